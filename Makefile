@@ -1,0 +1,131 @@
+# dft - top-level Makefile.  See README.md; `make help` lists the targets.
+#
+# Layout: common/*.c -> build/libdft.a; tools/dft-x.c or tools/dft-x/*.c ->
+# build/bin/dft-x; runtime/ has its own Makefile (the bundled tracer).
+# New tools and tests are discovered, so adding one needs no edit here.
+
+VERSION = 0.1.0
+PREFIX ?= /usr/local
+BINDIR = $(PREFIX)/bin
+LIBDIR = $(PREFIX)/lib
+INCLUDEDIR = $(PREFIX)/include
+MANDIR = $(PREFIX)/share/man
+DATADIR = $(PREFIX)/share/dft
+
+CC ?= cc
+LLVM_CONFIG ?= $(shell command -v llvm-config 2>/dev/null || ls /usr/bin/llvm-config-* 2>/dev/null | sort -V | tail -n 1)
+CLANG_CFLAGS = -I$(shell $(LLVM_CONFIG) --includedir)
+CLANG_LIBS = -L$(shell $(LLVM_CONFIG) --libdir) -Wl,-rpath,$(shell $(LLVM_CONFIG) --libdir) -lclang
+PKGS = json-c libgit2 libcurl zlib
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+
+WARN = -Wall -Wextra -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Icommon \
+	$(PKG_CFLAGS) $(CLANG_CFLAGS) \
+	-DDFT_VERSION=\"$(VERSION)\" -DDFT_DATADIR=\"$(DATADIR)\"
+# Every tool links the same list; --as-needed keeps only what it uses.
+ALL_LIBS = -Wl,--as-needed $(CLANG_LIBS) $(PKG_LIBS) -lpthread -lm
+
+B = build
+COMMON_SRC = $(wildcard common/*.c)
+COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
+COMMON_HDR = $(wildcard common/*.h)
+TOOL_SINGLE = $(patsubst tools/%.c,%,$(wildcard tools/dft-*.c))
+TOOL_DIRS = $(patsubst tools/%/,%,$(dir $(wildcard tools/dft-*/*.c)))
+TOOLS = $(sort $(TOOL_SINGLE) $(TOOL_DIRS))
+TOOL_BINS = $(TOOLS:%=$(B)/bin/%)
+SCRIPTS = $(filter-out %.md %.mk,$(wildcard scripts/dft-*))
+MAN1 = $(wildcard man/*.1)
+MAN7 = $(wildcard man/*.7)
+HAVE_RUNTIME = $(wildcard runtime/Makefile)
+# C unit tests of common/: tests/unit/x.c -> build/test/x, run by bats.
+UNIT_BINS = $(patsubst tests/unit/%.c,$(B)/test/%,$(wildcard tests/unit/*.c))
+
+.PHONY: all check bench demo lint install uninstall clean deps help fuzz runtime
+
+all: $(TOOL_BINS) $(UNIT_BINS) runtime
+
+help:
+	@echo "targets: all check bench demo lint install uninstall clean fuzz"
+	@echo "variables: PREFIX=$(PREFIX) DESTDIR= VALGRIND=1 (check) V=1"
+
+deps:
+	@scripts/install-deps --check >/dev/null 2>&1 || scripts/install-deps
+
+$(B)/obj/%.o: %.c $(COMMON_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/libdft.a: $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $(COMMON_OBJ)
+
+# A tool is tools/dft-x.c alone, or every .c file in tools/dft-x/.
+.SECONDEXPANSION:
+$(B)/bin/%: $$(wildcard tools/%.c) $$(patsubst %.c,$(B)/obj/%.o,$$(wildcard tools/%.c tools/%/*.c)) $(B)/libdft.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(B)/libdft.a $(ALL_LIBS)
+
+$(B)/test/%: tests/unit/%.c $(B)/libdft.a $(COMMON_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libdft.a $(ALL_LIBS)
+
+runtime:
+	@if [ -n "$(HAVE_RUNTIME)" ]; then $(MAKE) -C runtime all VERSION=$(VERSION); fi
+
+# deps first, then build: the build's pkg-config and llvm-config calls need
+# the packages that deps installs.
+check: deps
+	@$(MAKE) --no-print-directory all
+	bats tests/
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@for b in tests/bench/*.sh; do [ -f "$$b" ] || continue; \
+		echo "== $$b"; sh "$$b" || exit 1; done
+
+fuzz: all
+	@if [ -f tests/fuzz/Makefile ]; then $(MAKE) -C tests/fuzz run; \
+	else echo "no fuzz targets yet"; fi
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/dft-demo
+
+lint: all
+	@status=0; \
+	if command -v mandoc >/dev/null 2>&1; then \
+		for m in $(MAN1) $(MAN7); do \
+			mandoc -Tlint -Wwarning $$m || status=1; done; \
+	else \
+		for m in $(MAN1) $(MAN7); do \
+			out=$$(groff -mdoc -ww -z $$m 2>&1); \
+			if [ -n "$$out" ]; then echo "$$m: $$out"; status=1; fi; done; \
+	fi; \
+	if command -v shellcheck >/dev/null 2>&1; then \
+		for s in $(SCRIPTS) scripts/install-deps .ci/run; do \
+			head -n 1 $$s | grep -q '^#!.*sh' && { shellcheck $$s || status=1; }; done; \
+	fi; \
+	exit $$status
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
+	install -m 755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)
+	for s in $(SCRIPTS); do install -m 755 $$s $(DESTDIR)$(BINDIR); done
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+	cp -R share/dft/. $(DESTDIR)$(DATADIR)/
+	@if [ -n "$(HAVE_RUNTIME)" ]; then $(MAKE) -C runtime install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) VERSION=$(VERSION); fi
+
+uninstall:
+	for t in $(TOOLS) $(notdir $(SCRIPTS)); do rm -f $(DESTDIR)$(BINDIR)/$$t; done
+	for m in $(notdir $(MAN1)); do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
+	for m in $(notdir $(MAN7)); do rm -f $(DESTDIR)$(MANDIR)/man7/$$m; done
+	rm -rf $(DESTDIR)$(DATADIR)
+	@if [ -n "$(HAVE_RUNTIME)" ]; then $(MAKE) -C runtime uninstall PREFIX=$(PREFIX) DESTDIR=$(DESTDIR); fi
+
+clean:
+	rm -rf $(B)
+	@if [ -n "$(HAVE_RUNTIME)" ]; then $(MAKE) -C runtime clean; fi

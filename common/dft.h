@@ -1,0 +1,263 @@
+/*
+ * dft.h - the whole shared API of the dft suite (libdft.a).
+ *
+ * Conventions (see ../shared/reference/style.md):
+ *  - functions return 0 (or a count) on success and -1 on error with errno
+ *    set; they do not print, except where a comment says so (messages and
+ *    the NDJSON reader, whose job is to report bad lines);
+ *  - dft_S_init() prepares a struct without allocating it, dft_S_release()
+ *    frees what it owns; pointers returned as values are borrowed unless the
+ *    comment says "caller frees";
+ *  - allocation never fails: dft_x*() exit 2 with "out of memory".
+ *
+ * Tools may include "banned.h" after every other header (style rule 23).
+ *
+ * Sections marked "owned by" are added to by the issue that needs them;
+ * keep each section on one screen.
+ */
+#ifndef DFT_H
+#define DFT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#ifndef DFT_VERSION
+#define DFT_VERSION "0.0.0-dev"
+#endif
+
+#define DFT_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define DFT_NORETURN __attribute__((noreturn))
+
+/* ---- exit status, suite-wide (man dft(7), EXIT STATUS) ---------------- */
+enum dft_exit {
+	DFT_EXIT_OK = 0,	/* all input processed */
+	DFT_EXIT_DATA = 1,	/* finished, but some input was bad (reported) */
+	DFT_EXIT_FATAL = 2,	/* usage error or fatal system error */
+};
+
+/* ---- messages (msg.c) --------------------------------------------------- */
+/* Set once at the top of main: dft_progname = "dft-x". */
+extern const char *dft_progname;
+/* "dft-x: message"; a format ending in ':' appends ": strerror(errno)". */
+void dft_warn(const char *fmt, ...) DFT_PRINTF(1, 2);
+DFT_NORETURN void dft_die(const char *fmt, ...) DFT_PRINTF(1, 2);
+/* "dft-x: file:line: message" for a problem in one input record. */
+void dft_warn_at(const char *file, long line, const char *fmt, ...)
+	DFT_PRINTF(3, 4);
+void dft_vwarn(const char *fmt, va_list ap);
+/* "dft-x: message" then the usage text on stderr; exits 2. */
+DFT_NORETURN void dft_usage_error(const char *usage, const char *fmt, ...)
+	DFT_PRINTF(2, 3);
+/* Prints "dft-x VERSION" on stdout. */
+void dft_print_version(void);
+/*
+ * Common process set-up for every tool: sets dft_progname, restores the
+ * default SIGPIPE action (so `dft-x | head` stops quietly).
+ */
+void dft_init(const char *progname);
+
+/* ---- allocation and strings (xalloc.c) ---------------------------------- */
+void *dft_xmalloc(size_t n);
+void *dft_xcalloc(size_t nmemb, size_t size);
+void *dft_xrealloc(void *p, size_t n);
+void *dft_xreallocarray(void *p, size_t nmemb, size_t size);
+char *dft_xstrdup(const char *s);
+char *dft_xstrndup(const char *s, size_t n);
+char *dft_xasprintf(const char *fmt, ...) DFT_PRINTF(1, 2);	/* caller frees */
+int dft_has_prefix(const char *s, const char *prefix);
+int dft_has_suffix(const char *s, const char *suffix);
+/* strtol/strtod with whole-string and range checks: 0 ok, -1 bad. */
+int dft_parse_long(const char *s, long min, long max, long *out);
+int dft_parse_double(const char *s, double *out);
+
+/* Growable byte buffer, always NUL-terminated. */
+struct dft_buf {
+	char *s;
+	size_t len;
+	size_t cap;
+};
+void dft_buf_init(struct dft_buf *b);
+void dft_buf_release(struct dft_buf *b);
+void dft_buf_reset(struct dft_buf *b);		/* len = 0, keeps memory */
+void dft_buf_add(struct dft_buf *b, const void *p, size_t n);
+void dft_buf_adds(struct dft_buf *b, const char *s);
+void dft_buf_addc(struct dft_buf *b, char c);
+void dft_buf_addf(struct dft_buf *b, const char *fmt, ...) DFT_PRINTF(2, 3);
+char *dft_buf_detach(struct dft_buf *b);	/* caller frees; b is reset */
+
+/* ---- NDJSON records (ndjson.c) ------------------------------------------ */
+/*
+ * A reader over getline(3) that tracks the input's name and line number and
+ * reuses one json_tokener. Blank lines are skipped silently. A line that is
+ * not one JSON object is reported as "dft-x: NAME:LINE: ..." on stderr,
+ * counted in r->bad, and skipped (style rule 11).
+ */
+struct dft_reader {
+	FILE *fp;
+	const char *name;	/* "<stdin>" for standard input */
+	long line;		/* number of the line last read, from 1 */
+	char *buf;		/* the raw line last read, without '\n' */
+	size_t cap;
+	size_t len;
+	long bad;		/* lines reported as malformed */
+	int owns_fp;
+	struct json_tokener *tok;
+};
+/* path "-" or NULL means stdin. Returns 0, or -1 with errno (no message). */
+int dft_reader_open(struct dft_reader *r, const char *path);
+void dft_reader_init_fp(struct dft_reader *r, FILE *fp, const char *name);
+/*
+ * 1: *out is the next record (caller puts it); 0: end of input;
+ * -1: read error (errno set, message printed).
+ */
+int dft_reader_next(struct dft_reader *r, json_object **out);
+void dft_reader_release(struct dft_reader *r);
+
+/*
+ * Runs fn over every input: each operand in argv[0..argc) ("-" = stdin), or
+ * stdin when argc == 0. A file that cannot be opened is reported and makes
+ * the result DFT_EXIT_DATA; the others still run. fn returns an exit code;
+ * the result is the worst of them (malformed lines count as DFT_EXIT_DATA).
+ */
+typedef int (*dft_input_fn)(struct dft_reader *r, void *ctx);
+int dft_each_input(int argc, char **argv, dft_input_fn fn, void *ctx);
+
+/* The record's "type" string, or "" when it has none. Borrowed. */
+const char *dft_record_type(json_object *rec);
+/* Writes rec as one compact line. Dies (exit 2) on a write error. */
+void dft_emit(FILE *out, json_object *rec);
+/* Writes rec then puts it. */
+void dft_emit_put(FILE *out, json_object *rec);
+/* Pass-through: copies the reader's current raw line out unchanged. */
+void dft_pass(FILE *out, const struct dft_reader *r);
+/* --unbuffered support: flush after each record when set. */
+extern int dft_unbuffered;
+/*
+ * Flushes and closes stdout: write error -> "dft-x: write error: ..." and
+ * returns DFT_EXIT_FATAL; EPIPE -> quiet, returns DFT_EXIT_FATAL; else 0.
+ * Use as: status |= ...; return worst of status.
+ */
+int dft_close_stdout(void);
+/* max of two exit codes: the worse one wins. */
+int dft_worst(int a, int b);
+
+/* Typed getters on a record; def when absent or of another type. */
+const char *dft_json_str(json_object *o, const char *key, const char *def);
+int64_t dft_json_int(json_object *o, const char *key, int64_t def);
+double dft_json_double(json_object *o, const char *key, double def);
+int dft_json_bool(json_object *o, const char *key, int def);
+/* Dotted path lookup: dft_json_path(o, "paths.source"). Borrowed or NULL. */
+json_object *dft_json_path(json_object *o, const char *dotted);
+/* Small constructors that never return NULL. */
+json_object *dft_jstr(const char *s);	/* NULL s -> JSON null */
+json_object *dft_jint(int64_t v);
+json_object *dft_jdouble(double v);	/* rounded to 6 significant decimals */
+/* Reads a whole JSON file (session.json, compile_commands.json); NULL+errno */
+json_object *dft_json_load(const char *path);
+/* Writes o as indent-2 JSON atomically (temp + rename). 0 or -1. */
+int dft_json_save(const char *path, json_object *o);
+
+/* ---- paths and files (path.c) ------------------------------------------- */
+/* "a" + "b" -> "a/b" with exactly one slash. Caller frees. */
+char *dft_path_join(const char *a, const char *b);
+/* Lexical clean-up: "//", "/./", "x/.." removed; never touches the disk. */
+char *dft_path_normalize(const char *p);
+/* Absolute and normalized against the working directory. Caller frees. */
+char *dft_path_absolute(const char *p);
+/* 1 when path (after normalization) is dir itself or below it, else 0. */
+int dft_path_is_inside(const char *dir, const char *path);
+/* Last component, borrowed from p. */
+const char *dft_path_base(const char *p);
+int dft_mkdir_p(const char *path, mode_t mode);
+int dft_rm_rf(const char *path);
+int dft_is_dir(const char *path);
+int dft_exists(const char *path);
+/* Whole file into memory (NUL-terminated), *len optional. NULL+errno. */
+char *dft_read_file(const char *path, size_t *len);
+/*
+ * Atomic write: temp file in the same directory, fsync, rename over path,
+ * keeping the old file's mode when it exists. 0 or -1 (nothing half-written).
+ */
+int dft_write_file_atomic(const char *path, const void *data, size_t len);
+/* Recursive copy preserving symlinks and modes; 0 or -1. */
+int dft_copy_tree(const char *src, const char *dst);
+
+/* ---- time (clock.c) ----------------------------------------------------- */
+/* "2026-11-30T00:06:01.123Z" into buf (>= 32 bytes); returns buf. */
+char *dft_iso_now(char *buf, size_t n);
+char *dft_iso_time(double epoch_s, char *buf, size_t n);
+double dft_epoch_now(void);	/* wall clock, seconds */
+double dft_monotonic(void);	/* seconds, for durations */
+
+/* ---- step records (step.c) ---------------------------------------------- */
+/*
+ * Every tool reports its own work as
+ * {"type":"step","v":1,"step":NAME,"tool":PROG,"started_at":ISO,
+ *  "ended_at":ISO,"duration_s":N,"status":"ok"|"failed"|"partial"|"skipped"}
+ */
+struct dft_step {
+	const char *name;
+	char started_at[32];
+	double t0;
+};
+void dft_step_begin(struct dft_step *s, const char *name);
+/* Returns the record (caller emits/puts it); extra fields may be added. */
+json_object *dft_step_end(struct dft_step *s, const char *status);
+
+/* ---- subprocesses (proc.c) ---------------------------------------------- */
+struct dft_proc_opts {
+	const char *cwd;		/* NULL: inherit */
+	const char *const *env;		/* overlay: "K=V" sets, "K" unsets */
+	double timeout_s;		/* <= 0: none; on expiry SIGTERM then SIGKILL */
+	const char *output_path;	/* stdout+stderr to this file; NULL: inherit */
+	int append;			/* append to output_path instead of truncating */
+	const char *input_path;		/* stdin from this file; NULL: /dev/null */
+};
+/*
+ * Runs argv (never through a shell). Returns 0 when it ran, with *status:
+ * the exit code, 128+signal when killed, 124 on timeout; -1 when it could
+ * not start (errno set).
+ */
+int dft_run(const char *const argv[], const struct dft_proc_opts *o,
+	    int *status);
+
+/* ---- progress meter (progress.c) ---------------------------------------- */
+/* Draws "label: done/total" on stderr at most 10 times a second, only when
+ * stderr is a terminal; dft_progress_done() erases the line. */
+struct dft_progress {
+	const char *label;
+	uint64_t total;		/* 0: unknown */
+	double last;
+	int tty;
+};
+void dft_progress_init(struct dft_progress *p, const char *label,
+		       uint64_t total);
+void dft_progress_update(struct dft_progress *p, uint64_t done);
+void dft_progress_done(struct dft_progress *p);
+
+/* ---- installation layout (share.c) -------------------------------------- */
+/*
+ * Finds a data file of share/dft: $DFT_SHARE_DIR, then the source tree next
+ * to the running binary (build/bin/../../share/dft), then the installed
+ * DFT_DATADIR. Returns the first existing path (caller frees) or NULL.
+ */
+char *dft_share_path(const char *rel);
+/* Directory of the running executable (caller frees). */
+char *dft_exe_dir(void);
+
+/* ==== owned by issue 3 (dft-funcs, dft-cost) ============================= */
+/* 64-bit FNV-1a of n bytes (the "file_hash" of function records). */
+uint64_t dft_fnv1a64(const void *p, size_t n);
+/* "fnv1a64:" + 16 lowercase hex digits into buf (>= 25 bytes); buf. */
+char *dft_file_hash_str(const void *p, size_t n, char *buf, size_t bufsz);
+
+/* ==== owned by issue 6 (trace reader) ==================================== */
+
+/* ==== owned by issue 7 (papers, compare, report) ========================= */
+
+#endif /* DFT_H */

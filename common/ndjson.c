@@ -1,0 +1,380 @@
+/*
+ * ndjson.c - reading and writing newline-delimited JSON records, the
+ * pass-through rule, the checked close of stdout, and typed getters.
+ *
+ * The reader is the one place that reports malformed input lines, so that
+ * every tool words them the same: "dft-x: FILE:LINE: not a JSON object".
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dft.h"
+
+int dft_unbuffered;
+
+void
+dft_reader_init_fp(struct dft_reader *r, FILE *fp, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	r->fp = fp;
+	r->name = name;
+	r->tok = json_tokener_new();
+	if (r->tok == NULL)
+		dft_die("out of memory");
+}
+
+int
+dft_reader_open(struct dft_reader *r, const char *path)
+{
+	FILE *fp;
+
+	if (path == NULL || strcmp(path, "-") == 0) {
+		dft_reader_init_fp(r, stdin, "<stdin>");
+		return 0;
+	}
+	fp = fopen(path, "r");
+	if (fp == NULL)
+		return -1;
+	dft_reader_init_fp(r, fp, path);
+	r->owns_fp = 1;
+	return 0;
+}
+
+void
+dft_reader_release(struct dft_reader *r)
+{
+	if (r->owns_fp && r->fp != NULL)
+		fclose(r->fp);
+	free(r->buf);
+	if (r->tok != NULL)
+		json_tokener_free(r->tok);
+	memset(r, 0, sizeof(*r));
+}
+
+static int
+is_blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != ' ' && s[i] != '\t' && s[i] != '\r')
+			return 0;
+	return 1;
+}
+
+int
+dft_reader_next(struct dft_reader *r, json_object **out)
+{
+	ssize_t n;
+
+	for (;;) {
+		errno = 0;
+		n = getline(&r->buf, &r->cap, r->fp);
+		if (n < 0) {
+			if (ferror(r->fp)) {
+				dft_warn("%s: read error:", r->name);
+				return -1;
+			}
+			return 0;
+		}
+		r->line++;
+		if (n > 0 && r->buf[n - 1] == '\n')
+			r->buf[--n] = '\0';
+		r->len = (size_t)n;
+		if (is_blank(r->buf, r->len))
+			continue;
+
+		json_tokener_reset(r->tok);
+		json_object *o = json_tokener_parse_ex(r->tok, r->buf, (int)n);
+		enum json_tokener_error e = json_tokener_get_error(r->tok);
+		size_t used = json_tokener_get_parse_end(r->tok);
+
+		if (o != NULL && e == json_tokener_success &&
+		    json_object_is_type(o, json_type_object) &&
+		    is_blank(r->buf + used, r->len - used)) {
+			*out = o;
+			return 1;
+		}
+		if (o != NULL && e == json_tokener_success)
+			dft_warn_at(r->name, r->line,
+				    "not a single JSON object; line skipped");
+		else
+			dft_warn_at(r->name, r->line,
+				    "malformed JSON (%s); line skipped",
+				    e == json_tokener_continue ?
+				    "unexpected end of line" :
+				    json_tokener_error_desc(e));
+		json_object_put(o);
+		r->bad++;
+	}
+}
+
+int
+dft_worst(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+int
+dft_each_input(int argc, char **argv, dft_input_fn fn, void *ctx)
+{
+	static char *dash[] = { "-" };
+	int status = DFT_EXIT_OK;
+
+	if (argc == 0) {
+		argc = 1;
+		argv = dash;
+	}
+	for (int i = 0; i < argc; i++) {
+		struct dft_reader r;
+
+		if (dft_reader_open(&r, argv[i]) < 0) {
+			dft_warn("cannot open '%s':", argv[i]);
+			status = dft_worst(status, DFT_EXIT_DATA);
+			continue;
+		}
+		status = dft_worst(status, fn(&r, ctx));
+		if (r.bad > 0)
+			status = dft_worst(status, DFT_EXIT_DATA);
+		dft_reader_release(&r);
+	}
+	return status;
+}
+
+const char *
+dft_record_type(json_object *rec)
+{
+	json_object *t;
+
+	if (rec != NULL && json_object_object_get_ex(rec, "type", &t) &&
+	    json_object_is_type(t, json_type_string))
+		return json_object_get_string(t);
+	return "";
+}
+
+static void
+write_failed(void)
+{
+	if (errno == EPIPE)
+		exit(DFT_EXIT_FATAL);	/* reader went away: stop quietly */
+	dft_die("write error:");
+}
+
+static void
+emit_line(FILE *out, const char *s, size_t n)
+{
+	if (fwrite(s, 1, n, out) != n || putc('\n', out) == EOF)
+		write_failed();
+	if (dft_unbuffered && fflush(out) == EOF)
+		write_failed();
+}
+
+void
+dft_emit(FILE *out, json_object *rec)
+{
+	size_t n;
+	const char *s = json_object_to_json_string_length(rec,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+
+	emit_line(out, s, n);
+}
+
+void
+dft_emit_put(FILE *out, json_object *rec)
+{
+	dft_emit(out, rec);
+	json_object_put(rec);
+}
+
+void
+dft_pass(FILE *out, const struct dft_reader *r)
+{
+	emit_line(out, r->buf, r->len);
+}
+
+int
+dft_close_stdout(void)
+{
+	int err = fflush(stdout) == EOF || ferror(stdout);
+	int saved = errno;
+
+	if (fclose(stdout) == EOF && !err) {
+		err = 1;
+		saved = errno;
+	}
+	if (!err)
+		return DFT_EXIT_OK;
+	if (saved != EPIPE) {
+		errno = saved;
+		dft_warn("write error:");
+	}
+	return DFT_EXIT_FATAL;
+}
+
+static json_object *
+get(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (o == NULL || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+const char *
+dft_json_str(json_object *o, const char *key, const char *def)
+{
+	json_object *v = get(o, key);
+
+	if (v == NULL || !json_object_is_type(v, json_type_string))
+		return def;
+	return json_object_get_string(v);
+}
+
+int64_t
+dft_json_int(json_object *o, const char *key, int64_t def)
+{
+	json_object *v = get(o, key);
+
+	if (v == NULL)
+		return def;
+	if (json_object_is_type(v, json_type_int))
+		return json_object_get_int64(v);
+	if (json_object_is_type(v, json_type_double))
+		return (int64_t)json_object_get_double(v);
+	return def;
+}
+
+double
+dft_json_double(json_object *o, const char *key, double def)
+{
+	json_object *v = get(o, key);
+
+	if (v == NULL)
+		return def;
+	if (json_object_is_type(v, json_type_double) ||
+	    json_object_is_type(v, json_type_int))
+		return json_object_get_double(v);
+	return def;
+}
+
+int
+dft_json_bool(json_object *o, const char *key, int def)
+{
+	json_object *v = get(o, key);
+
+	if (v == NULL || !json_object_is_type(v, json_type_boolean))
+		return def;
+	return json_object_get_boolean(v);
+}
+
+json_object *
+dft_json_path(json_object *o, const char *dotted)
+{
+	char *copy = dft_xstrdup(dotted), *p = copy, *dot;
+
+	while (o != NULL) {
+		dot = strchr(p, '.');
+		if (dot != NULL)
+			*dot = '\0';
+		o = get(o, p);
+		if (dot == NULL)
+			break;
+		p = dot + 1;
+	}
+	free(copy);
+	return o;
+}
+
+json_object *
+dft_jstr(const char *s)
+{
+	json_object *o;
+
+	if (s == NULL)
+		return NULL;	/* json-c's NULL is JSON null */
+	o = json_object_new_string(s);
+	if (o == NULL)
+		dft_die("out of memory");
+	return o;
+}
+
+json_object *
+dft_jint(int64_t v)
+{
+	json_object *o = json_object_new_int64(v);
+
+	if (o == NULL)
+		dft_die("out of memory");
+	return o;
+}
+
+/* Serialises with "%.6g"-like precision so records stay short and stable. */
+static int
+double_to_string(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	double d = json_object_get_double(o);
+	char tmp[64];
+
+	if (!isfinite(d))
+		return printbuf_memappend(pb, "null", 4);
+	if (d == (double)(int64_t)d && fabs(d) < 1e15)
+		snprintf(tmp, sizeof(tmp), "%lld", (long long)d);
+	else
+		snprintf(tmp, sizeof(tmp), "%.6g", d);
+	return printbuf_memappend(pb, tmp, (int)strlen(tmp));
+}
+
+json_object *
+dft_jdouble(double v)
+{
+	json_object *o = json_object_new_double(v);
+
+	if (o == NULL)
+		dft_die("out of memory");
+	json_object_set_serializer(o, double_to_string, NULL, NULL);
+	return o;
+}
+
+json_object *
+dft_json_load(const char *path)
+{
+	size_t len;
+	char *s = dft_read_file(path, &len);
+	json_object *o;
+	json_tokener *tok;
+
+	if (s == NULL)
+		return NULL;
+	tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
+	if (tok == NULL)
+		dft_die("out of memory");
+	o = json_tokener_parse_ex(tok, s, (int)len);
+	if (o == NULL || json_tokener_get_error(tok) != json_tokener_success) {
+		json_object_put(o);
+		o = NULL;
+		errno = EINVAL;
+	}
+	json_tokener_free(tok);
+	free(s);
+	return o;
+}
+
+int
+dft_json_save(const char *path, json_object *o)
+{
+	size_t n;
+	const char *s = json_object_to_json_string_length(o,
+	    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+	    JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	struct dft_buf b;
+	int rc;
+
+	dft_buf_init(&b);
+	dft_buf_add(&b, s, n);
+	dft_buf_addc(&b, '\n');
+	rc = dft_write_file_atomic(path, b.s, b.len);
+	dft_buf_release(&b);
+	return rc;
+}

@@ -1,0 +1,117 @@
+# tests/test_helper.bash - shared set-up for every bats file: `load test_helper`.
+#
+# Puts the built tools and scripts first on PATH, sets LC_ALL=C, loads
+# bats-support and bats-assert, and defines the standard per-tool checklist
+# (style.md rule 35). Each checklist_* function is one set of assertions;
+# call each from its own @test so a failure names what broke.
+
+bats_require_minimum_version 1.5.0
+
+REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+export REPO
+export FIXTURES="$REPO/tests/fixtures"
+# Real dftracer traces live in the shared folder beside the checkout.
+if [ -z "${TRACES:-}" ]; then
+	for t in "$REPO/../shared/fixtures/traces" "$REPO/../../shared/fixtures/traces"; do
+		if [ -d "$t" ]; then TRACES=$(cd "$t" && pwd); break; fi
+	done
+fi
+export TRACES
+export PATH="$REPO/build/bin:$REPO/scripts:$PATH"
+export LC_ALL=C
+export DFT_SHARE_DIR="$REPO/share/dft"
+# Keep user-level state of the tools out of the developer's home.
+export XDG_CACHE_HOME="${BATS_FILE_TMPDIR:-/tmp}/xdg-cache"
+export XDG_DATA_HOME="${BATS_FILE_TMPDIR:-/tmp}/xdg-data"
+
+for lib in /usr/lib/bats/bats-support /usr/lib/bats-support; do
+	[ -f "$lib/load.bash" ] && { load "$lib/load.bash"; break; }
+done
+for lib in /usr/lib/bats/bats-assert /usr/lib/bats-assert; do
+	[ -f "$lib/load.bash" ] && { load "$lib/load.bash"; break; }
+done
+
+# The version every tool must print: the Makefile's VERSION.
+dft_version() {
+	sed -n 's/^VERSION = //p' "$REPO/Makefile"
+}
+
+# A record no tool consumes: every filter must pass it through unchanged.
+PASS_RECORD='{"type":"x-test","v":1,"n":1,"s":"caf\u00e9 \"q\""}'
+
+# Removes the step records a tool appends, so outputs can be compared.
+without_steps() {
+	grep -v '"type":"step"' "$@" || true
+}
+
+checklist_help() {
+	run -0 --separate-stderr "$1" --help
+	assert_output --partial "usage: $1"
+	[ -z "$stderr" ] || fail "--help wrote to stderr: $stderr"
+	run -0 --separate-stderr "$1" -h
+	assert_output --partial "usage: $1"
+}
+
+checklist_version() {
+	run -0 --separate-stderr "$1" --version
+	assert_output "$1 $(dft_version)"
+}
+
+checklist_unknown_option() {
+	run -2 --separate-stderr "$1" --no-such-option
+	assert_output ""
+	[[ "$stderr" == *"usage: $1"* ]] || fail "no usage on stderr: $stderr"
+}
+
+checklist_empty_input() {
+	run -0 --separate-stderr "$1" </dev/null
+	run -0 bash -c "'$1' </dev/null | grep -v '\"type\":\"step\"' || true"
+	assert_output ""
+}
+
+checklist_dash_is_stdin() {
+	local f="$BATS_TEST_TMPDIR/in.ndjson"
+	printf '%s\n' "$PASS_RECORD" >"$f"
+	run -0 bash -c "'$1' '$f' | grep -v '\"type\":\"step\"'"
+	assert_output "$PASS_RECORD"
+	run -0 bash -c "'$1' <'$f' | grep -v '\"type\":\"step\"'"
+	assert_output "$PASS_RECORD"
+	run -0 bash -c "'$1' - <'$f' | grep -v '\"type\":\"step\"'"
+	assert_output "$PASS_RECORD"
+	# two operands concatenate, in order
+	run -0 bash -c "'$1' '$f' '$f' | grep -v '\"type\":\"step\"'"
+	assert_output "$(printf '%s\n%s' "$PASS_RECORD" "$PASS_RECORD")"
+}
+
+checklist_malformed_line() {
+	local f="$BATS_TEST_TMPDIR/bad.ndjson"
+	printf '%s\n{"type": bad\n%s\n' "$PASS_RECORD" "$PASS_RECORD" >"$f"
+	run -1 --separate-stderr "$1" <"$f"
+	[[ "$stderr" == *"$1: <stdin>:2: "* ]] || fail "no position: $stderr"
+	run -1 bash -c "'$1' <'$f' 2>/dev/null | grep -c x-test"
+	assert_output 2
+}
+
+checklist_missing_file() {
+	run -1 --separate-stderr "$1" "$BATS_TEST_TMPDIR/no-such-file"
+	[[ "$stderr" == *"$1: cannot open '$BATS_TEST_TMPDIR/no-such-file': No such file or directory"* ]] ||
+		fail "unexpected message: $stderr"
+}
+
+checklist_dev_full() {
+	local f="$BATS_TEST_TMPDIR/in.ndjson"
+	printf '%s\n' "$PASS_RECORD" >"$f"
+	run -2 --separate-stderr bash -c "'$1' '$f' >/dev/full"
+	[[ "$stderr" == *"$1: write error"* ]] || fail "unexpected message: $stderr"
+}
+
+# The man page lints and documents every long option that --help shows.
+checklist_man() {
+	local page="$REPO/man/$1.1" opt text
+	[ -f "$page" ] || fail "no man page $page"
+	run -0 mandoc -Tlint -Wwarning "$page"
+	text=$(mandoc -Tascii "$page" | col -b)
+	for opt in $("$1" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+		[[ "$text" == *"$opt"* ]] || fail "$opt is not in $page"
+	done
+}
