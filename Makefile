@@ -112,10 +112,9 @@ lint: all
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(DATADIR)
-	install -m 755 $(TOOL_BINS) $(DESTDIR)$(BINDIR)
-	for s in $(SCRIPTS); do install -m 755 $$s $(DESTDIR)$(BINDIR); done
-	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
-	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+	for f in $(TOOL_BINS) $(SCRIPTS); do install -m 755 $$f $(DESTDIR)$(BINDIR) || exit 1; done
+	for f in $(MAN1); do install -m 644 $$f $(DESTDIR)$(MANDIR)/man1 || exit 1; done
+	for f in $(MAN7); do install -m 644 $$f $(DESTDIR)$(MANDIR)/man7 || exit 1; done
 	cp -R share/dft/. $(DESTDIR)$(DATADIR)/
 	@if [ -n "$(HAVE_RUNTIME)" ]; then $(MAKE) -C runtime install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) VERSION=$(VERSION); fi
 

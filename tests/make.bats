@@ -1,0 +1,33 @@
+#!/usr/bin/env bats
+# The top-level Makefile: install, uninstall and lint.
+
+load test_helper
+
+@test "make install puts every tool, script, man page and data file under DESTDIR" {
+	local d="$BATS_TEST_TMPDIR/root"
+	run -0 make -s -C "$REPO" install DESTDIR="$d" PREFIX=/usr
+	for t in "$REPO"/build/bin/dft-*; do
+		[ -e "$t" ] || continue
+		[ -x "$d/usr/bin/$(basename "$t")" ] || fail "missing $(basename "$t")"
+	done
+	for m in "$REPO"/man/*.1; do
+		[ -e "$m" ] || continue
+		[ -f "$d/usr/share/man/man1/$(basename "$m")" ] || fail "missing $m"
+	done
+	[ -f "$d/usr/share/man/man7/dft.7" ]
+	for f in $(cd "$REPO/share/dft" && find . -type f); do
+		[ -f "$d/usr/share/dft/$f" ] || fail "missing share/dft/$f"
+	done
+}
+
+@test "make uninstall removes what install put there" {
+	local d="$BATS_TEST_TMPDIR/root"
+	run -0 make -s -C "$REPO" install DESTDIR="$d" PREFIX=/usr
+	run -0 make -s -C "$REPO" uninstall DESTDIR="$d" PREFIX=/usr
+	run -0 find "$d" -type f -name 'dft*'
+	assert_output ""
+}
+
+@test "make lint passes: man pages and shell scripts" {
+	run -0 make -s -C "$REPO" lint
+}
