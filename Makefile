@@ -63,8 +63,11 @@ $(B)/libdft.a: $(COMMON_OBJ)
 	rm -f $@ && ar rcs $@ $(COMMON_OBJ)
 
 # A tool is tools/dft-x.c alone, or every .c file in tools/dft-x/.
+# (The object list is a function of the stem: a literal % inside the
+# prerequisites would itself be replaced by the stem.)
+tool_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/$(1).c tools/$(1)/*.c))
 .SECONDEXPANSION:
-$(B)/bin/%: $$(wildcard tools/%.c) $$(patsubst %.c,$(B)/obj/%.o,$$(wildcard tools/%.c tools/%/*.c)) $(B)/libdft.a
+$(B)/bin/%: $$(call tool_objs,$$*) $(B)/libdft.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $(filter %.o,$^) $(B)/libdft.a $(ALL_LIBS)
 
