@@ -256,8 +256,187 @@ uint64_t dft_fnv1a64(const void *p, size_t n);
 /* "fnv1a64:" + 16 lowercase hex digits into buf (>= 25 bytes); buf. */
 char *dft_file_hash_str(const void *p, size_t n, char *buf, size_t bufsz);
 
+/* compile_commands.json (compdb.c); paths absolute and normalized. */
+struct dft_compile_cmd {
+	char *directory;
+	char *file;
+	char *output;		/* NULL when absent */
+	char **argv;		/* NULL-terminated; argv[0] is the compiler */
+	int argc;
+};
+struct dft_compdb {
+	struct dft_compile_cmd *cmds;
+	size_t n;
+};
+void dft_compdb_init(struct dft_compdb *db);
+/* Appends the entries of path to db. 0, or -1 with errno (no message). */
+int dft_compdb_load(struct dft_compdb *db, const char *path);
+void dft_compdb_release(struct dft_compdb *db);
+/*
+ * libclang arguments for one entry (NULL-terminated, caller frees with
+ * dft_strv_free): no compiler, source, output or dependency options;
+ * relative -I made absolute; "-x c++" when a C++ driver built a .c file.
+ * *lang is "c" or "cpp".
+ */
+char **dft_compdb_clang_args(const struct dft_compile_cmd *c,
+			     const char **lang);
+void dft_strv_free(char **v);
+
+/* ==== owned by issue 4 (dft-annotate, dft-lint) ======================== */
+
 /* ==== owned by issue 6 (trace reader) ==================================== */
+/*
+ * String-keyed table (trace_map.c): keys are byte strings copied into the
+ * table; values are fixed-size, zeroed on creation, at stable addresses;
+ * entries are numbered 0..count-1 in insertion order (deterministic walks).
+ */
+struct dft_tmap {
+	size_t vsize, count, cap;	/* cap: slots, a power of two */
+	uint32_t *slots;		/* entry index + 1, 0 = empty */
+	uint64_t *hashes;		/* per entry */
+	char **keys;			/* per entry, NUL-terminated */
+	size_t *klens;
+	char **vblocks;			/* values in blocks of 256 */
+	size_t nblocks;
+};
+void dft_tmap_init(struct dft_tmap *m, size_t vsize);
+void dft_tmap_release(struct dft_tmap *m);
+/* Value of key k[0..n); created (zeroed) when absent and create is set,
+ * else NULL. *is_new (optional) tells which. Borrowed, stable. */
+void *dft_tmap_get(struct dft_tmap *m, const char *k, size_t n, int create,
+		   int *is_new);
+void *dft_tmap_value(const struct dft_tmap *m, size_t i);
+const char *dft_tmap_key(const struct dft_tmap *m, size_t i, size_t *n);
+uint64_t dft_hash_bytes(const void *p, size_t n);
+
+/*
+ * dftracer trace reader (trace.c): .pfw or .pfw.gz (any number of gzip
+ * members), every format generation (see dftracer-format.md §3.10). One
+ * reused line buffer; a hand scanner extracts the fields below, json-c only
+ * for lines the scanner cannot take. Strings in an event point into the
+ * reader's buffers and are valid until the next dft_trace_next().
+ */
+struct dft_str {
+	const char *p;
+	size_t n;
+};
+enum dft_ph {
+	DFT_PH_UNKNOWN = 0, DFT_PH_X, DFT_PH_COUNTER, DFT_PH_AGG, DFT_PH_M,
+	DFT_PH_OTHER
+};
+enum {	/* dft_trace_ev.has */
+	DFT_EV_ID = 1 << 0, DFT_EV_TS = 1 << 1, DFT_EV_DUR = 1 << 2,
+	DFT_EV_RET = 1 << 3, DFT_EV_COUNT = 1 << 4, DFT_EV_OFFSET = 1 << 5,
+	DFT_EV_SIZE = 1 << 6, DFT_EV_WHENCE = 1 << 7, DFT_EV_FD = 1 << 8,
+	DFT_EV_EPOCH = 1 << 9, DFT_EV_STEP = 1 << 10, DFT_EV_CNT = 1 << 11,
+	DFT_EV_DUR_SUM = 1 << 12, DFT_EV_RET_SUM = 1 << 13,
+	DFT_EV_SIZE_SUM = 1 << 14, DFT_EV_SRC_LINE = 1 << 15,
+	DFT_EV_PID = 1 << 16, DFT_EV_TID = 1 << 17, DFT_EV_ARGS = 1 << 18,
+};
+enum {	/* dft_trace_ev.style: what the line looked like */
+	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
+	DFT_STYLE_INLINE = 2,		/* args.hostname / args.fname (Gen-0) */
+	DFT_STYLE_NUM_HASH = 4,		/* numeric hashes (Gen-1) */
+	DFT_STYLE_STR_HASH = 8,		/* string hashes (Gen-2) */
+	DFT_STYLE_INT_PH = 16,		/* integer ph / type column (Gen-3) */
+};
+struct dft_trace_ev {
+	const char *line;	/* the trimmed line */
+	size_t len;
+	long lineno;		/* 1-based, of the uncompressed text */
+	int ph;			/* enum dft_ph */
+	unsigned has;		/* DFT_EV_* */
+	unsigned style;		/* DFT_STYLE_* */
+	struct dft_str name, cat;
+	int64_t id, pid, tid;
+	int64_t ts, dur;
+	/* args; hashes as their text (opaque), numbers parsed */
+	struct dft_str hhash, fhash, hostname, fname;
+	struct dft_str mname, mvalue;	/* metadata: args.name, args.value */
+	struct dft_str src_file;	/* args.file or args.filename */
+	int64_t src_line;		/* args.line or args.lineno */
+	int64_t ret, count, offset, size, whence, fd, epoch, step;
+	int64_t dft_cnt, dur_sum, ret_sum, size_sum;
+};
+#define DFT_TRACE_KEEP_BAD 5	/* bad lines remembered for messages */
+struct dft_trace {
+	const char *name;
+	int fd, gz, eof, in_eof;
+	void *zs;		/* z_stream */
+	void *zs_raw;		/* input state, private to trace.c */
+	unsigned char *in;
+	size_t in_cap;
+	char *buf;		/* uncompressed text */
+	size_t buf_len, buf_pos, buf_cap;
+	char *scratch;		/* unescaped strings */
+	size_t scratch_cap, scratch_len;
+	void *jobj;		/* json-c fallback object of the last line */
+	long lineno;
+	/* statistics */
+	long lines;		/* valid lines (dftracer-utils event count) */
+	long bad;		/* lines not readable as an event */
+	long fallback;		/* lines parsed by json-c */
+	int truncated;		/* gzip stream or last line cut short */
+	int corrupt;		/* gzip data errors skipped */
+	uint64_t in_bytes, out_bytes;
+	long bad_line[DFT_TRACE_KEEP_BAD];
+	const char *bad_why[DFT_TRACE_KEEP_BAD];
+	char stream_err[160];	/* first gzip-level problem, or "" */
+	long stream_err_line;
+	struct dft_tmap names;	/* "F"/"H"/"S" + hash text -> struct dft_str */
+};
+/* 0, or -1 with errno (nothing to release). path "-" is stdin. */
+int dft_trace_open(struct dft_trace *t, const char *path);
+/* Memory only (fuzzing, tests): the data is not copied, keep it alive. */
+void dft_trace_open_mem(struct dft_trace *t, const char *name,
+			const void *data, size_t n);
+/* 1: *ev is the next event line; 0: end; -1: read error (errno). Lines
+ * that are not events are counted in t->bad and skipped. HH/FH/SH
+ * metadata lines are also entered in t->names, then returned. */
+int dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev);
+/* kind 'F', 'H' or 'S'; the name for hash h, or NULL. Borrowed. */
+const struct dft_str *dft_trace_lookup(struct dft_trace *t, char kind,
+				       const char *h, size_t n);
+void dft_trace_close(struct dft_trace *t);
+/* Prints the first bad lines and the stream problem as "FILE:LINE: ..."
+ * warnings plus a count of the rest; returns 1 when there was any. */
+int dft_trace_report(const struct dft_trace *t);
+/* Generation 0..3 guessed from DFT_STYLE_* bits, -1 when unknown. */
+int dft_trace_generation(unsigned style_seen);
 
 /* ==== owned by issue 7 (papers, compare, report) ========================= */
+/* ---- HTTP GET with per-host rate limits, retries, cache (http.c) ---- */
+struct dft_http_opts {
+	double timeout_s;	/* whole transfer (30) */
+	double connect_timeout_s; /* (10) */
+	int retries;		/* extra attempts on 429, 5xx, resets (3) */
+	double max_backoff_s;	/* cap on backoff and Retry-After (60) */
+	const char *cache_dir;	/* NULL: no cache */
+	double cache_ttl_s;	/* (86400) */
+	int offline;		/* answer from the cache only, any age */
+	int refresh;		/* skip the cache read for this request */
+	const char *user_agent;
+};
+struct dft_http_resp {
+	long status;		/* HTTP status, 0 without an answer */
+	char *body;		/* NUL-terminated; released by _release */
+	size_t len;
+	int from_cache;
+	double cached_at;	/* epoch s of the cache entry */
+	double fetched_at;	/* epoch s of a network answer */
+	int attempts;
+	double waited_s;	/* time spent backing off */
+	int unreachable;	/* could not resolve or connect */
+	char error[256];	/* why it failed */
+};
+void dft_http_opts_init(struct dft_http_opts *o);
+/* Minimum seconds between request starts to host ("host[:port]"). */
+void dft_http_set_interval(const char *host, double seconds);
+/* 0 with a 2xx body, -1 with r->error set.  headers: NULL-terminated. */
+int dft_http_get(struct dft_http_resp *r, const char *url,
+		 const char *const *headers, const struct dft_http_opts *o);
+void dft_http_resp_release(struct dft_http_resp *r);
+void dft_http_cache_drop(const char *url, const struct dft_http_opts *o);
+char *dft_url_escape(const char *s);	/* RFC 3986 unreserved kept */
 
 #endif /* DFT_H */

@@ -1,0 +1,1217 @@
+/*
+ * trace.c - the dftracer trace reader shared by dft-split and dft-analyze.
+ *
+ * Reads .pfw and .pfw.gz files of every format generation (Gen-0 2023
+ * style with numbers as strings and inline names, Gen-1 numeric hashes
+ * that may exceed 2^63, Gen-2 hex-string hashes and "C" aggregated events,
+ * Gen-3 NDJSON with integer ph). It follows the robust-reader rules of
+ * dftracer-format.md §3.10: every gzip member is inflated, lines are
+ * trimmed, brackets and short lines are skipped, a missing "]" or a cut
+ * last line or gzip stream ends the file after everything readable was
+ * returned, and every line that is not an event is counted (the first few
+ * with their line numbers) instead of stopping the read.
+ *
+ * Speed: one reused output buffer, lines found with memchr, a hand scanner
+ * that walks each line once and keeps slices of the fields the tools use.
+ * json-c is only asked when the scanner gives up on a line.
+ *
+ * This does not: sort events, resolve hashes across files (hash maps are
+ * per file, as the hashes only mean something next to their metadata
+ * lines), or print anything (dft_trace_report() does, on request).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "dft.h"
+
+#define IN_CHUNK (256 * 1024)
+#define OUT_CHUNK (1024 * 1024)
+#define MAX_LINE (64 * 1024 * 1024)
+#define MAX_DEPTH 64
+
+struct mem_src {
+	const unsigned char *p;
+	size_t n, pos;
+};
+
+/* The raw (possibly compressed) input of a trace. */
+struct raw {
+	struct mem_src *mem;
+	unsigned char *p;	/* t->in */
+	size_t len, pos;
+	int member_done;
+	int skipping;		/* discarding an over-long line */
+};
+
+/* ---- raw input ----------------------------------------------------------- */
+
+static ssize_t
+raw_read(struct dft_trace *t, void *dst, size_t n)
+{
+	struct mem_src *m = ((struct raw *)t->zs_raw)->mem;
+
+	if (m != NULL) {
+		size_t k = m->n - m->pos < n ? m->n - m->pos : n;
+
+		memcpy(dst, m->p + m->pos, k);
+		m->pos += k;
+		return (ssize_t)k;
+	}
+	for (;;) {
+		ssize_t k = read(t->fd, dst, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k > 0)
+			t->in_bytes += (uint64_t)k;
+		return k;
+	}
+}
+
+/* Plain text: copy more input into the line buffer. */
+static int
+fill_plain(struct dft_trace *t)
+{
+	ssize_t k = raw_read(t, t->buf + t->buf_len, t->buf_cap - t->buf_len);
+
+	if (k < 0)
+		return -1;
+	t->buf_len += (size_t)k;
+	t->out_bytes += (uint64_t)k;
+	return k > 0 ? 1 : 0;
+}
+
+static void
+stream_problem(struct dft_trace *t, const char *what)
+{
+	if (t->stream_err[0] == '\0') {
+		snprintf(t->stream_err, sizeof(t->stream_err), "%s", what);
+		t->stream_err_line = t->lineno + 1;
+	}
+}
+
+/* Makes sure at least want bytes of input are available when possible. */
+static int
+gz_need(struct dft_trace *t, size_t want)
+{
+	z_stream *zs = t->zs;
+
+	while (zs->avail_in < want && !t->in_eof) {
+		if (zs->avail_in > 0 && zs->next_in != t->in)
+			memmove(t->in, zs->next_in, zs->avail_in);
+		zs->next_in = t->in;
+		ssize_t k = raw_read(t, t->in + zs->avail_in,
+				     t->in_cap - zs->avail_in);
+
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			t->in_eof = 1;
+		zs->avail_in += (uInt)k;
+	}
+	return 0;
+}
+
+/* After corrupt data: look for the next gzip member header. 1 found. */
+static int
+gz_resync(struct dft_trace *t)
+{
+	z_stream *zs = t->zs;
+
+	for (;;) {
+		unsigned char *p = zs->next_in;
+		size_t n = zs->avail_in;
+
+		for (size_t i = 0; i + 2 < n; i++) {
+			if (p[i] == 0x1f && p[i + 1] == 0x8b && p[i + 2] == 8) {
+				zs->next_in = p + i;
+				zs->avail_in = (uInt)(n - i);
+				inflateReset(zs);
+				return 1;
+			}
+		}
+		/* keep the last 2 bytes: a header may straddle reads */
+		size_t keep = n < 2 ? n : 2;
+
+		zs->next_in = p + n - keep;
+		zs->avail_in = (uInt)keep;
+		if (t->in_eof)
+			return 0;
+		if (gz_need(t, keep + 1) < 0)
+			return -1;
+		if (zs->avail_in <= keep && t->in_eof)
+			return 0;
+	}
+}
+
+/* Ends the current line so text after a gap never joins it. */
+static void
+break_line(struct dft_trace *t)
+{
+	if (t->buf_len > 0 && t->buf[t->buf_len - 1] != '\n' &&
+	    t->buf_len < t->buf_cap)
+		t->buf[t->buf_len++] = '\n';
+}
+
+/* gzip: inflate more into the line buffer. 1 more data, 0 end, -1 error */
+static int
+fill_gz(struct dft_trace *t)
+{
+	z_stream *zs = t->zs;
+	struct raw *r = t->zs_raw;
+
+	for (;;) {
+		if (r->member_done) {
+			if (gz_need(t, 3) < 0)
+				return -1;
+			if (zs->avail_in == 0)
+				return 0;
+			/* zero padding after a member is harmless */
+			while (zs->avail_in > 0 && *zs->next_in == 0) {
+				zs->next_in++;
+				zs->avail_in--;
+			}
+			if (zs->avail_in == 0)
+				continue;
+			if (zs->avail_in >= 2 && zs->next_in[0] == 0x1f &&
+			    zs->next_in[1] == 0x8b) {
+				inflateReset(zs);
+				r->member_done = 0;
+				continue;
+			}
+			stream_problem(t, "garbage after a gzip member");
+			t->corrupt++;
+			break_line(t);
+			int k = gz_resync(t);
+
+			if (k < 0)
+				return -1;
+			if (k == 0)
+				return 0;
+			r->member_done = 0;
+			continue;
+		}
+		if (zs->avail_in == 0 && !t->in_eof && gz_need(t, 1) < 0)
+			return -1;
+		size_t room = t->buf_cap - t->buf_len;
+
+		zs->next_out = (unsigned char *)t->buf + t->buf_len;
+		zs->avail_out = (uInt)room;
+		int rc = inflate(zs, Z_NO_FLUSH);
+		size_t got = room - zs->avail_out;
+
+		t->buf_len += got;
+		t->out_bytes += got;
+		if (rc == Z_STREAM_END) {
+			r->member_done = 1;
+			if (got > 0)
+				return 1;
+			continue;
+		}
+		if (rc == Z_OK) {
+			if (got > 0)
+				return 1;
+			continue;
+		}
+		if (rc == Z_BUF_ERROR && zs->avail_in == 0) {
+			if (!t->in_eof) {
+				if (got > 0)
+					return 1;
+				continue;
+			}
+			t->truncated = 1;
+			stream_problem(t, "gzip stream is truncated");
+			return got > 0 ? 1 : 0;
+		}
+		/* Z_DATA_ERROR, Z_NEED_DICT, Z_MEM_ERROR, Z_STREAM_ERROR */
+		t->corrupt++;
+		stream_problem(t, "corrupt gzip data skipped");
+		break_line(t);
+		int k = gz_resync(t);
+
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			return t->buf_len > 0 || got > 0 ? 1 : 0;
+		if (got > 0)
+			return 1;
+	}
+}
+
+static int
+fill(struct dft_trace *t)
+{
+	return t->gz ? fill_gz(t) : fill_plain(t);
+}
+
+/* The next raw line (without '\n'), or 0 at the end, -1 on read error. */
+static int
+next_line(struct dft_trace *t, char **s, size_t *n)
+{
+	struct raw *r = t->zs_raw;
+
+	for (;;) {
+		char *start = t->buf + t->buf_pos;
+		size_t avail = t->buf_len - t->buf_pos;
+		char *nl = avail ? memchr(start, '\n', avail) : NULL;
+
+		if (nl != NULL) {
+			*s = start;
+			*n = (size_t)(nl - start);
+			t->buf_pos += *n + 1;
+			t->lineno++;
+			if (r->skipping) {
+				r->skipping = 0;
+				continue;
+			}
+			return 1;
+		}
+		if (t->eof) {
+			if (avail == 0)
+				return 0;
+			*s = start;
+			*n = avail;
+			t->buf_pos = t->buf_len;
+			t->lineno++;
+			if (r->skipping) {
+				r->skipping = 0;
+				return 0;
+			}
+			return 1;
+		}
+		if (avail >= MAX_LINE && !r->skipping) {
+			/* count the giant line once and drop it */
+			t->lines++;
+			t->bad++;
+			if (t->bad <= DFT_TRACE_KEEP_BAD) {
+				t->bad_line[t->bad - 1] = t->lineno + 1;
+				t->bad_why[t->bad - 1] = "line longer than 64 MiB";
+			}
+			r->skipping = 1;
+		}
+		if (r->skipping) {
+			t->buf_pos = t->buf_len = 0;
+		} else if (t->buf_pos > 0) {
+			memmove(t->buf, start, avail);
+			t->buf_len = avail;
+			t->buf_pos = 0;
+		}
+		if (t->buf_len + 1 >= t->buf_cap) {
+			t->buf_cap *= 2;
+			t->buf = dft_xrealloc(t->buf, t->buf_cap);
+		}
+		int k = fill(t);
+
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			t->eof = 1;
+	}
+}
+
+/* ---- open / close --------------------------------------------------------- */
+
+static void
+trace_init_common(struct dft_trace *t, const char *name)
+{
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	t->fd = -1;
+	t->in_cap = IN_CHUNK;
+	t->in = dft_xmalloc(t->in_cap);
+	t->buf_cap = OUT_CHUNK;
+	t->buf = dft_xmalloc(t->buf_cap);
+	t->zs_raw = dft_xcalloc(1, sizeof(struct raw));
+	dft_tmap_init(&t->names, sizeof(struct dft_str));
+}
+
+/* Reads the first bytes to choose between gzip and plain text. */
+static int
+trace_start(struct dft_trace *t)
+{
+	ssize_t k = raw_read(t, t->in, t->in_cap);
+
+	if (k < 0)
+		return -1;
+	if (k == 0)
+		t->in_eof = 1;
+	if (k >= 2 && t->in[0] == 0x1f && t->in[1] == 0x8b) {
+		z_stream *zs = dft_xcalloc(1, sizeof(*zs));
+
+		if (inflateInit2(zs, 15 + 16) != Z_OK) {
+			free(zs);
+			errno = ENOMEM;
+			return -1;
+		}
+		zs->next_in = t->in;
+		zs->avail_in = (uInt)k;
+		t->zs = zs;
+		t->gz = 1;
+		return 0;
+	}
+	if ((size_t)k > t->buf_cap)
+		k = (ssize_t)t->buf_cap;
+	memcpy(t->buf, t->in, (size_t)k);
+	t->buf_len = (size_t)k;
+	t->out_bytes += (uint64_t)k;
+	return 0;
+}
+
+int
+dft_trace_open(struct dft_trace *t, const char *path)
+{
+	int fd;
+	struct stat st;
+
+	if (strcmp(path, "-") == 0) {
+		fd = 0;
+	} else {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (fd != 0)
+			close(fd);
+		errno = EISDIR;
+		return -1;
+	}
+#ifdef POSIX_FADV_SEQUENTIAL
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+	trace_init_common(t, strcmp(path, "-") == 0 ? "<stdin>" : path);
+	t->fd = fd;
+	if (trace_start(t) < 0) {
+		int e = errno;
+
+		dft_trace_close(t);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+void
+dft_trace_open_mem(struct dft_trace *t, const char *name, const void *data,
+		   size_t n)
+{
+	struct mem_src *m;
+
+	trace_init_common(t, name);
+	m = dft_xcalloc(1, sizeof(*m));
+	m->p = data;
+	m->n = n;
+	((struct raw *)t->zs_raw)->mem = m;
+	trace_start(t);
+}
+
+void
+dft_trace_close(struct dft_trace *t)
+{
+	struct raw *r = t->zs_raw;
+
+	if (t->zs != NULL) {
+		inflateEnd(t->zs);
+		free(t->zs);
+	}
+	if (t->fd > 0)
+		close(t->fd);
+	if (r != NULL)
+		free(r->mem);
+	free(r);
+	free(t->in);
+	free(t->buf);
+	free(t->scratch);
+	if (t->jobj != NULL)
+		json_object_put(t->jobj);
+	for (size_t i = 0; i < t->names.count; i++)
+		free((char *)((struct dft_str *)dft_tmap_value(&t->names,
+							       i))->p);
+	dft_tmap_release(&t->names);
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+}
+
+/* ---- the scanner ----------------------------------------------------------- */
+
+/* A JSON value as the field setters see it. */
+enum { V_STR, V_NUM, V_OTHER };
+struct val {
+	int kind;
+	struct dft_str s;	/* string content, number text, or raw text */
+};
+
+struct scan {
+	struct dft_trace *t;
+	struct dft_trace_ev *ev;
+	const char *e;
+};
+
+static inline const char *
+ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static const char *
+hex4(const char *p, const char *e, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (e - p < 4)
+		return NULL;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval((unsigned char)p[i]);
+
+		if (h < 0)
+			return NULL;
+		v = v * 16 + (unsigned)h;
+	}
+	*out = v;
+	return p + 4;
+}
+
+/* p at '"'. Returns the position after the closing quote, or NULL. */
+static const char *
+scan_string(struct scan *sc, const char *p, struct dft_str *out)
+{
+	const char *e = sc->e;
+	const char *q = ++p;
+	const char *end = memchr(q, '"', (size_t)(e - q));
+
+	if (end == NULL)
+		return NULL;
+	if (memchr(q, '\\', (size_t)(end - q)) == NULL) {
+		out->p = q;
+		out->n = (size_t)(end - q);
+		return end + 1;
+	}
+	/* escapes: unescape into the scratch buffer (never longer) */
+	struct dft_trace *t = sc->t;
+	char *d = t->scratch + t->scratch_len;
+	char *d0 = d;
+
+	while (q < e && *q != '"') {
+		if (*q != '\\') {
+			*d++ = *q++;
+			continue;
+		}
+		if (++q >= e)
+			return NULL;
+		switch (*q) {
+		case '"': case '\\': case '/':
+			*d++ = *q++;
+			break;
+		case 'b': *d++ = '\b'; q++; break;
+		case 'f': *d++ = '\f'; q++; break;
+		case 'n': *d++ = '\n'; q++; break;
+		case 'r': *d++ = '\r'; q++; break;
+		case 't': *d++ = '\t'; q++; break;
+		case 'u': {
+			unsigned c, c2;
+
+			q = hex4(q + 1, e, &c);
+			if (q == NULL)
+				return NULL;
+			if (c >= 0xd800 && c < 0xdc00 && e - q >= 6 &&
+			    q[0] == '\\' && q[1] == 'u' &&
+			    hex4(q + 2, e, &c2) != NULL &&
+			    c2 >= 0xdc00 && c2 < 0xe000) {
+				c = 0x10000 + ((c - 0xd800) << 10) +
+				    (c2 - 0xdc00);
+				q += 6;
+			}
+			/* UTF-8; at most 4 bytes for at least 6 read */
+			if (c < 0x80) {
+				*d++ = (char)c;
+			} else if (c < 0x800) {
+				*d++ = (char)(0xc0 | (c >> 6));
+				*d++ = (char)(0x80 | (c & 0x3f));
+			} else if (c < 0x10000) {
+				*d++ = (char)(0xe0 | (c >> 12));
+				*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+				*d++ = (char)(0x80 | (c & 0x3f));
+			} else {
+				*d++ = (char)(0xf0 | (c >> 18));
+				*d++ = (char)(0x80 | ((c >> 12) & 0x3f));
+				*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+				*d++ = (char)(0x80 | (c & 0x3f));
+			}
+			break;
+		}
+		default:
+			return NULL;
+		}
+	}
+	if (q >= e)
+		return NULL;
+	out->p = d0;
+	out->n = (size_t)(d - d0);
+	t->scratch_len += out->n;
+	return q + 1;
+}
+
+/* A number, true, false or null: the token's end, or NULL. */
+static const char *
+scan_atom(const char *p, const char *e)
+{
+	const char *q = p;
+
+	while (q < e && ((*q >= '0' && *q <= '9') || *q == '-' || *q == '+' ||
+			 *q == '.' || *q == 'e' || *q == 'E' ||
+			 (*q >= 'a' && *q <= 'z')))
+		q++;
+	if (q == p)
+		return NULL;
+	return q;
+}
+
+static const char *skip_value(struct scan *sc, const char *p, int depth);
+
+static const char *
+skip_container(struct scan *sc, const char *p, int depth)
+{
+	char close = *p == '{' ? '}' : ']';
+	int obj = *p == '{';
+	struct dft_str dummy;
+
+	if (depth > MAX_DEPTH)
+		return NULL;
+	p = ws(p + 1, sc->e);
+	if (p < sc->e && *p == close)
+		return p + 1;
+	for (;;) {
+		if (obj) {
+			if (p >= sc->e || *p != '"')
+				return NULL;
+			size_t mark = sc->t->scratch_len;
+
+			p = scan_string(sc, p, &dummy);
+			sc->t->scratch_len = mark;
+			if (p == NULL)
+				return NULL;
+			p = ws(p, sc->e);
+			if (p >= sc->e || *p != ':')
+				return NULL;
+			p = ws(p + 1, sc->e);
+		}
+		p = skip_value(sc, p, depth + 1);
+		if (p == NULL)
+			return NULL;
+		p = ws(p, sc->e);
+		if (p >= sc->e)
+			return NULL;
+		if (*p == close)
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = ws(p + 1, sc->e);
+	}
+}
+
+static const char *
+skip_value(struct scan *sc, const char *p, int depth)
+{
+	if (p >= sc->e)
+		return NULL;
+	if (*p == '"') {
+		struct dft_str s;
+		size_t mark = sc->t->scratch_len;
+		const char *q = scan_string(sc, p, &s);
+
+		sc->t->scratch_len = mark;
+		return q;
+	}
+	if (*p == '{' || *p == '[')
+		return skip_container(sc, p, depth);
+	return scan_atom(p, sc->e);
+}
+
+/* Reads one value into v; objects and arrays are kept as raw text. */
+static const char *
+scan_val(struct scan *sc, const char *p, struct val *v)
+{
+	const char *q;
+
+	if (p >= sc->e)
+		return NULL;
+	if (*p == '"') {
+		v->kind = V_STR;
+		return scan_string(sc, p, &v->s);
+	}
+	if (*p == '{' || *p == '[') {
+		q = skip_container(sc, p, 1);
+		v->kind = V_OTHER;
+	} else {
+		q = scan_atom(p, sc->e);
+		v->kind = (*p == '-' || (*p >= '0' && *p <= '9')) ? V_NUM :
+			  V_OTHER;
+	}
+	if (q == NULL)
+		return NULL;
+	v->s.p = p;
+	v->s.n = (size_t)(q - p);
+	return q;
+}
+
+/* Decimal text (optionally a JSON number with fraction/exponent) to int64.
+ * 0 ok, -1 not a number. Values beyond int64 are clamped. */
+static int
+text_int(const char *p, size_t n, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	uint64_t v = 0;
+	int over = 0;
+
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (i < n && (p[i] == '-' || p[i] == '+'))
+		neg = p[i++] == '-';
+	size_t d0 = i;
+
+	while (i < n && p[i] >= '0' && p[i] <= '9') {
+		unsigned dg = (unsigned)(p[i] - '0');
+
+		if (v > (UINT64_MAX - dg) / 10)
+			over = 1;
+		else
+			v = v * 10 + dg;
+		i++;
+	}
+	if (i == d0)
+		return -1;
+	if (i < n && (p[i] == '.' || p[i] == 'e' || p[i] == 'E')) {
+		char tmp[64];
+		size_t k = n < sizeof(tmp) - 1 ? n : sizeof(tmp) - 1;
+		char *end;
+
+		memcpy(tmp, p, k);
+		tmp[k] = '\0';
+		double d = strtod(tmp, &end);
+
+		if (end == tmp)
+			return -1;
+		if (d >= 9.2e18)
+			*out = INT64_MAX;
+		else if (d <= -9.2e18)
+			*out = INT64_MIN;
+		else
+			*out = (int64_t)d;
+		return 0;
+	}
+	while (i < n && (p[i] == ' ' || p[i] == '\t'))
+		i++;
+	if (i != n)
+		return -1;
+	if (over || v > (uint64_t)INT64_MAX)
+		*out = neg ? INT64_MIN : INT64_MAX;
+	else
+		*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+/* A number field: JSON number or a string holding one (Gen-0). */
+static int
+val_int(struct dft_trace_ev *ev, const struct val *v, int64_t *out)
+{
+	if (v->kind == V_OTHER)
+		return -1;
+	if (v->kind == V_STR)
+		ev->style |= DFT_STYLE_STR_NUM;
+	return text_int(v->s.p, v->s.n, out);
+}
+
+static inline int
+key_is(const char *k, size_t kn, const char *lit, size_t litn)
+{
+	return kn == litn && memcmp(k, lit, kn) == 0;
+}
+#define KEY(lit) key_is(k, kn, lit, sizeof(lit) - 1)
+
+static void
+set_hash(struct dft_trace_ev *ev, const struct val *v, struct dft_str *dst)
+{
+	if (v->kind == V_OTHER)
+		return;
+	*dst = v->s;
+	ev->style |= v->kind == V_NUM ? DFT_STYLE_NUM_HASH : DFT_STYLE_STR_HASH;
+}
+
+static void
+set_num(struct dft_trace_ev *ev, const struct val *v, int64_t *dst,
+	unsigned bit)
+{
+	if (val_int(ev, v, dst) == 0)
+		ev->has |= bit;
+}
+
+static void
+set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
+{
+	switch (kn) {
+	case 2:
+		if (KEY("fd"))
+			set_num(ev, v, &ev->fd, DFT_EV_FD);
+		break;
+	case 3:
+		if (KEY("ret"))
+			set_num(ev, v, &ev->ret, DFT_EV_RET);
+		break;
+	case 4:
+		if (KEY("name")) {
+			if (v->kind != V_OTHER || v->s.n > 0)
+				ev->mname = v->s;
+		} else if (KEY("size")) {
+			set_num(ev, v, &ev->size, DFT_EV_SIZE);
+		} else if (KEY("step")) {
+			set_num(ev, v, &ev->step, DFT_EV_STEP);
+		} else if (KEY("file")) {
+			if (v->kind == V_STR)
+				ev->src_file = v->s;
+		} else if (KEY("line")) {
+			set_num(ev, v, &ev->src_line, DFT_EV_SRC_LINE);
+		}
+		break;
+	case 5:
+		if (KEY("hhash"))
+			set_hash(ev, v, &ev->hhash);
+		else if (KEY("fhash"))
+			set_hash(ev, v, &ev->fhash);
+		else if (KEY("count"))
+			set_num(ev, v, &ev->count, DFT_EV_COUNT);
+		else if (KEY("value"))
+			ev->mvalue = v->s;
+		else if (KEY("fname") && v->kind == V_STR) {
+			ev->fname = v->s;
+			ev->style |= DFT_STYLE_INLINE;
+		} else if (KEY("epoch"))
+			set_num(ev, v, &ev->epoch, DFT_EV_EPOCH);
+		break;
+	case 6:
+		if (KEY("offset"))
+			set_num(ev, v, &ev->offset, DFT_EV_OFFSET);
+		else if (KEY("whence"))
+			set_num(ev, v, &ev->whence, DFT_EV_WHENCE);
+		else if (KEY("lineno"))
+			set_num(ev, v, &ev->src_line, DFT_EV_SRC_LINE);
+		break;
+	case 7:
+		if (KEY("dft_cnt"))
+			set_num(ev, v, &ev->dft_cnt, DFT_EV_CNT);
+		else if (KEY("dur_sum"))
+			set_num(ev, v, &ev->dur_sum, DFT_EV_DUR_SUM);
+		else if (KEY("ret_sum"))
+			set_num(ev, v, &ev->ret_sum, DFT_EV_RET_SUM);
+		break;
+	case 8:
+		if (KEY("hostname") && v->kind == V_STR) {
+			ev->hostname = v->s;
+			ev->style |= DFT_STYLE_INLINE;
+		} else if (KEY("size_sum")) {
+			set_num(ev, v, &ev->size_sum, DFT_EV_SIZE_SUM);
+		} else if (KEY("filename") && v->kind == V_STR) {
+			ev->src_file = v->s;
+		}
+		break;
+	}
+}
+
+static void
+set_ph(struct dft_trace_ev *ev, const struct val *v)
+{
+	if (v->kind == V_STR) {
+		if (v->s.n != 1) {
+			ev->ph = DFT_PH_OTHER;
+			return;
+		}
+		switch (v->s.p[0]) {
+		case 'X': ev->ph = DFT_PH_X; break;
+		case 'M': ev->ph = DFT_PH_M; break;
+		case 'C': ev->ph = DFT_PH_COUNTER; break;
+		default: ev->ph = DFT_PH_OTHER; break;
+		}
+		return;
+	}
+	int64_t n;
+
+	if (v->kind == V_NUM && text_int(v->s.p, v->s.n, &n) == 0) {
+		ev->style |= DFT_STYLE_INT_PH;
+		switch (n) {
+		case 1: ev->ph = DFT_PH_X; break;
+		case 2: ev->ph = DFT_PH_COUNTER; break;
+		case 3: ev->ph = DFT_PH_AGG; break;
+		case 4: ev->ph = DFT_PH_M; break;
+		default: ev->ph = DFT_PH_UNKNOWN; break;
+		}
+	}
+}
+
+/* Top-level field; returns 1 when the key is "args" (caller descends). */
+static int
+set_top(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
+{
+	switch (kn) {
+	case 2:
+		if (KEY("id"))
+			set_num(ev, v, &ev->id, DFT_EV_ID);
+		else if (KEY("ts"))
+			set_num(ev, v, &ev->ts, DFT_EV_TS);
+		else if (KEY("ph"))
+			set_ph(ev, v);
+		break;
+	case 3:
+		if (KEY("cat")) {
+			if (v->kind == V_STR)
+				ev->cat = v->s;
+		} else if (KEY("pid")) {
+			set_num(ev, v, &ev->pid, DFT_EV_PID);
+		} else if (KEY("tid")) {
+			set_num(ev, v, &ev->tid, DFT_EV_TID);
+		} else if (KEY("dur")) {
+			set_num(ev, v, &ev->dur, DFT_EV_DUR);
+		}
+		break;
+	case 4:
+		if (KEY("name")) {
+			if (v->kind == V_STR)
+				ev->name = v->s;
+		} else if (KEY("type")) {
+			if (v->kind == V_NUM)
+				ev->style |= DFT_STYLE_INT_PH;
+		}
+		break;
+	}
+	return 0;
+}
+
+/* Scans the args object; p at '{'. */
+static const char *
+scan_args(struct scan *sc, const char *p)
+{
+	const char *e = sc->e;
+	struct val v;
+	struct dft_str k;
+
+	sc->ev->has |= DFT_EV_ARGS;
+	p = ws(p + 1, e);
+	if (p < e && *p == '}')
+		return p + 1;
+	for (;;) {
+		if (p >= e || *p != '"')
+			return NULL;
+		p = scan_string(sc, p, &k);
+		if (p == NULL)
+			return NULL;
+		p = ws(p, e);
+		if (p >= e || *p != ':')
+			return NULL;
+		p = ws(p + 1, e);
+		p = scan_val(sc, p, &v);
+		if (p == NULL)
+			return NULL;
+		set_arg(sc->ev, k.p, k.n, &v);
+		p = ws(p, e);
+		if (p >= e)
+			return NULL;
+		if (*p == '}')
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = ws(p + 1, e);
+	}
+}
+
+/* 0 when the line [p, e) is one JSON object and ev holds its fields. */
+static int
+scan_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
+	  const char *e)
+{
+	struct scan sc = { t, ev, e };
+	struct val v;
+	struct dft_str k;
+
+	p = ws(p, e);
+	if (p >= e || *p != '{')
+		return -1;
+	p = ws(p + 1, e);
+	if (p < e && *p == '}')
+		return ws(p + 1, e) == e ? 0 : -1;
+	for (;;) {
+		if (p >= e || *p != '"')
+			return -1;
+		p = scan_string(&sc, p, &k);
+		if (p == NULL)
+			return -1;
+		p = ws(p, e);
+		if (p >= e || *p != ':')
+			return -1;
+		p = ws(p + 1, e);
+		if (p < e && *p == '{' && key_is(k.p, k.n, "args", 4)) {
+			p = scan_args(&sc, p);
+		} else {
+			p = scan_val(&sc, p, &v);
+			if (p != NULL)
+				set_top(ev, k.p, k.n, &v);
+		}
+		if (p == NULL)
+			return -1;
+		p = ws(p, e);
+		if (p >= e)
+			return -1;
+		if (*p == '}')
+			break;
+		if (*p != ',')
+			return -1;
+		p = ws(p + 1, e);
+	}
+	return ws(p + 1, e) == e ? 0 : -1;
+}
+
+/* ---- json-c fallback ------------------------------------------------------- */
+
+static void
+jval(json_object *o, struct val *v)
+{
+	v->s.p = json_object_get_string(o);
+	v->s.n = v->s.p ? strlen(v->s.p) : 0;
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		v->kind = V_STR;
+		v->s.n = (size_t)json_object_get_string_len(o);
+		break;
+	case json_type_int:
+	case json_type_double:
+		v->kind = V_NUM;
+		break;
+	default:
+		v->kind = V_OTHER;
+		if (v->s.p == NULL) {
+			v->s.p = "";
+			v->s.n = 0;
+		}
+		break;
+	}
+}
+
+static int
+json_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
+	  size_t n)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *o;
+	struct val v;
+
+	if (tok == NULL)
+		return -1;
+	o = json_tokener_parse_ex(tok, p, (int)n);
+	int ok = o != NULL &&
+		 json_tokener_get_error(tok) == json_tokener_success &&
+		 json_object_is_type(o, json_type_object);
+	size_t used = json_tokener_get_parse_end(tok);
+
+	json_tokener_free(tok);
+	if (ok && ws(p + used, p + n) != p + n)
+		ok = 0;
+	if (!ok) {
+		json_object_put(o);
+		return -1;
+	}
+	t->jobj = o;
+	json_object_object_foreach(o, key, val) {
+		if (strcmp(key, "args") == 0 &&
+		    json_object_is_type(val, json_type_object)) {
+			ev->has |= DFT_EV_ARGS;
+			json_object_object_foreach(val, ak, av) {
+				jval(av, &v);
+				set_arg(ev, ak, strlen(ak), &v);
+			}
+			continue;
+		}
+		jval(val, &v);
+		set_top(ev, key, strlen(key), &v);
+	}
+	return 0;
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+static void
+note_bad(struct dft_trace *t, const char *why)
+{
+	if (t->bad < DFT_TRACE_KEEP_BAD) {
+		t->bad_line[t->bad] = t->lineno;
+		t->bad_why[t->bad] = why;
+	}
+	t->bad++;
+}
+
+static void
+note_metadata(struct dft_trace *t, const struct dft_trace_ev *ev)
+{
+	char kind;
+	char key[256];
+
+	if (ev->name.n != 2 || ev->mname.p == NULL || ev->mvalue.p == NULL)
+		return;
+	if (memcmp(ev->name.p, "FH", 2) == 0)
+		kind = 'F';
+	else if (memcmp(ev->name.p, "HH", 2) == 0)
+		kind = 'H';
+	else if (memcmp(ev->name.p, "SH", 2) == 0)
+		kind = 'S';
+	else
+		return;
+	if (ev->mvalue.n + 1 > sizeof(key))
+		return;
+	key[0] = kind;
+	memcpy(key + 1, ev->mvalue.p, ev->mvalue.n);
+	struct dft_str *s = dft_tmap_get(&t->names, key, ev->mvalue.n + 1, 1,
+					 NULL);
+
+	free((char *)s->p);
+	s->p = dft_xstrndup(ev->mname.p, ev->mname.n);
+	s->n = ev->mname.n;
+}
+
+const struct dft_str *
+dft_trace_lookup(struct dft_trace *t, char kind, const char *h, size_t n)
+{
+	char key[256];
+
+	if (n + 1 > sizeof(key))
+		return NULL;
+	key[0] = kind;
+	memcpy(key + 1, h, n);
+	return dft_tmap_get(&t->names, key, n + 1, 0, NULL);
+}
+
+static inline int
+is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+int
+dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
+{
+	char *s;
+	size_t n;
+
+	if (t->jobj != NULL) {
+		json_object_put(t->jobj);
+		t->jobj = NULL;
+	}
+	for (;;) {
+		int k = next_line(t, &s, &n);
+
+		if (k <= 0)
+			return k;
+		while (n > 0 && is_space(*s)) {
+			s++;
+			n--;
+		}
+		while (n > 0 && is_space(s[n - 1]))
+			n--;
+		/* a JSON-array framing: "[{...}", "{...},", "{...}]" */
+		if (n > 0 && s[0] == '[') {
+			s++;
+			n--;
+			while (n > 0 && is_space(*s)) {
+				s++;
+				n--;
+			}
+		}
+		while (n > 0 && (s[n - 1] == ',' || s[n - 1] == ']' ||
+				 is_space(s[n - 1])))
+			n--;
+		if (n <= 8)
+			continue;
+		t->lines++;
+		if (s[0] != '{') {
+			note_bad(t, "not a JSON object");
+			continue;
+		}
+		if (n + 1 > t->scratch_cap) {
+			free(t->scratch);
+			t->scratch_cap = n + 1 > 4096 ? n + 1 : 4096;
+			t->scratch = dft_xmalloc(t->scratch_cap);
+		}
+		t->scratch_len = 0;
+		memset(ev, 0, sizeof(*ev));
+		ev->line = s;
+		ev->len = n;
+		ev->lineno = t->lineno;
+		if (scan_line(t, ev, s, s + n) != 0) {
+			memset(ev, 0, sizeof(*ev));
+			ev->line = s;
+			ev->len = n;
+			ev->lineno = t->lineno;
+			if (json_line(t, ev, s, n) != 0) {
+				int last = t->eof && t->buf_pos == t->buf_len;
+
+				if (last)
+					t->truncated = 1;
+				note_bad(t, last ? "truncated last line" :
+					 "malformed JSON");
+				continue;
+			}
+			t->fallback++;
+		}
+		if (ev->ph == DFT_PH_COUNTER && (ev->has & DFT_EV_CNT))
+			ev->ph = DFT_PH_AGG;
+		if (ev->ph == DFT_PH_M)
+			note_metadata(t, ev);
+		return 1;
+	}
+}
+
+int
+dft_trace_generation(unsigned style)
+{
+	if (style & DFT_STYLE_INT_PH)
+		return 3;
+	if (style & DFT_STYLE_STR_HASH)
+		return 2;
+	if (style & DFT_STYLE_NUM_HASH)
+		return 1;
+	if (style & (DFT_STYLE_STR_NUM | DFT_STYLE_INLINE))
+		return 0;
+	return -1;
+}
+
+int
+dft_trace_report(const struct dft_trace *t)
+{
+	long shown = t->bad < DFT_TRACE_KEEP_BAD ? t->bad : DFT_TRACE_KEEP_BAD;
+
+	for (long i = 0; i < shown; i++)
+		dft_warn_at(t->name, t->bad_line[i], "%s; line skipped",
+			    t->bad_why[i]);
+	if (t->bad > shown)
+		dft_warn("%s: %ld more bad lines skipped", t->name,
+			 t->bad - shown);
+	if (t->stream_err[0] != '\0')
+		dft_warn_at(t->name, t->stream_err_line,
+			    "%s; read what was readable", t->stream_err);
+	return t->bad > 0 || t->stream_err[0] != '\0';
+}
