@@ -1,0 +1,110 @@
+/*
+ * internal.h - shared between the runtime's source files; not installed.
+ *
+ * The runtime is one set of objects built twice: libdftracer_core.so (linked
+ * by annotated applications) and libdftracer_preload.so (the same plus a
+ * constructor, for LD_PRELOAD).  Everything here has hidden visibility; only
+ * the dftracer C API and the intercepted libc symbols are exported.
+ */
+#ifndef DFT_RT_INTERNAL_H
+#define DFT_RT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define DFT_API __attribute__((visibility("default")))
+#define DFT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define DFT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+#define DFT_RT_VERSION_INT 200002	/* dftracer 2.0.2 format */
+#define DFT_DEPTH 128			/* region nesting tracked for p_idx */
+#define DFT_LINE 32768			/* longest event line */
+#define DFT_PATH 4096
+
+/* A traced file, interned once per process; never freed. */
+struct dft_file {
+	char hash[17];
+	unsigned len;
+	char path[];
+};
+
+/* Per-thread output buffer; flushed to the trace as one gzip member. */
+struct dft_tbuf {
+	pthread_mutex_t lock;
+	char *data;
+	size_t len, cap;
+	struct dft_tbuf *next;
+	int dead;		/* owning thread has exited */
+};
+
+struct dft_thread {
+	pid_t tid;
+	unsigned gen;		/* state generation it belongs to */
+	int depth;
+	long long stack[DFT_DEPTH];
+	struct dft_tbuf *buf;
+	size_t n;		/* bytes in line */
+	int overflow;
+	char line[DFT_LINE];
+};
+
+/* Hot-path switches: non-zero only while tracing with interception bound. */
+extern int dft_on_posix;
+extern int dft_on_stdio;
+extern int dft_on_any;		/* tracing active (API events) */
+extern _Atomic(struct dft_file *) *dft_fds;
+extern int dft_nfds;
+extern __thread int dft_guard;
+
+/* md5.c */
+void dft_md5(const void *data, size_t len, unsigned char out[16]);
+void dft_hash16(const char *s, size_t len, char out[17]);
+
+/* core.c */
+uint64_t dft_now(void);
+struct dft_thread *dft_self(void);
+int dft_metadata(void);
+void dft_set_cwd(void);
+/* If path (as passed, relative to dirfd) is traced, return its interned
+ * entry, emitting its FH record the first time; else NULL. */
+struct dft_file *dft_path_file(int dirfd, const char *path);
+static inline struct dft_file *dft_fd_file(int fd)
+{
+	if (DFT_UNLIKELY(fd >= 0 && fd < dft_nfds))
+		return atomic_load_explicit(&dft_fds[fd], memory_order_relaxed);
+	return NULL;
+}
+void dft_fd_set(int fd, struct dft_file *f);
+
+/* Event lines.  ev_begin writes the common head; it returns 1 when args
+ * are wanted (DFTRACER_INC_METADATA), then the caller adds args with the
+ * ev_* helpers; ev_end closes and queues the line. */
+int ev_begin(struct dft_thread *t, long long id, const char *name,
+	     const char *cat, uint64_t ts, uint64_t dur);
+void ev_end(struct dft_thread *t, int args);
+void ev_raw(struct dft_thread *t, const char *s, size_t n);
+void ev_int(struct dft_thread *t, const char *key, long long v);
+void ev_str(struct dft_thread *t, const char *key, const char *v);
+void ev_hash(struct dft_thread *t, const char *key, const char *h);
+void ev_plevel(struct dft_thread *t);	/* "p_idx":..,"level":.. */
+void ev_level(struct dft_thread *t);
+void ev_pidx(struct dft_thread *t);
+long long dft_next_id(void);
+void dft_flush_all(int final);
+void dft_fork_child(void);
+void dft_fork_prepare(void);
+void dft_fork_parent(void);
+void dft_exit_hook(void);
+void dft_exec_hook(void);
+
+/* preload.c / core.c: initialise in a mode; suffix "app" or "preload". */
+void dft_init(const char *log_file, const char *data_dirs, const int *pid,
+	      int bind, const char *suffix);
+void dft_fini(void);
+
+#define DFT_LIT(t, s) ev_raw((t), (s), sizeof(s) - 1)
+
+#endif
