@@ -1,0 +1,314 @@
+/*
+ * compdb.c - compile_commands.json loader (issue 3).
+ *
+ * Reads a JSON compilation database (CMake, Bear, or scripts/dft-cc) into
+ * absolute, normalized entries, and turns one entry into the argument list
+ * libclang wants: no compiler name, no source file, no output or dependency
+ * options, relative include paths made absolute against the entry's
+ * directory (libclang resolves them against our working directory).
+ * It does not run anything and does not read the source files.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dft.h"
+
+/* Splits a shell-quoted "command" string as POSIX sh would for words. */
+static char **
+split_command(const char *s, int *argc)
+{
+	char **v = NULL;
+	int n = 0, cap = 0;
+	struct dft_buf w;
+	int inword = 0;
+
+	dft_buf_init(&w);
+	for (;;) {
+		char c = *s;
+
+		if (c == '\0' || c == ' ' || c == '\t' || c == '\n') {
+			if (inword) {
+				if (n + 2 > cap) {
+					cap = cap ? cap * 2 : 16;
+					v = dft_xreallocarray(v, cap, sizeof(*v));
+				}
+				v[n++] = dft_xstrdup(w.s);
+				dft_buf_reset(&w);
+				inword = 0;
+			}
+			if (c == '\0')
+				break;
+			s++;
+			continue;
+		}
+		inword = 1;
+		if (c == '\\' && s[1]) {
+			dft_buf_addc(&w, s[1]);
+			s += 2;
+		} else if (c == '\'') {
+			s++;
+			while (*s && *s != '\'')
+				dft_buf_addc(&w, *s++);
+			if (*s)
+				s++;
+		} else if (c == '"') {
+			s++;
+			while (*s && *s != '"') {
+				if (*s == '\\' && (s[1] == '"' || s[1] == '\\' ||
+						   s[1] == '$' || s[1] == '`'))
+					s++;
+				dft_buf_addc(&w, *s++);
+			}
+			if (*s)
+				s++;
+		} else {
+			dft_buf_addc(&w, c);
+			s++;
+		}
+	}
+	dft_buf_release(&w);
+	if (!v)
+		v = dft_xcalloc(1, sizeof(*v));
+	v[n] = NULL;
+	*argc = n;
+	return v;
+}
+
+static char *
+abs_against(const char *dir, const char *p)
+{
+	char *j, *r;
+
+	if (p[0] == '/')
+		return dft_path_normalize(p);
+	j = dft_path_join(dir, p);
+	r = dft_path_normalize(j);
+	free(j);
+	return r;
+}
+
+void
+dft_strv_free(char **v)
+{
+	size_t i;
+
+	if (!v)
+		return;
+	for (i = 0; v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+dft_compdb_init(struct dft_compdb *db)
+{
+	db->cmds = NULL;
+	db->n = 0;
+}
+
+void
+dft_compdb_release(struct dft_compdb *db)
+{
+	size_t i;
+
+	for (i = 0; i < db->n; i++) {
+		free(db->cmds[i].directory);
+		free(db->cmds[i].file);
+		free(db->cmds[i].output);
+		dft_strv_free(db->cmds[i].argv);
+	}
+	free(db->cmds);
+	dft_compdb_init(db);
+}
+
+int
+dft_compdb_load(struct dft_compdb *db, const char *path)
+{
+	json_object *root = dft_json_load(path), *e, *args;
+	char *dbdir = NULL, *abspath;
+	size_t i, n;
+
+	if (!root)
+		return -1;
+	if (!json_object_is_type(root, json_type_array)) {
+		json_object_put(root);
+		errno = EINVAL;
+		return -1;
+	}
+	abspath = dft_path_absolute(path);
+	dbdir = dft_xstrdup(abspath);
+	if (strrchr(dbdir, '/') == dbdir)
+		dbdir[1] = '\0';
+	else
+		*strrchr(dbdir, '/') = '\0';
+	free(abspath);
+	n = json_object_array_length(root);
+	db->cmds = dft_xreallocarray(db->cmds, db->n + n + 1,
+				     sizeof(*db->cmds));
+	for (i = 0; i < n; i++) {
+		struct dft_compile_cmd *c = &db->cmds[db->n];
+		const char *dir, *file, *cmd, *out;
+
+		e = json_object_array_get_idx(root, i);
+		dir = dft_json_str(e, "directory", NULL);
+		file = dft_json_str(e, "file", NULL);
+		if (!file)
+			continue;
+		c->directory = dir ? abs_against(dbdir, dir)
+				   : dft_xstrdup(dbdir);
+		c->file = abs_against(c->directory, file);
+		out = dft_json_str(e, "output", NULL);
+		c->output = out ? abs_against(c->directory, out) : NULL;
+		args = NULL;
+		if (json_object_object_get_ex(e, "arguments", &args) &&
+		    json_object_is_type(args, json_type_array)) {
+			size_t k, na = json_object_array_length(args);
+
+			c->argv = dft_xcalloc(na + 1, sizeof(char *));
+			for (k = 0; k < na; k++) {
+				const char *a = json_object_get_string(
+					json_object_array_get_idx(args, k));
+				c->argv[k] = dft_xstrdup(a ? a : "");
+			}
+			c->argc = (int)na;
+		} else if ((cmd = dft_json_str(e, "command", NULL))) {
+			c->argv = split_command(cmd, &c->argc);
+		} else {
+			c->argv = dft_xcalloc(1, sizeof(char *));
+			c->argc = 0;
+		}
+		db->n++;
+	}
+	free(dbdir);
+	json_object_put(root);
+	return 0;
+}
+
+/* 1 when the compiler named by argv0 is a C++ driver. */
+static int
+is_cxx_driver(const char *argv0)
+{
+	const char *b = dft_path_base(argv0);
+	static const char *const names[] = {
+		"c++", "CC", "mpicxx", "mpic++", "mpiCC", "cxx", NULL
+	};
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (strcmp(b, names[i]) == 0)
+			return 1;
+	return strstr(b, "++") != NULL || strstr(b, "mpicxx") != NULL;
+}
+
+static int
+is_cxx_suffix(const char *f)
+{
+	static const char *const s[] = {
+		".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".CPP", ".CXX",
+		".hpp", ".hh", ".hxx", ".H", ".ii", ".cp", NULL
+	};
+	int i;
+
+	for (i = 0; s[i]; i++)
+		if (dft_has_suffix(f, s[i]))
+			return 1;
+	return 0;
+}
+
+/* Options whose value is the next argument and a path. */
+static const char *const path_opts[] = {
+	"-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros",
+	"-isysroot", "--sysroot", "-iprefix", "-iwithprefix", "-F", NULL
+};
+/* Options (with a separate value) that libclang must not see. */
+static const char *const drop_opts_val[] = {
+	"-o", "-MF", "-MT", "-MQ", "-Xlinker", "-L", "-l", "-u",
+	"--param", "-aux-info", NULL
+};
+static const char *const drop_opts[] = {
+	"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MG", "-MP", "-pipe",
+	"-save-temps", "-fsyntax-only", "-v", "-shared", "-static", "-s",
+	"-rdynamic", "-pie", "-no-pie", NULL
+};
+
+static int
+in_list(const char *a, const char *const *l)
+{
+	int i;
+
+	for (i = 0; l[i]; i++)
+		if (strcmp(a, l[i]) == 0)
+			return 1;
+	return 0;
+}
+
+char **
+dft_compdb_clang_args(const struct dft_compile_cmd *c, const char **lang)
+{
+	char **v = dft_xcalloc((size_t)c->argc * 2 + 4, sizeof(char *));
+	int i, n = 0, cxx, has_x = 0;
+	const char *fbase = dft_path_base(c->file);
+
+	cxx = c->argc > 0 && is_cxx_driver(c->argv[0]);
+	if (is_cxx_suffix(c->file))
+		cxx = 1;
+	for (i = 1; i < c->argc; i++) {
+		const char *a = c->argv[i];
+		if (strcmp(a, "-x") == 0 && i + 1 < c->argc) {
+			has_x = 1;
+			if (strstr(c->argv[i + 1], "c++"))
+				cxx = 1;
+			else if (strcmp(c->argv[i + 1], "c") == 0)
+				cxx = 0;
+			v[n++] = dft_xstrdup(a);
+			v[n++] = dft_xstrdup(c->argv[++i]);
+			continue;
+		}
+		if (in_list(a, drop_opts))
+			continue;
+		if (in_list(a, drop_opts_val)) {
+			i++;
+			continue;
+		}
+		if ((a[0] == '-' && (a[1] == 'l' || a[1] == 'L') && a[2]) ||
+		    dft_has_prefix(a, "-Wl,") || dft_has_prefix(a, "-Wa,") ||
+		    dft_has_prefix(a, "-MF") || dft_has_prefix(a, "-MT") ||
+		    dft_has_prefix(a, "-MQ") || dft_has_prefix(a, "-o"))
+			continue;
+		if (a[0] != '-') {
+			/* the source file itself, objects and libraries */
+			char *abs = abs_against(c->directory, a);
+			int same = strcmp(abs, c->file) == 0;
+
+			free(abs);
+			if (same || strcmp(dft_path_base(a), fbase) == 0 ||
+			    dft_has_suffix(a, ".o") || dft_has_suffix(a, ".a") ||
+			    dft_has_suffix(a, ".so"))
+				continue;
+			v[n++] = dft_xstrdup(a);
+			continue;
+		}
+		if (in_list(a, path_opts) && i + 1 < c->argc) {
+			v[n++] = dft_xstrdup(a);
+			v[n++] = abs_against(c->directory, c->argv[++i]);
+			continue;
+		}
+		if (a[1] == 'I' && a[2] && a[2] != '/') {
+			char *p = abs_against(c->directory, a + 2);
+
+			v[n++] = dft_xasprintf("-I%s", p);
+			free(p);
+			continue;
+		}
+		v[n++] = dft_xstrdup(a);
+	}
+	if (cxx && !has_x && !is_cxx_suffix(c->file)) {
+		/* a .c file built by a C++ compiler is C++ */
+		v[n++] = dft_xstrdup("-x");
+		v[n++] = dft_xstrdup("c++");
+	}
+	v[n] = NULL;
+	*lang = cxx ? "cpp" : "c";
+	return v;
+}

@@ -1,0 +1,1310 @@
+/*
+ * cfuncs.c - C and C++ function definitions with libclang.
+ *
+ * One translation unit per job, parsed with the real compile flags.  Every
+ * function definition in the main file, and in headers below the root, is
+ * walked once: positions are byte offsets into the buffer libclang parsed
+ * (clang_getFileContents), so they are exact for the file on disk.  Tokens
+ * that come from macro expansions are located at the expansion site and
+ * flagged (the bytes there are checked against what the AST says).
+ * This does not follow calls into other translation units; main.c joins the
+ * call graph afterwards.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <clang-c/Index.h>
+
+#include "funcs.h"
+
+struct cfile {
+	CXFile f;
+	char *path;		/* absolute */
+	const char *buf;
+	size_t len;
+	size_t *lines;
+	size_t nlines;
+	int report;
+	int is_main;
+	char hash[32];
+};
+
+struct tuctx {
+	struct job *job;
+	const struct fopts *o;
+	CXTranslationUnit tu;
+	struct cfile *files;
+	size_t nfiles;
+	int parse_ok;
+	struct noret {
+		char *usr;
+		int v;
+	} *nr;
+	size_t nnr, capnr;
+};
+
+struct exitpt {
+	const char *kind;
+	char *callee;
+	size_t off, end;
+	int has_value;
+	size_t voff, vend;
+	int in_macro;
+	const char *parent;
+};
+
+struct walk {
+	struct tuctx *t;
+	struct cfile *cf;
+	struct fn *fn;
+	json_object *calls;	/* name -> count */
+	json_object *ioapis;	/* array */
+	long nodes, stmts, loops, branches, ncalls, gotos, labels, lambdas;
+	int setjmp_, longjmp_, asm_;
+	struct exitpt *ex;
+	size_t nex, capex;
+	int in_return;
+};
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static char *
+cxs(CXString s)
+{
+	const char *c = clang_getCString(s);
+	char *r = dft_xstrdup(c ? c : "");
+
+	clang_disposeString(s);
+	return r;
+}
+
+static struct cfile *
+file_of(struct tuctx *t, CXFile f)
+{
+	size_t i;
+	struct cfile *cf;
+	char *name, *abs;
+	size_t len = 0;
+	const char *buf;
+
+	if (!f)
+		return NULL;
+	for (i = 0; i < t->nfiles; i++)
+		if (clang_File_isEqual(t->files[i].f, f))
+			return &t->files[i];
+	t->files = dft_xreallocarray(t->files, t->nfiles + 1,
+				     sizeof(*t->files));
+	cf = &t->files[t->nfiles++];
+	memset(cf, 0, sizeof(*cf));
+	cf->f = f;
+	name = cxs(clang_getFileName(f));
+	abs = dft_path_absolute(name);
+	free(name);
+	cf->path = abs;
+	cf->is_main = strcmp(abs, t->job->file) == 0;
+	cf->report = cf->is_main || t->o->all_headers ||
+		     dft_path_is_inside(t->o->root, abs);
+	if (cf->report) {
+		buf = clang_getFileContents(t->tu, f, &len);
+		if (!buf) {
+			cf->report = 0;
+			return cf;
+		}
+		cf->buf = buf;
+		cf->len = len;
+		cf->lines = line_table(buf, len, &cf->nlines);
+		dft_file_hash_str(buf, len, cf->hash, sizeof(cf->hash));
+	}
+	return cf;
+}
+
+/* Expansion-site offset of a location, and its file. */
+static size_t
+loc_off(CXSourceLocation l, CXFile *f)
+{
+	unsigned off = 0;
+
+	clang_getExpansionLocation(l, f, NULL, NULL, &off);
+	return off;
+}
+
+static size_t
+start_off(CXCursor c, CXFile *f)
+{
+	return loc_off(clang_getRangeStart(clang_getCursorExtent(c)), f);
+}
+
+static size_t
+end_off(CXCursor c)
+{
+	CXFile f;
+
+	return loc_off(clang_getRangeEnd(clang_getCursorExtent(c)), &f);
+}
+
+static int
+is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+/* 1 when buf[off..] is the word w (not a prefix of a longer identifier). */
+static int
+word_at(const struct cfile *cf, size_t off, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (off + n > cf->len || memcmp(cf->buf + off, w, n) != 0)
+		return 0;
+	return off + n == cf->len || !is_ident(cf->buf[off + n]);
+}
+
+/* Skips blanks and comments forward from off. */
+static size_t
+skip_fwd(const struct cfile *cf, size_t off)
+{
+	const char *b = cf->buf;
+
+	while (off < cf->len) {
+		if (b[off] == ' ' || b[off] == '\t' || b[off] == '\n' ||
+		    b[off] == '\r' || b[off] == '\f' || b[off] == '\v') {
+			off++;
+		} else if (b[off] == '\\' && off + 1 < cf->len &&
+			   (b[off + 1] == '\n' || b[off + 1] == '\r')) {
+			off += 2;
+		} else if (b[off] == '/' && off + 1 < cf->len &&
+			   b[off + 1] == '*') {
+			const char *e = memmem(b + off + 2, cf->len - off - 2,
+					       "*/", 2);
+			off = e ? (size_t)(e - b) + 2 : cf->len;
+		} else if (b[off] == '/' && off + 1 < cf->len &&
+			   b[off + 1] == '/') {
+			while (off < cf->len && b[off] != '\n')
+				off++;
+		} else {
+			break;
+		}
+	}
+	return off;
+}
+
+/* The statement's end: one past the ';' that follows e, else e. */
+static size_t
+stmt_end(const struct cfile *cf, size_t e)
+{
+	size_t p = skip_fwd(cf, e);
+
+	if (p < cf->len && cf->buf[p] == ';')
+		return p + 1;
+	return e;
+}
+
+/* 1 when the token before off (skipping blanks and block comments) is else. */
+static int
+after_else(const struct cfile *cf, size_t off)
+{
+	const char *b = cf->buf;
+	size_t p = off;
+
+	for (;;) {
+		while (p > 0 && (b[p - 1] == ' ' || b[p - 1] == '\t' ||
+				 b[p - 1] == '\n' || b[p - 1] == '\r'))
+			p--;
+		if (p >= 2 && b[p - 1] == '/' && b[p - 2] == '*') {
+			size_t q = p - 2;
+
+			while (q >= 2 && !(b[q - 2] == '/' && b[q - 1] == '*'))
+				q--;
+			if (q < 2)
+				return 0;
+			p = q - 2;
+			continue;
+		}
+		break;
+	}
+	return p >= 4 && memcmp(b + p - 4, "else", 4) == 0 &&
+	       (p == 4 || !is_ident(b[p - 5]));
+}
+
+static json_object *
+pos(const struct cfile *cf, size_t off)
+{
+	return jpos(cf->buf, cf->len, cf->lines, cf->nlines, off);
+}
+
+static json_object *
+range(const struct cfile *cf, size_t off, size_t end)
+{
+	json_object *p = pos(cf, off);
+
+	json_object_object_add(p, "end", dft_jint((int64_t)end));
+	return p;
+}
+
+/* ---- children ------------------------------------------------------------ */
+
+struct kids {
+	CXCursor *v;
+	size_t n, cap;
+};
+
+static enum CXChildVisitResult
+kid_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct kids *k = d;
+
+	if (k->n == k->cap) {
+		k->cap = k->cap ? k->cap * 2 : 8;
+		k->v = dft_xreallocarray(k->v, k->cap, sizeof(*k->v));
+	}
+	k->v[k->n++] = c;
+	return CXChildVisit_Continue;
+}
+
+static void
+kids_of(CXCursor c, struct kids *k)
+{
+	k->v = NULL;
+	k->n = k->cap = 0;
+	clang_visitChildren(c, kid_visit, k);
+}
+
+/* ---- noreturn callees ----------------------------------------------------- */
+
+static const char *const exit_names[] = {
+	"exit", "_exit", "_Exit", "quick_exit", "abort", NULL
+};
+static const char *const longjmp_names[] = {
+	"longjmp", "siglongjmp", "_longjmp", "__longjmp_chk", NULL
+};
+static const char *const setjmp_names[] = {
+	"setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "__builtin_setjmp",
+	NULL
+};
+/* noreturn by declaration, but process death that needs no END */
+static const char *const ignore_noret[] = {
+	"__assert_fail", "__assert_perror_fail", "__assert", "__assert_rtn",
+	"__builtin_unreachable", "__builtin_trap", "__stack_chk_fail",
+	"__cxa_throw", "__cxa_rethrow", "_wassert", NULL
+};
+static const char *const known_noret[] = {
+	"pthread_exit", "err", "errx", "verr", "verrx", "thrd_exit",
+	"__builtin_abort", "__builtin_exit", NULL
+};
+
+static int
+in_names(const char *s, const char *const *l)
+{
+	int i;
+
+	for (i = 0; l[i]; i++)
+		if (strcmp(s, l[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+decl_is_noreturn(struct tuctx *t, CXCursor d)
+{
+	char *usr = cxs(clang_getCursorUSR(d)), *ts;
+	size_t i;
+	int v = 0;
+	CXToken *toks = NULL;
+	unsigned nt = 0, k;
+
+	for (i = 0; i < t->nnr; i++)
+		if (strcmp(t->nr[i].usr, usr) == 0) {
+			free(usr);
+			return t->nr[i].v;
+		}
+	ts = cxs(clang_getTypeSpelling(
+		clang_getCanonicalType(clang_getCursorType(d))));
+	if (strstr(ts, "noreturn"))
+		v = 1;
+	free(ts);
+	if (!v) {
+		clang_tokenize(t->tu, clang_getCursorExtent(d), &toks, &nt);
+		for (k = 0; k < nt && !v; k++) {
+			char *s;
+
+			if (clang_getTokenKind(toks[k]) != CXToken_Keyword &&
+			    clang_getTokenKind(toks[k]) != CXToken_Identifier)
+				continue;
+			s = cxs(clang_getTokenSpelling(t->tu, toks[k]));
+			if (strcmp(s, "_Noreturn") == 0 ||
+			    strcmp(s, "noreturn") == 0 ||
+			    strcmp(s, "__noreturn__") == 0)
+				v = 1;
+			free(s);
+		}
+		if (toks)
+			clang_disposeTokens(t->tu, toks, nt);
+	}
+	if (t->nnr == t->capnr) {
+		t->capnr = t->capnr ? t->capnr * 2 : 16;
+		t->nr = dft_xreallocarray(t->nr, t->capnr, sizeof(*t->nr));
+	}
+	t->nr[t->nnr].usr = usr;
+	t->nr[t->nnr++].v = v;
+	return v;
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+static void
+qual_prefix(CXCursor c, struct dft_buf *b)
+{
+	CXCursor p = clang_getCursorSemanticParent(c);
+	enum CXCursorKind k = clang_getCursorKind(p);
+	char *s;
+
+	if (clang_Cursor_isNull(p) || k == CXCursor_TranslationUnit ||
+	    clang_isInvalid(k))
+		return;
+	qual_prefix(p, b);
+	if (k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
+		return;
+	s = cxs(clang_getCursorSpelling(p));
+	if (k == CXCursor_Namespace && !s[0])
+		dft_buf_adds(b, "(anonymous namespace)");
+	else if (!s[0])
+		dft_buf_adds(b, "(anonymous)");
+	else
+		dft_buf_adds(b, s);
+	dft_buf_adds(b, "::");
+	free(s);
+}
+
+static char *
+qual_name(CXCursor c)
+{
+	struct dft_buf b;
+	char *s;
+
+	dft_buf_init(&b);
+	qual_prefix(c, &b);
+	s = cxs(clang_getCursorSpelling(c));
+	dft_buf_adds(&b, s);
+	free(s);
+	return dft_buf_detach(&b);
+}
+
+/* 1 when the declaration lives at global scope, in std or extern "C". */
+static int
+global_or_std(CXCursor d)
+{
+	CXCursor p = clang_getCursorSemanticParent(d);
+
+	while (!clang_Cursor_isNull(p)) {
+		enum CXCursorKind k = clang_getCursorKind(p);
+		char *s;
+		int std;
+
+		if (k == CXCursor_TranslationUnit || clang_isInvalid(k))
+			return 1;
+		if (k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl) {
+			p = clang_getCursorSemanticParent(p);
+			continue;
+		}
+		if (k != CXCursor_Namespace)
+			return 0;
+		s = cxs(clang_getCursorSpelling(p));
+		std = strcmp(s, "std") == 0 || strcmp(s, "__gnu_cxx") == 0;
+		free(s);
+		if (!std)
+			return 0;
+		p = clang_getCursorSemanticParent(p);
+	}
+	return 1;
+}
+
+/* ---- the body walk ---------------------------------------------------------- */
+
+static void walk(struct walk *w, CXCursor c, CXCursor parent);
+
+static struct exitpt *
+add_exit(struct walk *w)
+{
+	struct exitpt *e;
+
+	if (w->nex == w->capex) {
+		w->capex = w->capex ? w->capex * 2 : 8;
+		w->ex = dft_xreallocarray(w->ex, w->capex, sizeof(*w->ex));
+	}
+	e = &w->ex[w->nex++];
+	memset(e, 0, sizeof(*e));
+	return e;
+}
+
+static const char *
+parent_name(struct walk *w, CXCursor parent, size_t off)
+{
+	switch (clang_getCursorKind(parent)) {
+	case CXCursor_CompoundStmt:
+		return "compound";
+	case CXCursor_IfStmt:
+		return after_else(w->cf, off) ? "else" : "if";
+	case CXCursor_ForStmt:
+	case CXCursor_CXXForRangeStmt:
+		return "for";
+	case CXCursor_WhileStmt:
+		return "while";
+	case CXCursor_DoStmt:
+		return "do";
+	case CXCursor_CaseStmt:
+	case CXCursor_DefaultStmt:
+		return "case";
+	case CXCursor_LabelStmt:
+		return "label";
+	default:
+		return "other";
+	}
+}
+
+static void
+on_call(struct walk *w, CXCursor c, CXCursor parent)
+{
+	CXCursor r = clang_getCursorReferenced(c);
+	enum CXCursorKind rk = clang_getCursorKind(r);
+	char *name = NULL, *bare = NULL;
+	int glob = 1;
+	json_object *cnt;
+	const char *kind = NULL;
+
+	if (!clang_Cursor_isNull(r) && (rk == CXCursor_Constructor ||
+					rk == CXCursor_Destructor))
+		return;		/* object construction, not a call */
+	bare = cxs(clang_getCursorSpelling(c));
+	if (!bare[0] && clang_Cursor_isNull(r)) {
+		free(bare);
+		return;		/* implicit conversion or dependent call */
+	}
+	w->ncalls++;
+	if (!clang_Cursor_isNull(r) &&
+	    (rk == CXCursor_FunctionDecl || rk == CXCursor_CXXMethod ||
+	     rk == CXCursor_FunctionTemplate ||
+	     rk == CXCursor_ConversionFunction)) {
+		char *usr = cxs(clang_getCursorUSR(r));
+
+		glob = global_or_std(r);
+		name = glob ? dft_xstrdup(bare) : qual_name(r);
+		if (usr[0])
+			fn_add_callee(w->fn, usr);
+		free(usr);
+	} else {
+		name = dft_xstrdup(bare);
+	}
+	if (!name[0]) {
+		free(name);
+		name = dft_xstrdup("(indirect)");
+	}
+	if (json_object_object_get_ex(w->calls, name, &cnt))
+		json_object_set_int64(cnt, json_object_get_int64(cnt) + 1);
+	else
+		json_object_object_add(w->calls, name, dft_jint(1));
+	if (glob && bare[0]) {
+		const char *fam = io_api_family(bare);
+
+		if (fam) {
+			char *s = dft_xasprintf("%s:%s", fam, bare);
+			size_t i, n = json_object_array_length(w->ioapis);
+			int dup = 0;
+
+			for (i = 0; i < n && !dup; i++)
+				dup = strcmp(json_object_get_string(
+					json_object_array_get_idx(w->ioapis, i)),
+					s) == 0;
+			if (!dup)
+				json_object_array_add(w->ioapis, dft_jstr(s));
+			free(s);
+		}
+		if (in_names(bare, setjmp_names))
+			w->setjmp_ = 1;
+		for (int i = 0; exit_names[i]; i++)
+			if (strcmp(bare, exit_names[i]) == 0)
+				kind = exit_names[i];
+		if (kind)
+			;
+		else if (in_names(bare, longjmp_names)) {
+			kind = "longjmp";
+			w->longjmp_ = 1;
+		} else if (in_names(bare, known_noret)) {
+			kind = "noreturn";
+		} else if (!in_names(bare, ignore_noret) &&
+			   !clang_Cursor_isNull(r) &&
+			   rk == CXCursor_FunctionDecl &&
+			   decl_is_noreturn(w->t, r)) {
+			kind = "noreturn";
+		}
+	}
+	if (kind) {
+		struct exitpt *e = add_exit(w);
+		CXFile f;
+		size_t off = start_off(c, &f), end = end_off(c);
+
+		e->kind = kind;
+		e->callee = dft_xstrdup(bare);
+		e->off = off;
+		e->in_macro = !word_at(w->cf, off, bare);
+		e->parent = parent_name(w, parent, off);
+		e->end = strcmp(e->parent, "other") == 0 ? end
+							  : stmt_end(w->cf, end);
+	}
+	free(name);
+	free(bare);
+}
+
+struct walkarg {
+	struct walk *w;
+	CXCursor parent;
+};
+
+static enum CXChildVisitResult
+walk_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct walk *w = d;
+
+	walk(w, c, parent);
+	return CXChildVisit_Continue;
+}
+
+static void
+walk(struct walk *w, CXCursor c, CXCursor parent)
+{
+	enum CXCursorKind k = clang_getCursorKind(c);
+	enum CXCursorKind pk = clang_getCursorKind(parent);
+
+	w->nodes++;
+	if (pk == CXCursor_CompoundStmt)
+		w->stmts++;
+	switch (k) {
+	case CXCursor_LambdaExpr:
+	case CXCursor_BlockExpr:
+		w->lambdas += k == CXCursor_LambdaExpr;
+		return;		/* their exits are not ours */
+	case CXCursor_FunctionDecl:
+	case CXCursor_CXXMethod:
+	case CXCursor_ClassDecl:
+	case CXCursor_StructDecl:
+		return;		/* local classes, GNU nested functions */
+	case CXCursor_ForStmt:
+	case CXCursor_WhileStmt:
+	case CXCursor_DoStmt:
+	case CXCursor_CXXForRangeStmt:
+		w->loops++;
+		break;
+	case CXCursor_IfStmt:
+	case CXCursor_SwitchStmt:
+	case CXCursor_ConditionalOperator:
+		w->branches++;
+		break;
+	case CXCursor_GotoStmt:
+	case CXCursor_IndirectGotoStmt:
+		w->gotos++;
+		break;
+	case CXCursor_LabelStmt:
+		w->labels++;
+		break;
+	case CXCursor_AsmStmt:
+	case CXCursor_MSAsmStmt:
+		w->asm_ = 1;
+		break;
+	case CXCursor_ReturnStmt: {
+		struct exitpt *e = add_exit(w);
+		CXFile f;
+		struct kids kd;
+
+		e->kind = "return";
+		e->off = start_off(c, &f);
+		e->in_macro = !word_at(w->cf, e->off, "return") &&
+			      !word_at(w->cf, e->off, "co_return");
+		e->parent = parent_name(w, parent, e->off);
+		e->end = stmt_end(w->cf, end_off(c));
+		kids_of(c, &kd);
+		if (kd.n > 0) {
+			e->has_value = 1;
+			e->voff = start_off(kd.v[0], &f);
+			e->vend = end_off(kd.v[0]);
+		}
+		free(kd.v);
+		break;
+	}
+	case CXCursor_CallExpr:
+		on_call(w, c, parent);
+		break;
+	default:
+		break;
+	}
+	clang_visitChildren(c, walk_visit, w);
+}
+
+/* ---- can control reach the closing brace? ----------------------------------- */
+
+static int has_break(CXCursor c);
+
+static enum CXChildVisitResult
+brk_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	int *found = d;
+	enum CXCursorKind k = clang_getCursorKind(c);
+
+	if (k == CXCursor_BreakStmt) {
+		*found = 1;
+		return CXChildVisit_Break;
+	}
+	if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt ||
+	    k == CXCursor_DoStmt || k == CXCursor_SwitchStmt ||
+	    k == CXCursor_CXXForRangeStmt || k == CXCursor_LambdaExpr)
+		return CXChildVisit_Continue;
+	return CXChildVisit_Recurse;
+}
+
+static int
+has_break(CXCursor c)
+{
+	int found = 0;
+
+	clang_visitChildren(c, brk_visit, &found);
+	return found;
+}
+
+/* 1 when the condition is absent or a non-zero integer literal */
+static int
+always_true(struct tuctx *t, CXCursor cond)
+{
+	CXEvalResult r;
+	int v = 0;
+
+	if (clang_Cursor_isNull(cond))
+		return 1;
+	r = clang_Cursor_Evaluate(cond);
+	if (r) {
+		if (clang_EvalResult_getKind(r) == CXEval_Int)
+			v = clang_EvalResult_getAsLongLong(r) != 0;
+		clang_EvalResult_dispose(r);
+	}
+	return v;
+}
+
+static int
+is_exit_call(struct walk *w, CXCursor c)
+{
+	size_t i;
+	CXFile f;
+	size_t off;
+
+	while (clang_getCursorKind(c) == CXCursor_UnexposedExpr ||
+	       clang_getCursorKind(c) == CXCursor_CStyleCastExpr ||
+	       clang_getCursorKind(c) == CXCursor_ParenExpr) {
+		struct kids kd;
+
+		kids_of(c, &kd);
+		if (kd.n != 1) {
+			free(kd.v);
+			return 0;
+		}
+		c = kd.v[0];
+		free(kd.v);
+	}
+	if (clang_getCursorKind(c) != CXCursor_CallExpr)
+		return 0;
+	off = start_off(c, &f);
+	for (i = 0; i < w->nex; i++)
+		if (w->ex[i].off == off && w->ex[i].callee)
+			return 1;
+	return 0;
+}
+
+/* 1 when the for statement at c is written "for (init; ; step)" */
+static int
+for_without_cond(struct walk *w, CXCursor c)
+{
+	const struct cfile *cf = w->cf;
+	CXFile f;
+	size_t p = start_off(c, &f), semi[2] = {0, 0};
+	int depth = 0, ns = 0;
+
+	if (!word_at(cf, p, "for"))
+		return 0;
+	p = skip_fwd(cf, p + 3);
+	if (p >= cf->len || cf->buf[p] != '(')
+		return 0;
+	for (; p < cf->len; p++) {
+		char ch = cf->buf[p];
+
+		if (ch == '(')
+			depth++;
+		else if (ch == ')' && --depth == 0)
+			break;
+		else if (ch == ';' && depth == 1 && ns < 2)
+			semi[ns++] = p;
+	}
+	if (ns < 2)
+		return 0;
+	p = skip_fwd(cf, semi[0] + 1);
+	if (p == semi[1])
+		return 1;
+	return cf->buf[p] == '1' && skip_fwd(cf, p + 1) == semi[1];
+}
+
+static int
+terminates(struct walk *w, CXCursor c)
+{
+	struct kids kd;
+	int r = 0;
+
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_ReturnStmt:
+	case CXCursor_GotoStmt:
+	case CXCursor_IndirectGotoStmt:
+	case CXCursor_CXXThrowExpr:
+		return 1;
+	case CXCursor_CallExpr:
+	case CXCursor_UnexposedExpr:
+	case CXCursor_CStyleCastExpr:
+		return is_exit_call(w, c);
+	case CXCursor_CompoundStmt:
+	case CXCursor_LabelStmt:
+		kids_of(c, &kd);
+		r = kd.n > 0 && terminates(w, kd.v[kd.n - 1]);
+		break;
+	case CXCursor_IfStmt:
+		kids_of(c, &kd);
+		/* cond, then, else (ignoring init statements) */
+		r = kd.n >= 3 && terminates(w, kd.v[kd.n - 1]) &&
+		    terminates(w, kd.v[kd.n - 2]);
+		break;
+	case CXCursor_WhileStmt:
+		kids_of(c, &kd);
+		r = kd.n == 2 && always_true(w->t, kd.v[0]) &&
+		    !has_break(kd.v[1]);
+		break;
+	case CXCursor_DoStmt:
+		kids_of(c, &kd);
+		r = kd.n == 2 && (terminates(w, kd.v[0]) ||
+				  (always_true(w->t, kd.v[1]) &&
+				   !has_break(kd.v[0])));
+		break;
+	case CXCursor_ForStmt: {
+		/* for (;;) has only the body as a child */
+		CXCursor body;
+
+		kids_of(c, &kd);
+		if (kd.n == 0)
+			break;
+		body = kd.v[kd.n - 1];
+		r = !has_break(body) && for_without_cond(w, c);
+		break;
+	}
+	default:
+		return 0;
+	}
+	free(kd.v);
+	return r;
+}
+
+/* ---- one function definition ------------------------------------------------ */
+
+static const char *
+kind_name(CXCursor c)
+{
+	CXCursor p;
+	enum CXCursorKind pk;
+
+	switch (clang_getCursorKind(c)) {
+	case CXCursor_CXXMethod:
+		return "method";
+	case CXCursor_Constructor:
+		return "constructor";
+	case CXCursor_Destructor:
+		return "destructor";
+	case CXCursor_ConversionFunction:
+		return "conversion";
+	case CXCursor_FunctionTemplate:
+		p = clang_getCursorSemanticParent(c);
+		pk = clang_getCursorKind(p);
+		return pk == CXCursor_ClassDecl || pk == CXCursor_StructDecl ||
+		       pk == CXCursor_ClassTemplate ||
+		       pk == CXCursor_ClassTemplatePartialSpecialization ||
+		       pk == CXCursor_UnionDecl ? "method_template"
+						 : "function_template";
+	default:
+		return "function";
+	}
+}
+
+static int
+in_class_template(CXCursor c)
+{
+	CXCursor p = clang_getCursorSemanticParent(c);
+
+	while (!clang_Cursor_isNull(p)) {
+		enum CXCursorKind k = clang_getCursorKind(p);
+
+		if (k == CXCursor_ClassTemplate ||
+		    k == CXCursor_ClassTemplatePartialSpecialization)
+			return 1;
+		if (k == CXCursor_TranslationUnit || clang_isInvalid(k))
+			return 0;
+		p = clang_getCursorSemanticParent(p);
+	}
+	return 0;
+}
+
+static int
+is_header_name(const char *p)
+{
+	static const char *const s[] = {
+		".h", ".hh", ".hpp", ".hxx", ".H", ".inc", ".inl", ".tcc",
+		".ipp", NULL
+	};
+	int i;
+
+	for (i = 0; s[i]; i++)
+		if (dft_has_suffix(p, s[i]))
+			return 1;
+	return 0;
+}
+
+/* Return type as written; falls back to the text before the name. */
+static char *
+return_type(struct tuctx *t, CXCursor c, const struct cfile *cf,
+	    size_t sig, size_t name, char **canon)
+{
+	CXType rt = clang_getCursorResultType(c);
+	enum CXCursorKind k = clang_getCursorKind(c);
+
+	*canon = NULL;
+	if (k == CXCursor_Constructor || k == CXCursor_Destructor) {
+		*canon = dft_xstrdup("void");
+		return dft_xstrdup("void");
+	}
+	if (rt.kind != CXType_Invalid) {
+		*canon = cxs(clang_getTypeSpelling(clang_getCanonicalType(rt)));
+		return cxs(clang_getTypeSpelling(rt));
+	}
+	(void)t;
+	if (name > sig && name <= cf->len) {
+		/* template <...> static inline T name */
+		struct dft_buf b;
+		size_t p = sig, e = name;
+		const char *drop[] = {
+			"static", "inline", "extern", "constexpr", "virtual",
+			"explicit", "template", NULL
+		};
+
+		if (word_at(cf, p, "template")) {
+			int depth = 0;
+
+			for (; p < e; p++) {
+				if (cf->buf[p] == '<')
+					depth++;
+				else if (cf->buf[p] == '>' && --depth == 0) {
+					p++;
+					break;
+				}
+			}
+		}
+		dft_buf_init(&b);
+		while (p < e) {
+			int i, dropped = 0;
+
+			p = skip_fwd(cf, p);
+			if (p >= e)
+				break;
+			for (i = 0; drop[i]; i++)
+				if (word_at(cf, p, drop[i])) {
+					p += strlen(drop[i]);
+					dropped = 1;
+					break;
+				}
+			if (dropped)
+				continue;
+			if (b.len && (is_ident(cf->buf[p]) &&
+				      is_ident(b.s[b.len - 1])))
+				dft_buf_addc(&b, ' ');
+			dft_buf_addc(&b, cf->buf[p++]);
+		}
+		/* strip a trailing "Class::" qualifier of the name */
+		while (b.len && b.s[b.len - 1] == ':')
+			b.s[--b.len] = '\0';
+		while (b.len && (is_ident(b.s[b.len - 1]) ||
+				 b.s[b.len - 1] == '<' ||
+				 b.s[b.len - 1] == '>') &&
+		       strchr(b.s, ':'))
+			b.s[--b.len] = '\0';
+		*canon = dft_xstrdup(b.s);
+		return dft_buf_detach(&b);
+	}
+	*canon = dft_xstrdup("");
+	return dft_xstrdup("");
+}
+
+/* A ':' (not '::') between the parameter list and the body. */
+static int
+has_init_list(const struct cfile *cf, size_t name, size_t open)
+{
+	size_t p;
+	int depth = 0, seen_params = 0;
+
+	for (p = name; p < open && p < cf->len; p++) {
+		char ch = cf->buf[p];
+
+		if (ch == '(') {
+			depth++;
+		} else if (ch == ')') {
+			if (--depth == 0)
+				seen_params = 1;
+		} else if (ch == ':' && depth == 0 && seen_params) {
+			if (p + 1 < cf->len && cf->buf[p + 1] == ':') {
+				p++;
+				continue;
+			}
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* K&R: declarations between the parameter list's ')' and the body. */
+static int
+is_knr(const struct cfile *cf, size_t name, size_t open)
+{
+	size_t p = name;
+	int depth = 0;
+
+	while (p < open && cf->buf[p] != '(')
+		p++;
+	for (; p < open; p++) {
+		if (cf->buf[p] == '(')
+			depth++;
+		else if (cf->buf[p] == ')' && --depth == 0)
+			break;
+	}
+	if (p >= open)
+		return 0;
+	p = skip_fwd(cf, p + 1);
+	return p < open && is_ident(cf->buf[p]) &&
+	       memchr(cf->buf + p, ';', open - p) != NULL;
+}
+
+static void
+do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
+{
+	struct kids kd;
+	CXCursor body = clang_getNullCursor();
+	size_t i, sig, nameoff, open, close, endb;
+	CXFile f;
+	struct walk w;
+	struct fn *fn;
+	json_object *r, *o, *ex;
+	char *name, *qn, *rt, *rtc, *rel, *usr;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	CXType ft = clang_getCursorType(c);
+	int knr = 0, falls, nret_macro = 0;
+
+	kids_of(c, &kd);
+	for (i = kd.n; i-- > 0;) {
+		enum CXCursorKind bk = clang_getCursorKind(kd.v[i]);
+
+		if (bk == CXCursor_CompoundStmt) {
+			body = kd.v[i];
+			break;
+		}
+		if (bk == CXCursor_CXXTryStmt) {
+			struct kids tk;
+
+			kids_of(kd.v[i], &tk);
+			if (tk.n && clang_getCursorKind(tk.v[0]) ==
+					    CXCursor_CompoundStmt)
+				body = tk.v[0];
+			free(tk.v);
+			break;
+		}
+	}
+	free(kd.v);
+	if (clang_Cursor_isNull(body))
+		return;		/* = default, = delete */
+	sig = start_off(c, &f);
+	nameoff = loc_off(clang_getCursorLocation(c), &f);
+	open = start_off(body, &f);
+	endb = end_off(body);
+	close = endb > 0 ? endb - 1 : 0;
+	if (open >= cf->len || close >= cf->len || sig > open)
+		return;
+
+	memset(&w, 0, sizeof(w));
+	w.t = t;
+	w.cf = cf;
+	fn = job_add_fn(t->job);
+	w.fn = fn;
+	w.calls = json_object_new_object();
+	w.ioapis = json_object_new_array();
+	walk(&w, body, c);
+	falls = !terminates(&w, body);
+
+	name = cxs(clang_getCursorSpelling(c));
+	qn = qual_name(c);
+	usr = cxs(clang_getCursorUSR(c));
+	rt = return_type(t, c, cf, sig, nameoff, &rtc);
+	rel = rel_path(t->o, cf->path);
+	if (strcmp(t->job->lang, "c") == 0)
+		knr = is_knr(cf, nameoff, open);
+
+	r = json_object_new_object();
+	json_object_object_add(r, "type", dft_jstr("function"));
+	json_object_object_add(r, "v", dft_jint(1));
+	json_object_object_add(r, "file", dft_jstr(rel));
+	json_object_object_add(r, "root", dft_jstr(t->o->root));
+	json_object_object_add(r, "file_size", dft_jint((int64_t)cf->len));
+	json_object_object_add(r, "file_hash", dft_jstr(cf->hash));
+	json_object_object_add(r, "language", dft_jstr(t->job->lang));
+	json_object_object_add(r, "parse_ok",
+			       json_object_new_boolean(t->parse_ok));
+	json_object_object_add(r, "variants", dft_jint(1));
+	json_object_object_add(r, "name", dft_jstr(name));
+	json_object_object_add(r, "qualified_name", dft_jstr(qn));
+	json_object_object_add(r, "usr", dft_jstr(usr));
+	json_object_object_add(r, "kind", dft_jstr(kind_name(c)));
+	json_object_object_add(r, "signature", pos(cf, sig));
+	json_object_object_add(r, "name_pos", pos(cf, nameoff));
+	o = json_object_new_object();
+	json_object_object_add(o, "open", pos(cf, open));
+	json_object_object_add(o, "close", pos(cf, close));
+	json_object_object_add(r, "body", o);
+	json_object_object_add(r, "end", dft_jint((int64_t)endb));
+	o = json_object_new_object();
+	json_object_object_add(o, "start",
+		json_object_get(json_object_object_get(
+			json_object_object_get(r, "signature"), "line")));
+	json_object_object_add(o, "end",
+		json_object_get(json_object_object_get(
+			json_object_object_get(
+				json_object_object_get(r, "body"), "close"),
+			"line")));
+	json_object_object_add(r, "lines", o);
+
+	ex = json_object_new_array();
+	for (i = 0; i < w.nex; i++) {
+		struct exitpt *e = &w.ex[i];
+		json_object *x = json_object_new_object(), *p = pos(cf, e->off);
+
+		json_object_object_add(x, "kind", dft_jstr(e->kind));
+		if (e->callee)
+			json_object_object_add(x, "callee", dft_jstr(e->callee));
+		json_object_object_foreach(p, pk, pv)
+			json_object_object_add(x, pk, json_object_get(pv));
+		json_object_put(p);
+		json_object_object_add(x, "end", dft_jint((int64_t)e->end));
+		json_object_object_add(x, "has_value",
+				       json_object_new_boolean(e->has_value));
+		if (e->has_value)
+			json_object_object_add(x, "value",
+					       range(cf, e->voff, e->vend));
+		json_object_object_add(x, "in_macro",
+				       json_object_new_boolean(e->in_macro));
+		json_object_object_add(x, "parent", dft_jstr(e->parent));
+		json_object_array_add(ex, x);
+		if (e->in_macro && strcmp(e->kind, "return") == 0)
+			nret_macro++;
+		free(e->callee);
+	}
+	free(w.ex);
+	json_object_object_add(r, "exits", ex);
+	json_object_object_add(r, "falls_through",
+			       json_object_new_boolean(falls));
+	json_object_object_add(r, "return_type", dft_jstr(rt));
+	json_object_object_add(r, "return_type_canonical", dft_jstr(rtc));
+	json_object_object_add(r, "returns_void", json_object_new_boolean(
+		strcmp(rtc, "void") == 0));
+	json_object_object_add(r, "is_entry", json_object_new_boolean(
+		strcmp(name, "main") == 0 && k == CXCursor_FunctionDecl &&
+		global_or_std(c) && strcmp(qn, "main") == 0));
+	json_object_object_add(r, "storage", dft_jstr(
+		clang_getCursorLinkage(c) == CXLinkage_Internal ? "static"
+								 : "extern"));
+	json_object_object_add(r, "inline", json_object_new_boolean(
+		clang_Cursor_isFunctionInlined(c)));
+	json_object_object_add(r, "in_header", json_object_new_boolean(
+		!cf->is_main || is_header_name(cf->path)));
+	json_object_object_add(r, "body_from_macro", json_object_new_boolean(
+		cf->buf[open] != '{' || cf->buf[close] != '}'));
+	json_object_object_add(r, "returns_in_macro", dft_jint(nret_macro));
+	json_object_object_add(r, "gotos", dft_jint(w.gotos));
+	json_object_object_add(r, "labels", dft_jint(w.labels));
+	json_object_object_add(r, "setjmp", json_object_new_boolean(w.setjmp_));
+	json_object_object_add(r, "longjmp",
+			       json_object_new_boolean(w.longjmp_));
+	json_object_object_add(r, "inline_asm",
+			       json_object_new_boolean(w.asm_));
+	json_object_object_add(r, "variadic", json_object_new_boolean(
+		clang_isFunctionTypeVariadic(ft) == 1));
+	json_object_object_add(r, "knr", json_object_new_boolean(knr));
+	if (strcmp(t->job->lang, "cpp") == 0) {
+		json_object_object_add(r, "is_template", json_object_new_boolean(
+			k == CXCursor_FunctionTemplate || in_class_template(c)));
+		json_object_object_add(r, "is_static_method",
+			json_object_new_boolean(k == CXCursor_CXXMethod &&
+						clang_CXXMethod_isStatic(c)));
+		json_object_object_add(r, "is_virtual", json_object_new_boolean(
+			(k == CXCursor_CXXMethod || k == CXCursor_Destructor) &&
+			clang_CXXMethod_isVirtual(c)));
+		json_object_object_add(r, "has_init_list",
+			json_object_new_boolean(k == CXCursor_Constructor &&
+				has_init_list(cf, nameoff, open)));
+		json_object_object_add(r, "lambdas", dft_jint(w.lambdas));
+	}
+	json_object_object_add(r, "calls", w.calls);
+	json_object_object_add(r, "call_count", dft_jint(w.ncalls));
+	json_object_object_add(r, "loops", dft_jint(w.loops));
+	json_object_object_add(r, "branches", dft_jint(w.branches));
+	json_object_object_add(r, "statements", dft_jint(w.stmts));
+	json_object_object_add(r, "nodes", dft_jint(w.nodes));
+	fn->io_direct = json_object_array_length(w.ioapis) > 0;
+	json_object_object_add(r, "io_direct",
+			       json_object_new_boolean(fn->io_direct));
+	json_object_object_add(r, "io_apis", w.ioapis);
+	json_object_object_add(r, "io_reach", NULL);
+	json_object_object_add(r, "io_via", NULL);
+
+	fn->rec = r;
+	fn->key = dft_xasprintf("%s:%zu:%zu", cf->path, open, nameoff);
+	fn->usr = usr;
+	fn->name = name;
+	free(qn);
+	free(rt);
+	free(rtc);
+	free(rel);
+}
+
+/* ---- the translation unit -------------------------------------------------- */
+
+static enum CXChildVisitResult
+top_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	struct tuctx *t = d;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	CXSourceLocation loc = clang_getCursorLocation(c);
+	CXFile f = NULL;
+	struct cfile *cf;
+
+	if (clang_Location_isInSystemHeader(loc))
+		return CXChildVisit_Continue;
+	clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
+	cf = file_of(t, f);
+	switch (k) {
+	case CXCursor_Namespace:
+	case CXCursor_LinkageSpec:
+	case CXCursor_ClassDecl:
+	case CXCursor_StructDecl:
+	case CXCursor_UnionDecl:
+	case CXCursor_ClassTemplate:
+	case CXCursor_ClassTemplatePartialSpecialization:
+		/* a namespace may start in one file and go on in another */
+		return CXChildVisit_Recurse;
+	case CXCursor_FunctionDecl:
+	case CXCursor_CXXMethod:
+	case CXCursor_Constructor:
+	case CXCursor_Destructor:
+	case CXCursor_ConversionFunction:
+	case CXCursor_FunctionTemplate:
+		if (cf && cf->report && clang_isCursorDefinition(c))
+			do_function(t, c, cf);
+		return CXChildVisit_Continue;
+	default:
+		return CXChildVisit_Continue;
+	}
+}
+
+static int
+ignorable_diag(const char *msg)
+{
+	return dft_has_prefix(msg, "unknown argument") ||
+	       dft_has_prefix(msg, "unsupported option") ||
+	       dft_has_prefix(msg, "optimization flag") ||
+	       dft_has_prefix(msg, "argument unused");
+}
+
+void
+c_extract(struct job *j, const struct fopts *o, void *cxindex)
+{
+	CXIndex idx = cxindex;
+	struct tuctx t;
+	int argc = 0, nd, i;
+	const char **argv;
+	enum CXErrorCode err;
+	size_t k;
+	CXCursor root;
+
+	memset(&t, 0, sizeof(t));
+	t.job = j;
+	t.o = o;
+	while (j->args[argc])
+		argc++;
+	argv = dft_xcalloc((size_t)argc + 3, sizeof(char *));
+	for (i = 0; i < argc; i++)
+		argv[i] = j->args[i];
+	argv[argc++] = "-w";
+	argv[argc++] = "-Wno-everything";
+	err = clang_parseTranslationUnit2(idx, j->file, argv, argc, NULL, 0,
+		CXTranslationUnit_KeepGoing |
+		CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles, &t.tu);
+	free(argv);
+	j->parsed = 1;
+	if (err != CXError_Success || !t.tu) {
+		j->failed = 1;
+		job_add_diag(j, o, j->file, 0, 0, "parse-failed", "error",
+			     err == CXError_Crashed ? "libclang crashed"
+						    : "libclang could not parse the file");
+		return;
+	}
+	t.parse_ok = 1;
+	nd = (int)clang_getNumDiagnostics(t.tu);
+	for (i = 0; i < nd; i++) {
+		CXDiagnostic dg = clang_getDiagnostic(t.tu, (unsigned)i);
+		enum CXDiagnosticSeverity sv = clang_getDiagnosticSeverity(dg);
+		CXFile f = NULL;
+		unsigned line = 0, col = 0;
+		char *msg, *fname = NULL;
+
+		if (sv < CXDiagnostic_Error) {
+			clang_disposeDiagnostic(dg);
+			continue;
+		}
+		msg = cxs(clang_getDiagnosticSpelling(dg));
+		clang_getSpellingLocation(clang_getDiagnosticLocation(dg), &f,
+					  &line, &col, NULL);
+		if (f)
+			fname = cxs(clang_getFileName(f));
+		if (!f && ignorable_diag(msg)) {
+			dft_warn("%s: %s", j->file, msg);
+		} else {
+			char *abs = fname ? dft_path_absolute(fname)
+					  : dft_xstrdup(j->file);
+
+			t.parse_ok = 0;
+			j->errors++;
+			if (j->errors <= 20)
+				job_add_diag(j, o, abs, line, col,
+					     sv == CXDiagnostic_Fatal ? "parse-fatal"
+								     : "parse-error",
+					     "error", msg);
+			free(abs);
+		}
+		free(fname);
+		free(msg);
+		clang_disposeDiagnostic(dg);
+	}
+	root = clang_getTranslationUnitCursor(t.tu);
+	clang_visitChildren(root, top_visit, &t);
+	for (k = 0; k < t.nfiles; k++) {
+		free(t.files[k].path);
+		free(t.files[k].lines);
+	}
+	free(t.files);
+	for (k = 0; k < t.nnr; k++)
+		free(t.nr[k].usr);
+	free(t.nr);
+	clang_disposeTranslationUnit(t.tu);
+}

@@ -1,0 +1,73 @@
+/*
+ * funcs.h - internal interface of dft-funcs (not part of libdft).
+ *
+ * main.c builds a list of parse jobs (one per file and flag set), runs them
+ * on worker threads, merges what they found per function, computes I/O
+ * reachability over the call graph and prints the records.  cfuncs.c
+ * extracts C/C++ functions with libclang, pyfuncs.c Python functions with
+ * a tokenizer of our own, ioapis.c knows the I/O API table.
+ */
+#ifndef DFT_FUNCS_H
+#define DFT_FUNCS_H
+
+#include "dft.h"
+
+/* One function found by one job. */
+struct fn {
+	json_object *rec;	/* the function record being built */
+	char *key;		/* file + body offset: identity for merging */
+	char *usr;
+	char *name;
+	int is_python;
+	int io_direct;
+	char **callees;		/* C: callee USRs; Python: callee names */
+	size_t ncallees, capcallees;
+	/* filled by main.c */
+	int dist;
+	long via;
+};
+
+struct job {
+	char *file;		/* absolute */
+	char **args;		/* libclang arguments, NULL-terminated */
+	const char *lang;	/* "c", "cpp", "python" */
+	int is_main_of_db;	/* listed in the compile database */
+	/* results */
+	struct fn *fns;
+	size_t nfns, capfns;
+	json_object **diags;
+	size_t ndiags, capdiags;
+	int failed;		/* could not be parsed at all */
+	int errors;		/* parse errors reported */
+	int parsed;		/* 1 when the job ran */
+};
+
+struct fopts {
+	const char *root;	/* absolute */
+	int jobs;
+	int all_headers;	/* report functions from headers outside root */
+};
+
+/* ioapis.c */
+int io_apis_load(const char *path);
+/* family of an I/O API name ("posix", "stdio", ...) or NULL */
+const char *io_api_family(const char *name);
+const char *io_api_family_py(const char *name);
+
+/* helpers in main.c */
+struct fn *job_add_fn(struct job *j);
+void fn_add_callee(struct fn *f, const char *s);
+void job_add_diag(struct job *j, const struct fopts *o, const char *file,
+		  long line, long col, const char *rule, const char *severity,
+		  const char *msg);
+/* path as printed: relative to root when inside, else absolute; caller frees */
+char *rel_path(const struct fopts *o, const char *abs);
+json_object *jpos(const char *buf, size_t len, const size_t *lines,
+		  size_t nlines, size_t off);
+size_t *line_table(const char *buf, size_t len, size_t *nlines);
+
+/* cfuncs.c, pyfuncs.c */
+void c_extract(struct job *j, const struct fopts *o, void *cxindex);
+void py_extract(struct job *j, const struct fopts *o);
+
+#endif
