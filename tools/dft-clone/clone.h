@@ -1,0 +1,54 @@
+/*
+ * clone.h - what the parts of dft-clone share (tools/dft-clone/).
+ *
+ * main.c: options, the workspace, --resume, failure and clean-up;
+ * source.c: getting the source with libgit2 (clone, ref, submodules) or by
+ * copying a directory; detect.c: build tool, languages, features, preset.
+ */
+#ifndef DFT_CLONE_H
+#define DFT_CLONE_H
+
+#include <signal.h>
+
+#include "dft.h"
+
+#define MAX_DEPTH 64		/* directory and submodule nesting limit */
+
+struct opts {
+	const char *root;	/* -w, DFT_WORKSPACES, ./workspaces */
+	const char *ref;	/* -r */
+	const char *name;	/* -n: run directory name instead of a stamp */
+	const char *resume;	/* --resume RUN_ID */
+	int copy;		/* --copy */
+	int print_app_name;	/* --print-app-name */
+};
+
+/* main.c */
+/* Set by SIGINT, SIGTERM, SIGHUP: the signal number. */
+extern volatile sig_atomic_t clone_interrupted;
+/* The starting directory, for fchdir(2) after a chdir(2). */
+extern int clone_cwd_fd;
+/* Prints "dft-clone: message", removes what this run created, exits 2. */
+DFT_NORETURN void fail(const char *fmt, ...) DFT_PRINTF(1, 2);
+/* After a step that may have been interrupted: clean up and die by it. */
+void check_interrupted(void);
+/* libgit2's own reason for the last failure (borrowed). */
+const char *lg2_msg(int rc);
+
+/* source.c */
+/*
+ * Clones url into src, checks out o->ref and the submodules; adds ref,
+ * ref_kind and commit to sess and one object per submodule to subs.
+ * Fails (exit 2) on error; returns DFT_EXIT_DATA when a submodule failed.
+ */
+int clone_git(const char *url, const char *src, const struct opts *o,
+	      json_object *sess, json_object *subs);
+/* Copies dir to src, leaving out root when it lies inside dir. */
+void copy_dir(const char *dir, const char *src, const char *root,
+	      json_object *sess);
+
+/* detect.c */
+/* Adds build_tool, languages, features and preset for the tree src. */
+void detect(json_object *sess, const char *src);
+
+#endif
