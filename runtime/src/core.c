@@ -52,6 +52,8 @@ struct dft_region {
 	char *name, *cat;
 	char *args;		/* rendered ,"k":v pairs */
 	size_t alen, acap;
+	size_t *poff;		/* start of each pair in args */
+	size_t npairs, pcap;
 };
 
 static struct {
@@ -210,8 +212,7 @@ static struct dft_thread *thread_new(struct dft_thread *t)
 		free(b);
 		return NULL;
 	}
-	t->buf = b;
-	t->depth = 0;
+	t->buf = b;	/* depth survives fork: the child is still inside */
 	t->n = 0;
 	t->gen = G.gen;
 	t->tid = G.tids ? (pid_t)syscall(SYS_gettid) : 0;
@@ -1388,8 +1389,35 @@ void dft_exec_hook(void)
 
 /* ---- regions (the dftracer C API) --------------------------------------- */
 
-static void region_args_add(struct dft_region *r, const char *frag, size_t n)
+/* Appends a rendered pair whose key part (,"key":) is klen bytes long,
+ * replacing an earlier pair with the same key. */
+static void region_args_add(struct dft_region *r, const char *frag, size_t n,
+			    size_t klen)
 {
+	size_t i;
+
+	for (i = 0; i < r->npairs; i++) {
+		size_t s = r->poff[i];
+		size_t e = i + 1 < r->npairs ? r->poff[i + 1] : r->alen;
+
+		if (e - s >= klen && memcmp(r->args + s, frag, klen) == 0) {
+			memmove(r->args + s, r->args + e, r->alen - e);
+			r->alen -= e - s;
+			for (size_t j = i + 1; j < r->npairs; j++)
+				r->poff[j - 1] = r->poff[j] - (e - s);
+			r->npairs--;
+			break;
+		}
+	}
+	if (r->npairs == r->pcap) {
+		size_t cap = r->pcap ? r->pcap * 2 : 8;
+		size_t *p = realloc(r->poff, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		r->poff = p;
+		r->pcap = cap;
+	}
 	if (r->alen + n + 1 > r->acap) {
 		size_t cap = r->acap ? r->acap * 2 : 128;
 		char *p;
@@ -1402,6 +1430,7 @@ static void region_args_add(struct dft_region *r, const char *frag, size_t n)
 		r->args = p;
 		r->acap = cap;
 	}
+	r->poff[r->npairs++] = r->alen;
 	memcpy(r->args + r->alen, frag, n);
 	r->alen += n;
 }
@@ -1413,7 +1442,7 @@ static void region_update(struct DFTracerData *d, const char *key,
 {
 	struct dft_region *r = (struct dft_region *)d;
 	struct dft_thread *t;
-	size_t save;
+	size_t save, klen;
 
 	if (!r || !key || r->meta || !G.metadata || !dft_on_any)
 		return;
@@ -1421,23 +1450,24 @@ static void region_update(struct DFTracerData *d, const char *key,
 	if (!t)
 		return;
 	save = t->n;
+	put_key(t, key);
+	klen = t->n - save;
 	if (kind == 0) {
-		ev_int(t, key, ival);
+		put_i64(t, ival);
 	} else if (kind == 1) {
-		ev_str(t, key, sval);
+		put_str(t, sval ? sval : "", 0);
 	} else {
 		char num[64];
 
 		snprintf(num, sizeof(num), "%.17g", dval);
-		if (!strpbrk(num, ".eEn"))	/* keep it a float */
-			strcat(num, ".0");
 		if (strpbrk(num, "ni"))		/* nan, inf: not JSON */
 			strcpy(num, "null");
-		put_key(t, key);
+		else if (!strpbrk(num, ".e"))	/* keep it a float */
+			strcat(num, ".0");
 		ev_raw(t, num, strlen(num));
 	}
 	if (!t->overflow)
-		region_args_add(r, t->line + save, t->n - save);
+		region_args_add(r, t->line + save, t->n - save, klen);
 	t->n = save;
 	t->overflow = 0;
 }
@@ -1506,6 +1536,7 @@ DFT_API void finalize_region(struct DFTracerData *d)
 	free(r->name);
 	free(r->cat);
 	free(r->args);
+	free(r->poff);
 	free(r);
 }
 
