@@ -1,0 +1,311 @@
+#!/usr/bin/env bats
+# tests/pipeline.bats - dft-pipeline end to end on the bundled sample
+# application (tests/apps/sample), from a git repository made here, in batch
+# (-y) and through a pseudo-terminal answering the questions.
+
+load test_helper
+
+LABELS="step_1_clone step_2_detect step_3_configure step_4_build_install
+step_5_smoke_test step_6_copy_annotated step_7_patch_build step_8_annotate
+step_8_5_install_dftracer step_9_build_annotated step_10_trace_run
+step_11_split_traces step_12_analyze_traces step_13_diagnose step_14_optimize
+step_15_report step_16_lessons"
+
+# One batch run for the whole file: it is the expensive part.
+setup_file() {
+	export APPREPO="$BATS_FILE_TMPDIR/sample"
+	cp -R "$REPO/tests/apps/sample" "$APPREPO"
+	git -C "$APPREPO" init -q
+	git -C "$APPREPO" add .
+	git -C "$APPREPO" -c user.email=t@example.org -c user.name=test \
+		commit -qm "sample application"
+	export ROOT1="$BATS_FILE_TMPDIR/ws"
+	PATH="$REPO/build/bin:$REPO/scripts:$PATH" LC_ALL=C \
+		XDG_DATA_HOME="$BATS_FILE_TMPDIR/xdg-data" \
+		XDG_CACHE_HOME="$BATS_FILE_TMPDIR/xdg-cache" \
+		DFT_SHARE_DIR="$REPO/share/dft" \
+		dft-pipeline run -y --offline --max-iters 2 -w "$ROOT1" "$APPREPO" \
+		>"$BATS_FILE_TMPDIR/run.out" 2>"$BATS_FILE_TMPDIR/run.err"
+	echo $? >"$BATS_FILE_TMPDIR/run.rc"
+}
+
+ws() {
+	local id
+	id=$(head -n 1 "$ROOT1/sample/.current_run")
+	printf '%s/%s' "$ROOT1" "$id"
+}
+
+@test "dft-pipeline --help prints the usage on stdout" {
+	checklist_help dft-pipeline
+}
+
+@test "dft-pipeline --version prints the suite's version" {
+	checklist_version dft-pipeline
+}
+
+@test "an unknown option is a usage error" {
+	checklist_unknown_option dft-pipeline
+	run -2 --separate-stderr dft-pipeline run --no-such-option x
+	[[ "$stderr" == *"unknown option '--no-such-option'"* ]]
+}
+
+@test "the man page lints and documents every option" {
+	checklist_man dft-pipeline
+}
+
+@test "a subcommand that needs a run id says so" {
+	run -2 --separate-stderr dft-pipeline status
+	[[ "$stderr" == *"status needs a RUN_ID"* ]]
+	run -2 --separate-stderr dft-pipeline frobnicate
+	[[ "$stderr" == *"unknown subcommand 'frobnicate'"* ]]
+	run -2 --separate-stderr dft-pipeline run --max-iters 11 x
+	[[ "$stderr" == *"--max-iters must be 0 to 10"* ]]
+}
+
+@test "run without a URL and without a terminal is a usage error" {
+	run -2 --separate-stderr dft-pipeline run -y -w "$BATS_TEST_TMPDIR/w" </dev/null
+	[[ "$stderr" == *"no URL"* ]]
+}
+
+@test "an unknown run id is refused" {
+	run -2 --separate-stderr dft-pipeline status -w "$BATS_TEST_TMPDIR" nosuch/1
+	[[ "$stderr" == *"cannot resume run 'nosuch/1'"* ]]
+	run -2 --separate-stderr dft-pipeline status -w "$BATS_TEST_TMPDIR" ../x
+	[[ "$stderr" == *"bad run id"* ]]
+}
+
+@test "run -y on the sample application completes every step" {
+	run cat "$BATS_FILE_TMPDIR/run.rc"
+	if [ "$output" != 0 ]; then
+		cat "$BATS_FILE_TMPDIR/run.out" "$BATS_FILE_TMPDIR/run.err" >&3
+		fail "dft-pipeline run exited $output"
+	fi
+	run -0 cat "$BATS_FILE_TMPDIR/run.out"
+	assert_line --partial "Starting pipeline for $APPREPO @ "
+	assert_line --regexp '^Setup complete\. RUN_ID=sample/[0-9_]+ Baseline build PASSED\.$'
+	assert_line --partial "Proceed with dftracer trace run? [yes / no / fix <file>] yes (-y)"
+	assert_line --regexp '^Report: .*/session_report\.md$'
+	assert_line --regexp '^Optimization loop ended after [0-9]+ iterations: (EXHAUSTED|CONVERGED|REGRESSED|MAX_ITERS)$'
+}
+
+@test "every step has a record with its times and status, in order" {
+	local w l
+	w=$(ws)
+	run -0 jq -r '.[].step' "$w/step_timings.json"
+	assert_output "$(printf '%s\n' $LABELS)"
+	for l in $LABELS; do
+		run -0 jq -r --arg l "$l" '.[] | select(.step == $l)
+			| [.status, (.started_at | test("^[0-9-]+T[0-9:.]+Z$")),
+			   (.ended_at | test("Z$")), (.duration_s >= 0)] | @tsv' \
+			"$w/step_timings.json"
+		[[ "$output" == ok*"true	true	true" || "$output" == skipped*"true	true	true" ]] ||
+			fail "$l: $output"
+	done
+	# the same records in the record stream, with their logs
+	run -0 jq -r 'select(.tool == "dft-pipeline") | .log' "$w/records/steps.ndjson"
+	assert_line "artifacts/01_clone.log"
+	assert_line "artifacts/08_annotate.log"
+	assert_line "artifacts/17_lessons.log"
+	[ -f "$w/artifacts/11_trace_run.log" ]
+	run -0 head -n 4 "$w/artifacts/05_smoke.log"
+	assert_line "=== step_5_smoke_test ==="
+	assert_line --regexp '^Run ID    : sample/[0-9_]+$'
+}
+
+@test "each tool's own step record is kept in the record streams" {
+	local w t
+	w=$(ws)
+	for t in clone funcs cost annotate lint; do
+		run -0 jq -r --arg t "$t" 'select(.type == "step" and .step == $t) | .status' \
+			"$w/records/08_lint.ndjson"
+		[ -n "$output" ] || fail "no step record of $t"
+	done
+	run -0 jq -r 'select(.type == "step") | .step' "$w/records/12_split.ndjson"
+	assert_line split
+	run -0 jq -r 'select(.type == "step") | .step' "$w/records/13_analyze.ndjson"
+	assert_line analyze
+}
+
+@test "the annotated tree is instrumented and the baseline tree is not" {
+	local w
+	w=$(ws)
+	run -0 grep -l 'DFTRACER_C_INIT' "$w/annotated/main.c"
+	run -0 grep -c 'DFTRACER_C_FUNCTION_START' "$w/annotated/records.c"
+	[ "$output" -ge 1 ]
+	run -1 grep -r DFTRACER "$w/source"
+	[ -s "$w/annotation.patch" ]
+	[ -s "$w/compile_db/compile_commands.json" ]
+}
+
+@test "the traced run wrote non-empty traces and the split kept every event" {
+	local w n
+	w=$(ws)
+	n=$(find "$w/traces" -name '*.pfw.gz' | wc -l)
+	[ "$n" -ge 1 ]
+	run -0 bash -c "gzip -dc '$w'/traces/*.pfw.gz | grep -c '\"cat\":\"C_APP\"'"
+	[ "$output" -gt 0 ]
+	run -0 bash -c "gzip -dc '$w'/traces/*.pfw.gz | grep -c '\"name\":\"write\"'"
+	[ "$output" -ge 1000 ]
+	run -0 jq -s '[.[] | select(.type == "chunk")] | length' "$w/records/12_split.ndjson"
+	[ "$output" -ge 1 ]
+	run -0 jq -r 'select(.type == "step" and .tool == "dft-pipeline"
+		and .step == "step_10_trace_run") | .events' "$w/records/steps.ndjson"
+	[ "$output" -gt 1000 ]
+}
+
+@test "a bottleneck names write_records, the function doing the small writes" {
+	local w
+	w=$(ws)
+	run -0 jq -r 'select(.type == "bottleneck" and .bottleneck == true)
+		| .functions[]?.name' "$w/records/13_analyze.ndjson"
+	assert_line write_records
+}
+
+@test "proposals cite a paper with a DOI or arXiv URL" {
+	local w
+	w=$(ws)
+	run -0 jq -s -r '[.[] | select(.type == "proposal")] | length' "$w/records/14_papers.ndjson"
+	[ "$output" -ge 1 ]
+	run -0 jq -r 'select(.type == "proposal") | .citation | tostring' "$w/records/14_papers.ndjson"
+	[[ "$output" == *doi* || "$output" == *arxiv* ]]
+}
+
+@test "the optimization loop recorded its iterations and its stop reason" {
+	local w
+	w=$(ws)
+	run -0 jq -r 'select(.type == "iteration") | "\(.iteration) \(.status)"' \
+		"$w/records/pipeline.ndjson"
+	assert_line "0 baseline"
+	run -0 jq -r 'select(.type == "loop") | .stop_reason' "$w/records/pipeline.ndjson"
+	assert_output --regexp '^(EXHAUSTED|CONVERGED|REGRESSED|MAX_ITERS)$'
+	# L1 proposals are listed, never applied
+	run -0 jq -r 'select(.type == "iteration") | .applied[]? | .level' \
+		"$w/records/pipeline.ndjson"
+	refute_line L1
+}
+
+@test "the session report has every section" {
+	local w s
+	w=$(ws)
+	run -0 cat "$w/session_report.md"
+	assert_line --regexp '^# DFTracer Session Report — sample/[0-9_]+$'
+	for s in "## What Ran Correctly (Pipeline Flow)" "## Lessons Learned (Pitfalls)" \
+		"## Summary" "## Step Timings" "## Artifacts"; do
+		assert_line "$s"
+	done
+	assert_output --partial "step_10_trace_run"
+	assert_output --partial "write_records"
+}
+
+@test "run records snapshot every run, with a diff against the previous one" {
+	local w
+	w=$(ws)
+	for r in baseline annotated; do
+		[ -f "$w/runs/$r/record/run.sh" ] || fail "no run script for $r"
+		[ -f "$w/runs/$r/record/meta.json" ] || fail "no meta.json for $r"
+		[ -d "$w/runs/$r/record/build_config" ] || fail "no build config for $r"
+	done
+	[ -f "$w/runs/annotated/from_baseline.record.diff" ]
+	run -0 grep -c DFTRACER_ENABLE=1 "$w/runs/annotated/record/run.sh"
+}
+
+@test "status lists every step as finished" {
+	run -0 dft-pipeline status -w "$ROOT1" sample
+	assert_line --regexp '^step_1_clone +ok'
+	assert_line --regexp '^step_16_lessons +ok'
+	assert_line "All steps finished."
+}
+
+@test "resume of a finished run does nothing more" {
+	local n
+	n=$(wc -l <"$(ws)/records/steps.ndjson")
+	run -0 dft-pipeline resume -y -w "$ROOT1" sample
+	[ "$(wc -l <"$(ws)/records/steps.ndjson")" -eq "$n" ]
+}
+
+@test "bundle assembles final_report with patches, scripts and a README" {
+	local w
+	w=$(ws)
+	run -0 dft-pipeline bundle -w "$ROOT1" sample
+	[ -s "$w/final_report/patches/annotated.patch" ]
+	[ -x "$w/final_report/scripts/install.sh" ]
+	[ -x "$w/final_report/scripts/run_all.sh" ]
+	[ -x "$w/final_report/scripts/run_baseline.sh" ]
+	[ -f "$w/final_report/REPORT.md" ]
+	run -0 cat "$w/final_report/README.md"
+	assert_output --partial WORKSPACE_ROOT
+	assert_output --partial config.ini
+	assert_output --partial REPORT.md
+	assert_line "bash scripts/install.sh"
+	# no absolute workspace path left in the scripts
+	run -1 grep -rF "$w" "$w/final_report/scripts"
+	# the placeholder is refused
+	run -1 sh "$w/final_report/scripts/run_all.sh"
+}
+
+@test "a failing smoke command stops the run, and resume with a fixed one continues" {
+	local root="$BATS_TEST_TMPDIR/ws"
+	run -1 dft-pipeline run -y --offline --no-optimize -s 'false' \
+		--stop-after smoke -w "$root" "$APPREPO"
+	assert_output --partial "dft-pipeline resume sample/"
+	run -0 dft-pipeline status -w "$root" sample
+	assert_line --partial "Last failed: step_5_smoke_test"
+	run -0 dft-pipeline resume -y -s './sample out' --stop-after smoke -w "$root" sample
+	assert_output --partial "Stopped after step_5_smoke_test as asked"
+	run -0 jq -r '.[] | select(.step == "step_5_smoke_test") | .status' \
+		"$root/$(head -n 1 "$root/sample/.current_run")/step_timings.json"
+	assert_output ok
+	# the failure is a pitfall for the lessons log
+	run -0 jq -r '.title' "$root/$(head -n 1 "$root/sample/.current_run")/records/pitfalls.ndjson"
+	assert_line "Baseline smoke test failed"
+}
+
+@test "lessons are appended to both logs in the reference format, once" {
+	local w f
+	w=$(ws)
+	f="$BATS_FILE_TMPDIR/xdg-data/dft/lessons.md"
+	if [ -s "$w/records/pitfalls.ndjson" ]; then
+		run -0 cat "$w/lessons.md"
+		assert_line --regexp '^date: [0-9]{4}-[0-9]{2}-[0-9]{2}$'
+		assert_line "app: $APPREPO"
+		assert_line --regexp '^tags: \[.*\]$'
+		[ -s "$f" ]
+	fi
+	# the lessons step run again appends nothing new
+	n=$(cat "$w/lessons.md" 2>/dev/null | wc -l)
+	echo done_step_16_lessons=0 >>"$w/pipeline.state"
+	run -0 dft-pipeline resume -y -w "$ROOT1" sample
+	assert_output --partial "lessons: 0 entries appended"
+	[ "$(cat "$w/lessons.md" 2>/dev/null | wc -l)" -eq "$n" ]
+}
+
+@test "the questions are asked one at a time on a terminal and answered" {
+	local root="$BATS_TEST_TMPDIR/wsi" w
+	command -v script >/dev/null || skip "script(1) is not installed"
+	# URL, ref (blank: default branch), smoke command, build flags (blank),
+	# then fix one file with an exclusion, then yes, then no proposals
+	printf '%s\n' "$APPREPO" "" "./sample out" "" \
+		"fix records.c exclude=read_index" "yes" "no" >"$BATS_TEST_TMPDIR/answers"
+	run -0 script -qec "dft-pipeline run --offline -w '$root'" /dev/null \
+		<"$BATS_TEST_TMPDIR/answers"
+	assert_output --partial "What is the Git URL of the application you want to annotate?"
+	assert_output --partial "Which branch or tag? (default: main)"
+	assert_output --partial "Smoke test command? (leave blank to auto-detect)"
+	assert_output --partial "Extra CMake/configure build flags? (leave blank to skip)"
+	assert_output --partial "Starting pipeline for $APPREPO @ master"
+	assert_output --partial "ANNOTATION REPORT — sample/"
+	assert_output --partial "Proceed with dftracer trace run? [yes / no / fix <file>]"
+	assert_output --partial "Re-annotating with the overrides"
+	assert_output --partial "Generate optimization proposals? [yes / no]"
+	w="$root/$(head -n 1 "$root/sample/.current_run")"
+	# the exclusion was applied and reported
+	run -0 jq -r 'select(.type == "function" and .name == "read_index")
+		| .decision.annotate' "$w/records/08_cost.ndjson"
+	assert_output false
+	run -0 jq -r '.title' "$w/records/pitfalls.ndjson"
+	assert_line "Function read_index excluded on request"
+	# the answers were kept; the loop was skipped, the report written
+	run -0 jq -r '.[] | select(.step == "step_14_optimize") | .status' "$w/step_timings.json"
+	assert_output skipped
+	[ -s "$w/session_report.md" ]
+}
