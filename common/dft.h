@@ -332,6 +332,7 @@ enum {	/* dft_trace_ev.has */
 	DFT_EV_DUR_SUM = 1 << 12, DFT_EV_RET_SUM = 1 << 13,
 	DFT_EV_SIZE_SUM = 1 << 14, DFT_EV_SRC_LINE = 1 << 15,
 	DFT_EV_PID = 1 << 16, DFT_EV_TID = 1 << 17, DFT_EV_ARGS = 1 << 18,
+	DFT_EV_NOTJSON = 1 << 19,	/* raw line (only with t->raw_lines) */
 };
 enum {	/* dft_trace_ev.style: what the line looked like */
 	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
@@ -348,6 +349,7 @@ struct dft_trace_ev {
 	unsigned has;		/* DFT_EV_* */
 	unsigned style;		/* DFT_STYLE_* */
 	struct dft_str name, cat;
+	struct dft_str rtype;		/* a string "type": a dft record */
 	int64_t id, pid, tid;
 	int64_t ts, dur;
 	/* args; hashes as their text (opaque), numbers parsed */
@@ -372,6 +374,7 @@ struct dft_trace {
 	size_t scratch_cap, scratch_len;
 	void *jobj;		/* json-c fallback object of the last line */
 	long lineno;
+	int raw_lines;		/* set: return non-JSON lines as DFT_EV_NOTJSON */
 	/* statistics */
 	long lines;		/* valid lines (dftracer-utils event count) */
 	long bad;		/* lines not readable as an event */
