@@ -1,0 +1,287 @@
+#!/usr/bin/env bats
+# dft-papers: the bibliography, the relevance rubric, proposals, the box,
+# the learning store, and the online search against a local HTTP server
+# (tests/papers-server.py) that serves recorded arXiv and Semantic Scholar
+# answers and the fault cases: 429 with Retry-After, 500, a stalled
+# connection, a reset, an empty feed and an error feed.
+
+load test_helper
+
+P="$FIXTURES/papers"
+# A fixed "now" (2026-11-18) so recency scores and dates are reproducible.
+export SOURCE_DATE_EPOCH=1795000000
+
+setup_file() {
+	local d="$BATS_FILE_TMPDIR"
+	rm -f "$d/port" "$d/requests.log"
+	python3 "$BATS_TEST_DIRNAME/papers-server.py" "$BATS_TEST_DIRNAME/fixtures/papers" \
+		"$d/port" "$d/requests.log" 3>&- &
+	echo $! >"$d/server.pid"
+	for _ in $(seq 1 100); do
+		[ -s "$d/port" ] && break
+		sleep 0.1
+	done
+	[ -s "$d/port" ]
+}
+
+teardown_file() {
+	kill "$(cat "$BATS_FILE_TMPDIR/server.pid")" 2>/dev/null || true
+}
+
+# Runs dft-papers against the local server; $1 = arXiv mode, $2 = S2 mode.
+online() {
+	local a=$1 s=$2 port
+	shift 2
+	port=$(cat "$BATS_FILE_TMPDIR/port")
+	dft-papers --context HPC --store "$BATS_TEST_TMPDIR/learn.ndjson" \
+		--cache-dir "$BATS_TEST_TMPDIR/cache" \
+		--arxiv-url "http://127.0.0.1:$port/$a/api/query" \
+		--s2-url "http://127.0.0.1:$port/$s/graph/v1" \
+		--arxiv-interval 0 --s2-interval 0 --max-backoff 2 "$@"
+}
+
+requests() {
+	grep -c "$1" "$BATS_FILE_TMPDIR/requests.log" || true
+}
+
+offline() {
+	dft-papers --offline --no-cache --store "$BATS_TEST_TMPDIR/learn.ndjson" \
+		--context "x86_64 Lustre InfiniBand HPC" "$@"
+}
+
+@test "dft-papers --help prints the usage on stdout" { checklist_help dft-papers; }
+@test "dft-papers --version prints the version" { checklist_version dft-papers; }
+@test "dft-papers rejects an unknown option" { checklist_unknown_option dft-papers; }
+@test "dft-papers copes with empty input" { checklist_empty_input dft-papers; }
+@test "dft-papers reads files, stdin and -" { checklist_dash_is_stdin dft-papers; }
+@test "dft-papers reports a malformed line and goes on" { checklist_malformed_line dft-papers; }
+@test "dft-papers reports a missing file" { checklist_missing_file dft-papers; }
+@test "dft-papers fails on a full disk" { checklist_dev_full dft-papers; }
+@test "dft-papers man page lints and documents every option" { checklist_man dft-papers; }
+
+@test "every bibliography entry has a DOI or arXiv id, year, venue and authors" {
+	run -0 jq -e -s 'all(.[]; (.doi != null or .arxiv != null or (.no_doi | type == "string"))
+		and (.year | type == "number") and (.venue | length > 0)
+		and (.authors | length > 0) and (.title | length > 0) and (.url | length > 0))' \
+		"$REPO/share/dft/papers.ndjson"
+	# only the STREAM newsletter, which has neither, is excused (and says why)
+	run -0 jq -r 'select(.doi == null and .arxiv == null) | .key' "$REPO/share/dft/papers.ndjson"
+	assert_output "stream"
+	# DOIs look like DOIs, arXiv ids like arXiv ids, keys are unique
+	run -0 jq -e -s 'all(.[]; (.doi == null or (.doi | test("^10\\.[0-9]{4,}/")))
+		and (.arxiv == null or (.arxiv | test("^[0-9]{4}\\.[0-9]{4,5}$"))))
+		and ((map(.key) | unique | length) == length)' "$REPO/share/dft/papers.ndjson"
+}
+
+@test "the bibliography covers every bottleneck class and the reference's built-in papers" {
+	for c in small_io random_access metadata imbalance collective_io mpi_comm mem_bw compute \
+		data_loader fs_bw checkpoint hdf5 async_io; do
+		run -0 jq -e --arg c "$c" -s 'any(.[]; .classes | index($c))' "$REPO/share/dft/papers.ndjson"
+	done
+	for d in 10.1145/3721145.3730395 10.1109/PDSW56643.2022.00006 10.1177/1094342005051521 \
+		10.1145/1498765.1498785 10.14778/3446095.3446100 10.1109/SC.2018.00077; do
+		run -0 grep -c "\"doi\":\"$d\"" "$REPO/share/dft/papers.ndjson"
+	done
+	run -0 grep -c '"title":"Memory Bandwidth and Machine Balance' "$REPO/share/dft/papers.ndjson"
+}
+
+@test "every catalogue strategy cites bibliography papers and L2/L3 carry an action" {
+	run -0 jq -e -s '(map(select(.type == "bib") | .key)) as $k | true' "$REPO/share/dft/papers.ndjson"
+	run -0 bash -c "jq -r 'select(.type==\"strategy\") | .cite[]' '$REPO/share/dft/proposals.ndjson' | sort -u |
+		while read -r k; do grep -q \"\\\"key\\\":\\\"\$k\\\"\" '$REPO/share/dft/papers.ndjson' || echo \"missing \$k\"; done"
+	assert_output ""
+	run -0 jq -e -s 'all(.[] | select(.type == "strategy" and .level != "L1"); .action != null
+		and (.action.privilege | length > 0) and (.action.rollback != null))' "$REPO/share/dft/proposals.ndjson"
+}
+
+@test "offline: papers and proposals match the golden output" {
+	offline "$P/bottlenecks.ndjson" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
+	without_steps "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/got"
+	diff -u "$P/bottlenecks.out.ndjson" "$BATS_TEST_TMPDIR/got"
+}
+
+@test "offline: every proposal cites at least one paper with a DOI or arXiv id" {
+	run -0 bash -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
+		jq -e -s 'map(select(.type==\"proposal\")) | length > 0 and all(.[]; (.citations | length >= 1)
+			and all(.citations[]; .doi != null or .arxiv != null or .url != null))'"
+}
+
+@test "offline: relevance keeps its three parts and follows the rubric" {
+	run -0 bash -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
+		jq -c 'select(.type==\"paper\" and .bottleneck==\"B1\" and .rank==1) | .relevance'"
+	# Drishti: small writes exactly (50), Lustre named (30), 2022 is 4 years old (15)
+	assert_output '{"score":95,"bottleneck":50,"system":30,"recency":15,"age":4}'
+}
+
+@test "offline: a bottleneck the catalogue cannot cite gets no proposal and is unsupported" {
+	run -0 --separate-stderr offline "$P/bottlenecks.ndjson"
+	[[ "$stderr" == *"B3 mystery_ratio: No proposal"*"(unsupported)"* ]] || fail "$stderr"
+	run -0 bash -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
+		jq -r 'select(.bottleneck==\"B3\") | .type + \" \" + (.status // \"\")'"
+	assert_output "literature unsupported"
+}
+
+@test "offline: low scores are skipped but forced deep-learning dimensions are kept" {
+	run -0 bash -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
+		jq -r 'select(.type==\"literature\") | .bottleneck' | tr '\n' ' '"
+	assert_output "B1 B2 B3 B5 "
+}
+
+@test "--format box prints the proposal boxes" {
+	offline --format box "$P/bottlenecks.ndjson" >"$BATS_TEST_TMPDIR/box" 2>/dev/null
+	diff -u "$P/bottlenecks.box.txt" "$BATS_TEST_TMPDIR/box"
+}
+
+@test "online: arXiv and Semantic Scholar answers are ranked, de-duplicated and golden" {
+	online ok ok "$P/comm.ndjson" >"$BATS_TEST_TMPDIR/out"
+	without_steps "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/got"
+	diff -u "$P/comm.out.ndjson" "$BATS_TEST_TMPDIR/got"
+}
+
+@test "online: the ladder stops at the first query that brings a new paper" {
+	local before
+	before=$(requests /ok/)
+	online ok ok "$P/comm.ndjson" >/dev/null
+	[ "$(requests /ok/)" -eq $((before + 2)) ]
+}
+
+@test "online: the cache answers the second run without a request" {
+	online ok ok "$P/comm.ndjson" >/dev/null
+	local before
+	before=$(requests /ok/)
+	run -0 bash -c "$(declare -f online); online ok ok '$P/comm.ndjson' |
+		jq -r 'select(.type==\"paper\" and .source==\"arxiv\") | .cached' | sort -u"
+	assert_output "true"
+	[ "$(requests /ok/)" -eq "$before" ]
+	# and --offline reads the same cache
+	run -0 bash -c "$(declare -f online); online ok ok --offline '$P/comm.ndjson' |
+		jq -r 'select(.type==\"paper\") | .source' | sort -u | tr '\n' ' '"
+	assert_output "arxiv bibliography "
+}
+
+@test "online: 429 is retried after the Retry-After delay" {
+	run -0 bash -c "$(declare -f online); online 429 429 --sources s2 '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | [(.failures | length), .queries[0].new_papers] | @tsv'"
+	assert_output "$(printf '0\t1')"
+	run -0 awk '/\/429\// { t[n++] = $1 } END { exit !(n == 2 && t[1] - t[0] >= 0.95) }' \
+		"$BATS_FILE_TMPDIR/requests.log"
+}
+
+@test "online: a Retry-After beyond the cap gives up on that source only" {
+	run -0 bash -c "$(declare -f online); online ok 429-long --max-queries 1 '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | .failures[0].source + \": \" + .failures[0].error, .status'"
+	assert_output "$(printf 'semantic_scholar: HTTP 429, Retry-After 120 s is over the 2 s cap\ncited')"
+	[ "$(requests /429-long/)" -eq 1 ]
+}
+
+@test "online: 500 is retried with backoff, and a source that keeps failing is reported" {
+	run -0 bash -c "$(declare -f online); online 500 ok --sources arxiv --retries 2 --max-backoff 0.1 '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | [(.failures | length), .queries[0].new_papers] | @tsv'"
+	assert_output "$(printf '0\t2')"
+	[ "$(requests '/500/')" -eq 3 ]
+	run -0 bash -c "$(declare -f online); online 500-always ok --retries 1 --max-backoff 0.1 --max-queries 1 '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | .failures[0].source + \" \" + .failures[0].error'"
+	assert_output "arxiv HTTP 500"
+	[ "$(requests '/500-always/')" -eq 2 ]
+}
+
+@test "online: a stalled connection times out and the run goes on" {
+	run -0 bash -c "$(declare -f online); online stall ok --timeout 1 --retries 0 --max-queries 1 '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | .failures[0].source, .status'"
+	assert_line --index 0 "arxiv"
+	assert_line --index 1 "cited"
+}
+
+@test "online: a connection closed without an answer is retried" {
+	run -0 bash -c "$(declare -f online); online reset ok --sources arxiv --max-backoff 0.1 '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | [(.failures | length), .queries[0].new_papers] | @tsv'"
+	assert_output "$(printf '0\t2')"
+	[ "$(requests '/reset/')" -eq 2 ]
+}
+
+@test "online: an empty arXiv answer is asked once more" {
+	run -0 bash -c "$(declare -f online); online empty-once ok --sources arxiv '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | .queries[0].new_papers'"
+	assert_output "2"
+	[ "$(requests '/empty-once/')" -eq 2 ]
+	# a feed that stays empty is accepted after one retry per query
+	online empty ok --sources arxiv --max-queries 2 "$P/comm.ndjson" >/dev/null
+	[ "$(requests '/empty/')" -eq 4 ]
+}
+
+@test "online: an arXiv error feed is reported as a failure" {
+	run -0 bash -c "$(declare -f online); online error ok --sources arxiv --max-queries 1 '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | .failures[0].error'"
+	assert_output "arXiv error: incorrect id format for 1234.12345"
+}
+
+@test "online: S2_API_KEY is sent as x-api-key" {
+	run -0 bash -c "$(declare -f online); S2_API_KEY=test-key online ok key --sources s2 --max-queries 1 '$P/comm.ndjson' |
+		jq -r 'select(.type==\"literature\") | (.failures | length)'"
+	assert_output "0"
+	run -0 grep -c '/key/.* key=test-key$' "$BATS_FILE_TMPDIR/requests.log"
+}
+
+@test "online: requests to one host keep the minimum interval" {
+	local port
+	port=$(cat "$BATS_FILE_TMPDIR/port")
+	dft-papers --context HPC --no-cache --store "$BATS_TEST_TMPDIR/l" --sources arxiv --max-queries 2 \
+		--arxiv-url "http://127.0.0.1:$port/empty/api/query?rl=1" --arxiv-interval 0.5 \
+		"$P/comm.ndjson" >/dev/null
+	run -0 awk '/rl=1/ { t[n++] = $1 } END { if (n != 4) exit 1; for (i = 1; i < n; i++) if (t[i] - t[i-1] < 0.45) exit 1 }' \
+		"$BATS_FILE_TMPDIR/requests.log"
+}
+
+@test "no network: falls back to the bibliography and says so" {
+	run -0 --separate-stderr dft-papers --context HPC --no-cache --store "$BATS_TEST_TMPDIR/l" \
+		--arxiv-url http://127.0.0.1:1/api/query --s2-url http://127.0.0.1:1/graph/v1 "$P/comm.ndjson"
+	[[ "$stderr" == *"network unreachable: offline, using the bundled bibliography and the cache"* ]] || fail "$stderr"
+	run -0 bash -c "dft-papers --context HPC --no-cache --store '$BATS_TEST_TMPDIR/l' \
+		--arxiv-url http://127.0.0.1:1/api/query --s2-url http://127.0.0.1:1/graph/v1 '$P/comm.ndjson' 2>/dev/null |
+		jq -r 'select(.type==\"literature\") | [.mode, .offline_reason, .status, .best.key] | @tsv'"
+	assert_output "$(printf 'offline\tnetwork unreachable\tcited\tmpi_collective')"
+}
+
+@test "a best score under 20 after every pass gives the caveat" {
+	printf '' >"$BATS_TEST_TMPDIR/empty-bib.ndjson"
+	run -0 bash -c "$(declare -f online); SOURCE_DATE_EPOCH=2082758400 online ok ok --sources arxiv \
+		--bibliography '$BATS_TEST_TMPDIR/empty-bib.ndjson' '$P/bottlenecks.ndjson' 2>/dev/null |
+		jq -r 'select(.bottleneck==\"B2\" and (.type==\"literature\" or .level==\"L1\")) | .status // .caveat' | sort -u"
+	assert_output "Best available citation scores 10/100 for this bottleneck (title: Analyzing and Mitigating Data Stalls in DNN Training, year: 2020). Proceeding with caveat.
+caveat"
+}
+
+@test "--learn stores verdicts and later runs rank what worked first" {
+	local s="$BATS_TEST_TMPDIR/store.ndjson"
+	# without a store the catalogue order holds: caching stat results first
+	run -0 bash -c "$(declare -f offline); offline --store '$s' '$P/bottlenecks.ndjson' 2>/dev/null |
+		jq -r 'select(.type==\"proposal\" and .bottleneck==\"B2\" and .level==\"L1\") | .strategy'"
+	assert_output "$(printf 'metadata.L1.cache\nmetadata.L1.open_once')"
+	# the second L1 strategy was applied and the run improved
+	offline --store "$s" "$P/bottlenecks.ndjson" 2>/dev/null |
+		jq -c 'select(.type=="proposal" and .strategy=="metadata.L1.open_once") | .applied = true' >"$BATS_TEST_TMPDIR/p"
+	printf '%s\n' '{"type":"verdict","v":1,"verdict":"improved","after":"opt1"}' >>"$BATS_TEST_TMPDIR/p"
+	run -0 dft-papers --learn --store "$s" "$BATS_TEST_TMPDIR/p"
+	run -0 jq -r '[.class, .strategy, .context, .outcome, .proposal] | @tsv' "$s"
+	assert_output "$(printf 'metadata\tmetadata.L1.open_once\tinfiniband lustre\timproved\tB2.metadata.L1.open_once')"
+	run -0 bash -c "$(declare -f offline); offline --store '$s' '$P/bottlenecks.ndjson' 2>/dev/null |
+		jq -r 'select(.type==\"proposal\" and .bottleneck==\"B2\" and .level==\"L1\" and .rank==1) | .strategy, .learned.note, .learned.summary'"
+	assert_output "metadata.L1.open_once
+ranked first: it improved this metric here before
+improved 1, regressed 0, unchanged 0 of 1 run"
+	# a verdict that names the proposal in "applied" counts too
+	printf '%s\n%s\n' "$(head -n 1 "$BATS_TEST_TMPDIR/p" | jq -c '.applied = false')" \
+		'{"type":"verdict","v":1,"verdict":"regressed","applied":["B2.metadata.L1.open_once"]}' >"$BATS_TEST_TMPDIR/q"
+	run -0 dft-papers --learn --store "$s" "$BATS_TEST_TMPDIR/q"
+	run -0 jq -r '.outcome' "$s"
+	assert_output "$(printf 'improved\nregressed')"
+}
+
+@test "option combinations are checked before any work" {
+	run -2 --separate-stderr dft-papers --learn --format box
+	[[ "$stderr" == *"--learn and --format box cannot be used together"* ]]
+	run -2 --separate-stderr dft-papers --format html
+	[[ "$stderr" == *"--format: expected records or box"* ]]
+	run -2 --separate-stderr dft-papers --max-queries 11
+	[[ "$stderr" == *"--max-queries: expected 1 to 10"* ]]
+}
