@@ -898,6 +898,8 @@ set_top(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 		} else if (KEY("type")) {
 			if (v->kind == V_NUM)
 				ev->style |= DFT_STYLE_INT_PH;
+			else if (v->kind == V_STR)
+				ev->rtype = v->s;
 		}
 		break;
 	}
@@ -1144,6 +1146,14 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 		while (n > 0 && (s[n - 1] == ',' || s[n - 1] == ']' ||
 				 is_space(s[n - 1])))
 			n--;
+		if (n > 0 && s[0] != '{' && t->raw_lines) {
+			memset(ev, 0, sizeof(*ev));
+			ev->line = s;
+			ev->len = n;
+			ev->lineno = t->lineno;
+			ev->has = DFT_EV_NOTJSON;
+			return 1;
+		}
 		if (n <= 8)
 			continue;
 		t->lines++;

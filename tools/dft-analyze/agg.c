@@ -1,0 +1,1290 @@
+/*
+ * agg.c - one streaming pass over a trace file into a mergeable aggregate.
+ *
+ * Per file, keys are first made from the raw hashes the events carry (the
+ * FH/HH lines that name them may come later in the file), then the whole
+ * file-local aggregate is folded into the caller's aggregate with every
+ * hash translated to its name. Memory is bounded by the number of distinct
+ * keys (functions, files, processes, threads, time bins), not by events,
+ * except for the per-thread list of I/O requests not yet enclosed by an
+ * application event, which is compacted when it grows.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyze.h"
+
+const struct map_def map_defs[M_N] = {
+	[M_CAT] = { "cat", 3, 0, "S" },
+	[M_FUNC] = { "func", 3, 0, "S" },
+	[M_FILE] = { "file", S_NF, 0, "F" },
+	[M_FILEX] = { "filex", 2, 1, "F" },
+	[M_FILEPROC] = { "fileproc", 5, 0, "FP" },
+	[M_PROC] = { "proc", S_NF, 0, "P" },
+	[M_THREAD] = { "thread", 1, 0, "T" },
+	[M_HOST] = { "host", 1, 0, "H" },
+	[M_BIN] = { "bin", S_NF, 0, "S" },
+	[M_BINPROC] = { "binproc", 1, 0, "SP" },
+	[M_BINFILE] = { "binfile", 1, 0, "SF" },
+	[M_LAYERTHR] = { "layerthr", 1, 0, "ST" },
+	[M_EPOCH] = { "epoch", 1, 0, "ST" },
+	[M_ATTR_F] = { "attr_file", ATTR_NF, 0, "SF" },
+	[M_ATTR_P] = { "attr_proc", ATTR_NF, 0, "SP" },
+	[M_IFACE] = { "iface", 3, 0, "S" },
+};
+
+const char *const ioc_name[IOC_N] = {
+	"read", "write", "metadata", "sync", "other"
+};
+const char *const bin_label[NBINS] = {
+	"<4KiB", "4KiB-16KiB", "16KiB-64KiB", "64KiB-256KiB", "256KiB-1MiB",
+	"1MiB-4MiB", "4MiB-16MiB", "16MiB-64MiB", ">64MiB"
+};
+
+int
+size_bin(int64_t b)
+{
+	int64_t lim = 4096;
+
+	for (int i = 0; i < NBINS - 1; i++, lim *= 4)
+		if (b < lim)
+			return i;
+	return NBINS - 1;
+}
+
+void
+agg_init(struct agg *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->g[G_TS_MIN] = INT64_MAX;
+	a->g[G_TS_MAX] = INT64_MIN;
+	for (int i = 0; i < M_N; i++)
+		dft_tmap_init(&a->m[i], sizeof(int64_t) * map_defs[i].nf);
+}
+
+void
+agg_release(struct agg *a)
+{
+	for (int i = 0; i < M_N; i++)
+		dft_tmap_release(&a->m[i]);
+}
+
+void
+agg_finalize(struct agg *a)
+{
+	for (int f = 0; f < LF_NF; f++)
+		a->layer[L_OTHER_POSIX][f] = a->layer[L_POSIX][f] -
+			a->layer[L_READER_POSIX][f] - a->layer[L_CKPT_POSIX][f];
+}
+
+int64_t *
+agg_row(struct agg *a, int map, const char *k, size_t n)
+{
+	return dft_tmap_get(&a->m[map], k, n, 1, NULL);
+}
+
+static void
+row_add(int64_t *d, const int64_t *s, int nf, int max)
+{
+	for (int i = 0; i < nf; i++) {
+		if (max)
+			d[i] = s[i] > d[i] ? s[i] : d[i];
+		else
+			d[i] += s[i];
+	}
+}
+
+void
+agg_merge(struct agg *dst, const struct agg *src)
+{
+	for (int i = 0; i < G_NF; i++) {
+		if (i == G_TS_MIN)
+			dst->g[i] = src->g[i] < dst->g[i] ? src->g[i] : dst->g[i];
+		else if (i == G_TS_MAX)
+			dst->g[i] = src->g[i] > dst->g[i] ? src->g[i] : dst->g[i];
+		else
+			dst->g[i] += src->g[i];
+	}
+	for (int l = 0; l < L_N; l++)
+		for (int f = 0; f < LF_NF; f++)
+			dst->layer[l][f] += src->layer[l][f];
+	for (int i = 0; i < M_N; i++) {
+		const struct dft_tmap *m = &src->m[i];
+
+		for (size_t j = 0; j < m->count; j++) {
+			size_t kn;
+			const char *k = dft_tmap_key(m, j, &kn);
+
+			row_add(agg_row(dst, i, k, kn), dft_tmap_value(m, j),
+				map_defs[i].nf, map_defs[i].max);
+		}
+	}
+}
+
+/* ---- function names ------------------------------------------------------ */
+
+static int
+name_in(const char *n, size_t len, const char *const *list)
+{
+	for (; *list != NULL; list++)
+		if (strlen(*list) == len && memcmp(*list, n, len) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+cat_is(const char *c, size_t n, const char *lit)
+{
+	return strlen(lit) == n && strncasecmp(c, lit, n) == 0;
+}
+
+static int
+contains(const char *s, size_t n, const char *lit)
+{
+	size_t ln = strlen(lit);
+
+	for (size_t i = 0; i + ln <= n; i++)
+		if (memcmp(s + i, lit, ln) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *const rd_names[] = {
+	"read", "pread", "pread64", "preadv", "preadv2", "readv", "fread",
+	"fread_unlocked", "MPI_File_read", "MPI_File_read_at",
+	"MPI_File_read_all", "MPI_File_read_at_all", "MPI_File_iread",
+	"MPI_File_iread_at", "MPI_File_read_shared", "MPI_File_read_ordered",
+	NULL
+};
+static const char *const wr_names[] = {
+	"write", "pwrite", "pwrite64", "pwritev", "pwritev2", "writev",
+	"fwrite", "fwrite_unlocked", "MPI_File_write", "MPI_File_write_at",
+	"MPI_File_write_all", "MPI_File_write_at_all", "MPI_File_iwrite",
+	"MPI_File_iwrite_at", "MPI_File_write_shared",
+	"MPI_File_write_ordered", NULL
+};
+static const char *const sync_names[] = {
+	"fsync", "fdatasync", "msync", "sync", "fflush", "MPI_File_sync",
+	NULL
+};
+static const char *const meta_names[] = {
+	"open", "open64", "openat", "openat64", "creat", "creat64", "close",
+	"fopen", "fopen64", "fclose", "fdopen", "lseek", "lseek64", "fseek",
+	"fseeko", "fseeko64", "ftell", "ftello", "stat", "stat64", "lstat",
+	"lstat64", "fstat", "fstat64", "fstatat", "fstatat64", "newfstatat",
+	"statx", "__xstat", "__xstat64", "__lxstat", "__lxstat64",
+	"__fxstat", "__fxstat64", "__fxstatat", "__fxstatat64", "access",
+	"faccessat", "fcntl", "ftruncate", "ftruncate64", "truncate",
+	"truncate64", "link", "linkat", "unlink", "unlinkat", "mkdir",
+	"mkdirat", "rmdir", "opendir", "fdopendir", "closedir", "readdir",
+	"readdir64", "readlink", "readlinkat", "remove", "rename", "renameat",
+	"seek", "MPI_File_open", "MPI_File_close", "MPI_File_seek",
+	"MPI_File_set_view", "MPI_File_get_size", "MPI_File_set_size",
+	"MPI_File_delete", NULL
+};
+static const char *const positional[] = {
+	"pread", "pread64", "preadv", "preadv2", "pwrite", "pwrite64",
+	"pwritev", "pwritev2", NULL
+};
+
+/*
+ * Classifies a (name, cat) pair: FN_* bits, and *ioc for I/O events.
+ * I/O = categories POSIX, STDIO (any case) and MPIIO; application = C_APP,
+ * CPP_APP and every other category except the tracer's own (dftracer),
+ * MPI and the service counters (sys, io, net).
+ */
+int
+fn_kind(const char *name, size_t n, const char *cat, size_t cn, int *ioc)
+{
+	int k = 0;
+
+	*ioc = IOC_NONE;
+	if (cat_is(cat, cn, "posix") || cat_is(cat, cn, "stdio") ||
+	    cat_is(cat, cn, "mpiio")) {
+		k |= FN_IO;
+		if (cat_is(cat, cn, "stdio"))
+			k |= FN_STDIO;
+		if (cat_is(cat, cn, "mpiio"))
+			k |= FN_MPIIO;
+		if (name_in(name, n, rd_names))
+			*ioc = IOC_READ;
+		else if (name_in(name, n, wr_names))
+			*ioc = IOC_WRITE;
+		else if (name_in(name, n, sync_names))
+			*ioc = IOC_SYNC;
+		else if (name_in(name, n, meta_names))
+			*ioc = IOC_META;
+		else
+			*ioc = IOC_OTHER;
+		if (*ioc == IOC_META && !contains(name, n, "dir")) {
+			if (contains(name, n, "open") ||
+			    contains(name, n, "creat"))
+				k |= FN_OPEN;
+			else if (contains(name, n, "close"))
+				k |= FN_CLOSE;
+			else if (contains(name, n, "seek") ||
+				 contains(name, n, "tell"))
+				k |= FN_SEEK;
+			else if (contains(name, n, "stat"))
+				k |= FN_STAT;
+		}
+		if (*ioc == IOC_META && contains(name, n, "dir"))
+			k |= FN_DIRFN;
+		if (name_in(name, n, positional) ||
+		    (k & FN_MPIIO && contains(name, n, "_at")))
+			k |= FN_POSITIONAL;
+		if (n == 5 && (memcmp(name, "fread", 5) == 0 ||
+			       memcmp(name, "fwrite", 5) == 0))
+			k |= FN_ELEMENTS;
+		if (n == 6 && memcmp(name, "fwrite", 6) == 0)
+			k |= FN_ELEMENTS;
+		if (contains(name, n, "fork") || contains(name, n, "spawn"))
+			k |= FN_FORK;
+		if ((k & FN_MPIIO) && (contains(name, n, "_all") ||
+				       contains(name, n, "_ordered")))
+			k |= FN_COLLECTIVE;
+		return k;
+	}
+	if (cat_is(cat, cn, "dftracer") || cat_is(cat, cn, "sys") ||
+	    cat_is(cat, cn, "io") || cat_is(cat, cn, "net"))
+		return 0;
+	if (cat_is(cat, cn, "mpi"))
+		return FN_MPI;
+	return FN_APP;
+}
+
+/* ---- per-file state --------------------------------------------------- */
+
+/* mask bits beyond the attribution classes */
+enum { M_SEQ_R = 20, M_SEQ_W, M_CONS_R, M_CONS_W, M_PATH_LAYER };
+
+struct pend {
+	int64_t ts, end, dur, bytes;
+	uint32_t mask, n, file, der;
+};
+
+struct thr {
+	struct pend *p;
+	size_t n, cap;
+	uint32_t proc;		/* index in the local M_PROC */
+	int64_t *proc_row;
+	char *key;		/* local thread key */
+	size_t keyn;
+	uint32_t layers_seen;
+	int64_t last_bin;
+	int64_t *bin_row;
+};
+
+struct posst {
+	int64_t pos, end_r, end_w;
+	int64_t *fp_row;	/* local M_FILEPROC row */
+	int64_t last_bin;
+	int pathclass;		/* 0 other, 1 data, 2 checkpoint */
+};
+
+struct fninfo {
+	int kind, ioc;
+	uint32_t layers;	/* by name and category */
+	int der_loader, der_reader;	/* derived slot or -1 */
+	int64_t *func_row, *cat_row;
+	char *fkey;		/* name \x1f cat (for attribution keys) */
+	size_t fkeyn;
+};
+
+struct filest {
+	int64_t *row, *xrow;
+	int pathclass;
+	uint32_t idx;		/* entry number in c->files and local M_FILE */
+};
+
+struct ctx {
+	struct agg *loc;
+	struct dft_trace *t;
+	struct dft_tmap fns;	/* name \x1f cat -> fninfo */
+	struct dft_tmap thrs;	/* thread key -> struct thr */
+	struct dft_tmap files;	/* file key -> struct filest (index = M_FILE) */
+	struct dft_tmap pos;	/* proc idx, file idx -> posst */
+	int64_t *iface[3];
+	/* caches */
+	struct thr *lt;
+	int64_t lt_pid, lt_tid;
+	struct dft_str lt_h;
+	struct fninfo *lf;
+	struct dft_str lf_name, lf_cat;
+	struct filest *lfile;
+	uint32_t lfile_idx;
+	struct dft_str lfile_k;
+	struct posst *lpos;
+	uint64_t lpos_key;
+	int64_t bin_us;
+	struct dft_buf kb;
+};
+
+static struct fninfo *
+fn_get(struct ctx *c, const struct dft_trace_ev *ev)
+{
+	if (c->lf != NULL && ev->name.n == c->lf_name.n &&
+	    ev->cat.n == c->lf_cat.n &&
+	    memcmp(ev->name.p, c->lf_name.p, ev->name.n) == 0 &&
+	    memcmp(ev->cat.p, c->lf_cat.p, ev->cat.n) == 0)
+		return c->lf;
+	dft_buf_reset(&c->kb);
+	dft_buf_add(&c->kb, ev->name.p, ev->name.n);
+	dft_buf_addc(&c->kb, '\x1f');
+	dft_buf_add(&c->kb, ev->cat.p, ev->cat.n);
+	int is_new;
+	struct fninfo *f = dft_tmap_get(&c->fns, c->kb.s, c->kb.len, 1,
+					&is_new);
+
+	if (is_new) {
+		const char *nm = ev->name.p, *ct = ev->cat.p;
+		size_t nn = ev->name.n, cn = ev->cat.n;
+
+		f->kind = fn_kind(nm, nn, ct, cn, &f->ioc);
+		f->func_row = agg_row(c->loc, M_FUNC, c->kb.s, c->kb.len);
+		f->cat_row = agg_row(c->loc, M_CAT, ct, cn);
+		f->fkey = dft_xstrndup(c->kb.s, c->kb.len);
+		f->fkeyn = c->kb.len;
+		f->der_loader = f->der_reader = -1;
+		if (f->kind & FN_IO) {
+			f->layers |= 1u << L_POSIX;
+			if (f->kind & FN_FORK)
+				f->layers |= 1u << L_LOADER_FORK;
+		} else if (f->kind & FN_APP) {
+			int ckpt = contains(nm, nn, "checkpoint") ||
+				   cat_is(ct, cn, "checkpoint");
+
+			if (nn == 17 && memcmp(nm, "DLIOBenchmark.run", 17) == 0)
+				f->layers |= 1u << L_APP;
+			if (nn == 20 &&
+			    memcmp(nm, "DLIOBenchmark._train", 20) == 0)
+				f->layers |= 1u << L_TRAINING;
+			if ((cat_is(ct, cn, "ai_framework") ||
+			     cat_is(ct, cn, "compute")) && !ckpt)
+				f->layers |= 1u << L_COMPUTE;
+			if (nn > 5 && memcmp(nm + nn - 5, ".iter", 5) == 0)
+				f->layers |= 1u << L_FETCH;
+			if ((cat_is(ct, cn, "data_loader") ||
+			     cat_is(ct, cn, "dataloader")) &&
+			    !(nn == 9 && memcmp(nm, "loop.iter", 9) == 0) &&
+			    !(nn == 10 && memcmp(nm, "loop.yield", 10) == 0)) {
+				f->layers |= 1u << L_LOADER;
+				if (contains(nm, nn, "__getitem__") ||
+				    contains(nm, nn, "item"))
+					f->der_loader = 1;
+				else if (contains(nm, nn, "init"))
+					f->der_loader = 0;
+			}
+			if (cat_is(ct, cn, "reader")) {
+				f->layers |= 1u << L_READER;
+				if (contains(nm, nn, "open"))
+					f->der_reader = 0;
+				else if (contains(nm, nn, "close"))
+					f->der_reader = 1;
+				else if (contains(nm, nn, "preprocess"))
+					f->der_reader = 2;
+				else if (contains(nm, nn, "sample"))
+					f->der_reader = 3;
+			}
+			if (ckpt)
+				f->layers |= 1u << L_CKPT;
+		}
+	}
+	c->lf = f;
+	/* the cache compares against the key copy, which stays valid */
+	c->lf_name.p = f->fkey;
+	c->lf_name.n = ev->name.n;
+	c->lf_cat.p = f->fkey + ev->name.n + 1;
+	c->lf_cat.n = ev->cat.n;
+	return f;
+}
+
+static void
+host_key(struct dft_buf *b, const struct dft_trace_ev *ev)
+{
+	if (ev->hhash.p != NULL) {
+		dft_buf_addc(b, 'H');
+		dft_buf_add(b, ev->hhash.p, ev->hhash.n);
+	} else if (ev->hostname.p != NULL) {
+		dft_buf_addc(b, 'N');
+		dft_buf_add(b, ev->hostname.p, ev->hostname.n);
+	} else {
+		dft_buf_adds(b, "N");
+	}
+}
+
+static struct thr *
+thr_get(struct ctx *c, const struct dft_trace_ev *ev)
+{
+	const struct dft_str *h = ev->hhash.p ? &ev->hhash : &ev->hostname;
+
+	if (c->lt != NULL && ev->pid == c->lt_pid && ev->tid == c->lt_tid &&
+	    h->n == c->lt_h.n && (h->n == 0 ||
+				  memcmp(h->p, c->lt_h.p, h->n) == 0))
+		return c->lt;
+	dft_buf_reset(&c->kb);
+	host_key(&c->kb, ev);
+	dft_buf_addf(&c->kb, "\x1f%lld", (long long)ev->pid);
+	size_t plen = c->kb.len;
+
+	dft_buf_addf(&c->kb, "\x1f%lld", (long long)ev->tid);
+	int is_new;
+	struct thr *th = dft_tmap_get(&c->thrs, c->kb.s, c->kb.len, 1,
+				      &is_new);
+
+	if (is_new) {
+		th->key = dft_xstrndup(c->kb.s, c->kb.len);
+		th->keyn = c->kb.len;
+		agg_row(c->loc, M_THREAD, c->kb.s, c->kb.len)[0] += 1;
+		int pn;
+
+		th->proc_row = dft_tmap_get(&c->loc->m[M_PROC], c->kb.s, plen,
+					    1, &pn);
+		th->proc = (uint32_t)(c->loc->m[M_PROC].count - 1);
+		if (!pn) {
+			/* find the index of an existing process */
+			for (size_t i = 0; i < c->loc->m[M_PROC].count; i++)
+				if (dft_tmap_value(&c->loc->m[M_PROC], i) ==
+				    th->proc_row) {
+					th->proc = (uint32_t)i;
+					break;
+				}
+		}
+		/* host */
+		const char *sep = memchr(c->kb.s, '\x1f', c->kb.len);
+
+		agg_row(c->loc, M_HOST, c->kb.s,
+			(size_t)(sep - c->kb.s))[0] |= 1;
+		th->last_bin = INT64_MIN;
+	}
+	c->lt = th;
+	c->lt_pid = ev->pid;
+	c->lt_tid = ev->tid;
+	/* the host slice is compared against the thread key copy */
+	c->lt_h.p = th->key + 1;
+	c->lt_h.n = h->n;
+	return th;
+}
+
+static int
+path_class(const char *p, size_t n)
+{
+	if (contains(p, n, "/checkpoint"))
+		return 2;
+	if (contains(p, n, "/data"))
+		return 1;
+	return 0;
+}
+
+static struct filest *
+file_get(struct ctx *c, const struct dft_trace_ev *ev, uint32_t *idx)
+{
+	const struct dft_str *k = ev->fhash.p ? &ev->fhash : &ev->fname;
+	char kind = ev->fhash.p ? 'F' : 'N';
+
+	if (k->p == NULL)
+		return NULL;
+	if (c->lfile != NULL && k->n == c->lfile_k.n &&
+	    memcmp(k->p, c->lfile_k.p, k->n) == 0 &&
+	    c->lfile_k.p[-1] == kind) {
+		*idx = c->lfile_idx;
+		return c->lfile;
+	}
+	dft_buf_reset(&c->kb);
+	dft_buf_addc(&c->kb, kind);
+	dft_buf_add(&c->kb, k->p, k->n);
+	int is_new;
+	struct filest *f = dft_tmap_get(&c->files, c->kb.s, c->kb.len, 1,
+					&is_new);
+	size_t i;
+
+	if (is_new) {
+		f->idx = (uint32_t)(c->files.count - 1);
+		f->row = agg_row(c->loc, M_FILE, c->kb.s, c->kb.len);
+		f->xrow = agg_row(c->loc, M_FILEX, c->kb.s, c->kb.len);
+		if (kind == 'N') {
+			f->pathclass = path_class(k->p, k->n);
+		} else {
+			const struct dft_str *nm =
+				dft_trace_lookup(c->t, 'F', k->p, k->n);
+
+			f->pathclass = nm ? path_class(nm->p, nm->n) : 0;
+		}
+	}
+	/* entries are numbered in insertion order in both tables */
+	i = f->idx;
+	c->lfile = f;
+	c->lfile_idx = (uint32_t)i;
+	c->lfile_k.p = dft_tmap_key(&c->files, i, NULL) + 1;
+	c->lfile_k.n = k->n;
+	*idx = (uint32_t)i;
+	return f;
+}
+
+static struct posst *
+pos_get(struct ctx *c, struct thr *th, uint32_t fidx)
+{
+	uint64_t key = ((uint64_t)th->proc << 32) | fidx;
+
+	if (c->lpos != NULL && c->lpos_key == key)
+		return c->lpos;
+	int is_new;
+	struct posst *p = dft_tmap_get(&c->pos, (const char *)&key,
+				       sizeof(key), 1, &is_new);
+
+	if (is_new) {
+		size_t fkn, pkn;
+		const char *fk = dft_tmap_key(&c->loc->m[M_FILE], fidx, &fkn);
+		const char *pk = dft_tmap_key(&c->loc->m[M_PROC], th->proc,
+					      &pkn);
+
+		dft_buf_reset(&c->kb);
+		dft_buf_add(&c->kb, fk, fkn);
+		dft_buf_addc(&c->kb, '\x1e');
+		dft_buf_add(&c->kb, pk, pkn);
+		p->fp_row = agg_row(c->loc, M_FILEPROC, c->kb.s, c->kb.len);
+		p->last_bin = INT64_MIN;
+	}
+	c->lpos = p;
+	c->lpos_key = key;
+	return p;
+}
+
+static void
+set_add(struct ctx *c, int map, const char *a, size_t an, const char *b,
+	size_t bn)
+{
+	dft_buf_reset(&c->kb);
+	dft_buf_add(&c->kb, a, an);
+	dft_buf_addc(&c->kb, '\x1e');
+	dft_buf_add(&c->kb, b, bn);
+	agg_row(c->loc, map, c->kb.s, c->kb.len)[0] |= 1;
+}
+
+static void
+sum_io(int64_t *s, int ioc, int64_t n, int64_t dur, int64_t bytes,
+       uint32_t mask, int stdio, int hbin)
+{
+	s[S_N] += n;
+	s[S_T] += dur;
+	s[S_B] += bytes;
+	switch (ioc) {
+	case IOC_READ:
+		s[S_RN] += n;
+		s[S_RT] += dur;
+		s[S_RB] += bytes;
+		if (hbin >= 0)
+			s[S_HIST_R + hbin] += n;
+		break;
+	case IOC_WRITE:
+		s[S_WN] += n;
+		s[S_WT] += dur;
+		s[S_WB] += bytes;
+		if (hbin >= 0)
+			s[S_HIST_W + hbin] += n;
+		break;
+	case IOC_META:
+		s[S_MN] += n;
+		s[S_MT] += dur;
+		break;
+	case IOC_SYNC:
+		s[S_YN] += n;
+		s[S_YT] += dur;
+		break;
+	default:
+		s[S_ON] += n;
+		s[S_OT] += dur;
+		break;
+	}
+	if (mask & (1u << C_SMALL_R)) {
+		s[S_SMALL_R] += n;
+		s[S_SMALL_RT] += dur;
+	}
+	if (mask & (1u << C_SMALL_W)) {
+		s[S_SMALL_W] += n;
+		s[S_SMALL_WT] += dur;
+	}
+	if (mask & (1u << C_RAND_R))
+		s[S_RND_R] += n;
+	if (mask & (1u << C_RAND_W))
+		s[S_RND_W] += n;
+	if (mask & (1u << C_MISAL))
+		s[S_MISAL] += n;
+	if (mask & (1u << M_SEQ_R))
+		s[S_SEQ_R] += n;
+	if (mask & (1u << M_SEQ_W))
+		s[S_SEQ_W] += n;
+	if (mask & (1u << M_CONS_R))
+		s[S_CONS_R] += n;
+	if (mask & (1u << M_CONS_W))
+		s[S_CONS_W] += n;
+	if (stdio) {
+		s[S_STDIO_N] += n;
+		s[S_STDIO_T] += dur;
+		s[S_STDIO_B] += bytes;
+	}
+}
+
+static void
+layer_add(struct agg *a, int l, int ioc, int64_t n, int64_t dur,
+	  int64_t bytes)
+{
+	int64_t *r = a->layer[l];
+
+	r[LF_N] += n;
+	r[LF_T] += dur;
+	r[LF_B] += bytes;
+	if (ioc == IOC_READ) {
+		r[LF_RN] += n;
+		r[LF_RT] += dur;
+		r[LF_RB] += bytes;
+	} else if (ioc == IOC_WRITE) {
+		r[LF_WN] += n;
+		r[LF_WT] += dur;
+		r[LF_WB] += bytes;
+	} else if (ioc == IOC_META) {
+		r[LF_MN] += n;
+		r[LF_MT] += dur;
+	}
+}
+
+static void
+der_add(struct agg *a, int l, int slot, int64_t n, int64_t dur, int64_t b)
+{
+	int64_t *r = a->layer[l] + LF_DER + 3 * slot;
+
+	r[0] += n;
+	r[1] += dur;
+	r[2] += b;
+}
+
+/* posix derived slots: data read write metadata open close seek stat sync
+ * other */
+static void
+posix_derived(struct agg *a, int l, const struct fninfo *f, int64_t n,
+	      int64_t dur, int64_t b)
+{
+	if (f->ioc == IOC_READ || f->ioc == IOC_WRITE)
+		der_add(a, l, 0, n, dur, b);
+	if (f->ioc == IOC_READ)
+		der_add(a, l, 1, n, dur, b);
+	if (f->ioc == IOC_WRITE)
+		der_add(a, l, 2, n, dur, b);
+	if (f->ioc == IOC_META)
+		der_add(a, l, 3, n, dur, b);
+	if (f->kind & FN_OPEN)
+		der_add(a, l, 4, n, dur, b);
+	if (f->kind & FN_CLOSE)
+		der_add(a, l, 5, n, dur, b);
+	if (f->kind & FN_SEEK)
+		der_add(a, l, 6, n, dur, b);
+	if (f->kind & FN_STAT)
+		der_add(a, l, 7, n, dur, b);
+	if (f->ioc == IOC_SYNC)
+		der_add(a, l, 8, n, dur, b);
+	if (f->ioc == IOC_OTHER)
+		der_add(a, l, 9, n, dur, b);
+}
+
+static uint32_t
+posix_der_mask(const struct fninfo *f)
+{
+	uint32_t m = 0;
+
+	if (f->ioc == IOC_READ || f->ioc == IOC_WRITE)
+		m |= 1u << 0;
+	if (f->ioc == IOC_READ)
+		m |= 1u << 1;
+	if (f->ioc == IOC_WRITE)
+		m |= 1u << 2;
+	if (f->ioc == IOC_META)
+		m |= 1u << 3;
+	if (f->kind & FN_OPEN)
+		m |= 1u << 4;
+	if (f->kind & FN_CLOSE)
+		m |= 1u << 5;
+	if (f->kind & FN_SEEK)
+		m |= 1u << 6;
+	if (f->kind & FN_STAT)
+		m |= 1u << 7;
+	if (f->ioc == IOC_SYNC)
+		m |= 1u << 8;
+	if (f->ioc == IOC_OTHER)
+		m |= 1u << 9;
+	return m;
+}
+
+static void
+thr_layer_seen(struct ctx *c, struct thr *th, int l)
+{
+	if (th->layers_seen & (1u << l))
+		return;
+	th->layers_seen |= 1u << l;
+	set_add(c, M_LAYERTHR, layer_defs[l].name, strlen(layer_defs[l].name),
+		th->key, th->keyn);
+}
+
+/* ---- attribution -------------------------------------------------------- */
+
+static void
+attr_add(int64_t *row, uint32_t mask, int64_t n, int64_t dur)
+{
+	for (int k = 0; k < C_N; k++) {
+		if (mask & (1u << k)) {
+			row[2 * k] += n;
+			row[2 * k + 1] += dur;
+		}
+	}
+}
+
+static void
+attribute(struct ctx *c, struct thr *th, const char *fk, size_t fkn,
+	  const struct pend *p)
+{
+	size_t pkn;
+	const char *pk = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &pkn);
+
+	dft_buf_reset(&c->kb);
+	dft_buf_add(&c->kb, fk, fkn);
+	dft_buf_addc(&c->kb, '\x1e');
+	if (p->file != UINT32_MAX) {
+		size_t kn;
+		const char *k = dft_tmap_key(&c->loc->m[M_FILE], p->file, &kn);
+
+		dft_buf_add(&c->kb, k, kn);
+	}
+	attr_add(agg_row(c->loc, M_ATTR_F, c->kb.s, c->kb.len), p->mask, p->n,
+		 p->dur);
+	dft_buf_reset(&c->kb);
+	dft_buf_add(&c->kb, fk, fkn);
+	dft_buf_addc(&c->kb, '\x1e');
+	dft_buf_add(&c->kb, pk, pkn);
+	attr_add(agg_row(c->loc, M_ATTR_P, c->kb.s, c->kb.len), p->mask, p->n,
+		 p->dur);
+}
+
+/* The function key: name \x1f cat \x1f source file \x1f source line. */
+static void
+func_key(struct dft_buf *b, const struct dft_trace_ev *ev,
+	 const struct fninfo *f)
+{
+	dft_buf_reset(b);
+	dft_buf_add(b, f->fkey, f->fkeyn);
+	dft_buf_addc(b, '\x1f');
+	if (ev->src_file.p != NULL)
+		dft_buf_add(b, ev->src_file.p, ev->src_file.n);
+	dft_buf_addc(b, '\x1f');
+	if (ev->has & DFT_EV_SRC_LINE)
+		dft_buf_addf(b, "%lld", (long long)ev->src_line);
+}
+
+static void
+app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
+	  const struct fninfo *f, int64_t dur)
+{
+	if (th->n == 0 || th->p[th->n - 1].ts < ev->ts)
+		return;
+	struct dft_buf fk;
+
+	dft_buf_init(&fk);
+	func_key(&fk, ev, f);
+	while (th->n > 0 && th->p[th->n - 1].ts >= ev->ts) {
+		const struct pend *p = &th->p[th->n - 1];
+
+		/* a compacted run that started before the function: keep
+		 * it for an outer function when most of it lies outside */
+		if (p->n > 1 && p->end > ev->ts + dur &&
+		    (p->ts + p->end) / 2 > ev->ts + dur)
+			break;
+		attribute(c, th, fk.s, fk.len, p);
+		int l = (f->layers & (1u << L_READER)) ? L_READER_POSIX :
+			(f->layers & (1u << L_CKPT)) ? L_CKPT_POSIX : -1;
+
+		if (l >= 0 && !(p->mask & (1u << M_PATH_LAYER))) {
+			/* POSIX under a reader or checkpoint function */
+			int ioc = p->mask & (1u << C_READ) ? IOC_READ :
+				  p->mask & (1u << C_WRITE) ? IOC_WRITE :
+				  p->mask & (1u << C_META) ? IOC_META :
+				  IOC_OTHER;
+
+			layer_add(c->loc, l, ioc, p->n, p->dur, p->bytes);
+			for (int k = 0; k < NDER; k++)
+				if (p->der & (1u << k))
+					der_add(c->loc, l, k, p->n, p->dur,
+						p->bytes);
+			thr_layer_seen(c, th, l);
+		}
+		th->n--;
+	}
+	dft_buf_release(&fk);
+}
+
+static void
+pend_push(struct thr *th, const struct pend *p)
+{
+	if (th->n == th->cap) {
+		/* compact: merge neighbours of the same kind and file */
+		size_t w = 0;
+
+		for (size_t r = 0; r < th->n; r++) {
+			if (w > 0 && th->p[w - 1].mask == th->p[r].mask &&
+			    th->p[w - 1].file == th->p[r].file &&
+			    th->p[w - 1].der == th->p[r].der) {
+				th->p[w - 1].n += th->p[r].n;
+				th->p[w - 1].dur += th->p[r].dur;
+				th->p[w - 1].bytes += th->p[r].bytes;
+				if (th->p[r].end > th->p[w - 1].end)
+					th->p[w - 1].end = th->p[r].end;
+			} else {
+				th->p[w++] = th->p[r];
+			}
+		}
+		th->n = w;
+		if (th->n * 4 > th->cap * 3 || th->cap == 0) {
+			th->cap = th->cap ? th->cap * 2 : 256;
+			th->p = dft_xreallocarray(th->p, th->cap,
+						  sizeof(*th->p));
+		}
+	}
+	th->p[th->n++] = *p;
+}
+
+/* ---- one event ------------------------------------------------------------ */
+
+static void
+io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
+	 const struct fninfo *f, int64_t n, int64_t dur)
+{
+	struct agg *a = c->loc;
+	int64_t bytes = 0;
+	uint32_t mask = 1u << C_IO;
+	int agg_ev = ev->ph == DFT_PH_AGG;
+	int ioc = f->ioc;
+
+	if (ioc == IOC_READ || ioc == IOC_WRITE) {
+		if (agg_ev) {
+			if (ev->has & DFT_EV_SIZE_SUM)
+				bytes = ev->size_sum;
+			else if (ev->has & DFT_EV_RET_SUM)
+				bytes = ev->ret_sum;
+		} else if ((ev->has & DFT_EV_RET) && ev->ret > 0) {
+			bytes = ev->ret;
+			if ((f->kind & FN_ELEMENTS) && (ev->has & DFT_EV_SIZE) &&
+			    ev->size > 0)
+				bytes *= ev->size;
+		}
+		if (bytes < 0)
+			bytes = 0;
+		mask |= 1u << (ioc == IOC_READ ? C_READ : C_WRITE);
+	} else if (ioc == IOC_META) {
+		mask |= 1u << C_META;
+	} else if (ioc == IOC_SYNC) {
+		mask |= 1u << C_SYNC;
+	}
+	int hbin = -1;
+
+	if ((ioc == IOC_READ || ioc == IOC_WRITE) && !agg_ev) {
+		hbin = size_bin(bytes);
+		if (bytes < (int64_t)thr[T_SMALL_BYTES])
+			mask |= 1u << (ioc == IOC_READ ? C_SMALL_R : C_SMALL_W);
+	}
+	if (f->kind & FN_STDIO)
+		mask |= 1u << C_STDIO;
+	if (f->kind & FN_MPIIO) {
+		a->g[G_MPIIO_N] += n;
+		if (f->kind & FN_COLLECTIVE)
+			a->g[G_MPIIO_COLL] += n;
+	}
+
+	uint32_t fidx = UINT32_MAX;
+	struct filest *fs = file_get(c, ev, &fidx);
+	struct posst *ps = NULL;
+
+	if (fs != NULL) {
+		ps = pos_get(c, th, fidx);
+		if (f->kind & FN_OPEN) {
+			ps->pos = ps->end_r = ps->end_w = 0;
+		} else if ((f->kind & FN_SEEK) && !agg_ev) {
+			if ((ev->has & DFT_EV_RET) && ev->ret >= 0 &&
+			    !(ev->name.n == 5 &&
+			      memcmp(ev->name.p, "fseek", 5) == 0))
+				ps->pos = ev->ret;
+			else if ((ev->has & DFT_EV_OFFSET) &&
+				 (!(ev->has & DFT_EV_WHENCE) || ev->whence == 0))
+				ps->pos = ev->offset;
+		} else if ((ioc == IOC_READ || ioc == IOC_WRITE) && !agg_ev) {
+			int64_t start = ps->pos;
+
+			if ((f->kind & FN_POSITIONAL) &&
+			    (ev->has & DFT_EV_OFFSET))
+				start = ev->offset;
+			else
+				ps->pos += bytes;
+			int64_t *last = ioc == IOC_READ ? &ps->end_r :
+				       &ps->end_w;
+			int w = ioc == IOC_WRITE;
+
+			if (start >= *last) {
+				mask |= 1u << (w ? M_SEQ_W : M_SEQ_R);
+				if (start == *last)
+					mask |= 1u << (w ? M_CONS_W : M_CONS_R);
+			} else {
+				mask |= 1u << (w ? C_RAND_W : C_RAND_R);
+			}
+			*last = start + bytes;
+			int64_t al = (int64_t)thr[T_FILE_ALIGNMENT];
+
+			fs->row[S_ALIGN_CHECKED] += 1;
+			a->g[G_IO_S + S_ALIGN_CHECKED] += 1;
+			th->proc_row[S_ALIGN_CHECKED] += 1;
+			if (al > 0 && start % al != 0)
+				mask |= 1u << C_MISAL;
+			int64_t *xr = fs->xrow;
+
+			if (start + bytes > xr[w])
+				xr[w] = start + bytes;
+		}
+		sum_io(fs->row, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
+		       hbin);
+		int64_t *fp = ps->fp_row;
+
+		fp[0] += n;
+		fp[1] += dur;
+		fp[2] += bytes;
+		if (ioc == IOC_READ)
+			fp[3] += bytes;
+		else if (ioc == IOC_WRITE)
+			fp[4] += bytes;
+	}
+	sum_io(a->g + G_IO_S, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
+	       hbin);
+	sum_io(th->proc_row, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
+	       hbin);
+
+	/* time bin */
+	int64_t bin = ev->ts / c->bin_us;
+
+	if (th->last_bin != bin) {
+		char b[32];
+		int bl = snprintf(b, sizeof(b), "%lld", (long long)bin);
+		size_t pkn;
+		const char *pk = dft_tmap_key(&a->m[M_PROC], th->proc, &pkn);
+
+		th->bin_row = agg_row(a, M_BIN, b, (size_t)bl);
+		set_add(c, M_BINPROC, b, (size_t)bl, pk, pkn);
+		th->last_bin = bin;
+	}
+	sum_io(th->bin_row, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
+	       hbin);
+	if (ps != NULL && ps->last_bin != bin) {
+		char b[32];
+		int bl = snprintf(b, sizeof(b), "%lld", (long long)bin);
+		size_t fkn;
+		const char *fk = dft_tmap_key(&a->m[M_FILE], fidx, &fkn);
+
+		set_add(c, M_BINFILE, b, (size_t)bl, fk, fkn);
+		ps->last_bin = bin;
+	}
+
+	/* interfaces */
+	int iface = (f->kind & FN_MPIIO) ? 2 : (f->kind & FN_STDIO) ? 1 : 0;
+
+	c->iface[iface][0] += n;
+	c->iface[iface][1] += dur;
+	c->iface[iface][2] += bytes;
+
+	/* layers */
+	layer_add(a, L_POSIX, ioc, n, dur, bytes);
+	posix_derived(a, L_POSIX, f, n, dur, bytes);
+	thr_layer_seen(c, th, L_POSIX);
+	/* other_posix is what remains (agg_finalize) */
+	int pl = L_OTHER_POSIX;
+
+	if (fs != NULL && fs->pathclass == 1)
+		pl = L_READER_POSIX;
+	else if (fs != NULL && fs->pathclass == 2)
+		pl = L_CKPT_POSIX;
+	if (pl != L_OTHER_POSIX) {
+		layer_add(a, pl, ioc, n, dur, bytes);
+		posix_derived(a, pl, f, n, dur, bytes);
+		mask |= 1u << M_PATH_LAYER;
+	}
+	thr_layer_seen(c, th, pl);
+	if (f->kind & FN_FORK) {
+		layer_add(a, L_LOADER_FORK, ioc, n, dur, bytes);
+		thr_layer_seen(c, th, L_LOADER_FORK);
+	}
+
+	/* pending attribution */
+	struct pend p = { ev->ts, ev->ts + dur, dur, bytes, mask, (uint32_t)n,
+			  fidx, posix_der_mask(f) };
+
+	pend_push(th, &p);
+}
+
+static void
+one_event(struct ctx *c, const struct dft_trace_ev *ev)
+{
+	struct agg *a = c->loc;
+	int agg_ev = ev->ph == DFT_PH_AGG;
+	int64_t n = 1, dur = ev->dur;
+
+	a->g[G_EVENTS]++;
+	if (agg_ev) {
+		n = (ev->has & DFT_EV_CNT) && ev->dft_cnt > 0 ? ev->dft_cnt : 1;
+		if (ev->has & DFT_EV_DUR_SUM)
+			dur = ev->dur_sum;
+	}
+	if (!(ev->has & (DFT_EV_DUR | DFT_EV_DUR_SUM)) || dur < 0)
+		dur = 0;
+	a->g[G_CALLS] += n;
+	if (ev->has & DFT_EV_TS) {
+		if (ev->ts < a->g[G_TS_MIN])
+			a->g[G_TS_MIN] = ev->ts;
+		if (ev->ts + dur > a->g[G_TS_MAX])
+			a->g[G_TS_MAX] = ev->ts + dur;
+	}
+	if (ev->ph == DFT_PH_COUNTER)
+		return;
+	struct fninfo *f = fn_get(c, ev);
+	struct thr *th = thr_get(c, ev);
+	int64_t bytes = 0;
+
+	if (f->kind & FN_IO) {
+		int64_t before = a->g[G_IO_S + S_B];
+
+		io_event(c, th, ev, f, n, dur);
+		bytes = a->g[G_IO_S + S_B] - before;
+	} else if (f->kind & FN_MPI) {
+		a->g[G_MPI_EVENTS] += n;
+	}
+	f->func_row[0] += n;
+	f->func_row[1] += dur;
+	f->func_row[2] += bytes;
+	f->cat_row[0] += n;
+	f->cat_row[1] += dur;
+	f->cat_row[2] += bytes;
+	if (!(f->kind & FN_APP))
+		return;
+	if (!agg_ev)
+		app_event(c, th, ev, f, dur);
+	for (int l = L_APP; l < L_N; l++) {
+		if (!(f->layers & (1u << l)))
+			continue;
+		layer_add(a, l, IOC_NONE, n, dur, 0);
+		thr_layer_seen(c, th, l);
+		if (l == L_LOADER && f->der_loader >= 0)
+			der_add(a, l, f->der_loader, n, dur, 0);
+		if (l == L_READER && f->der_reader >= 0)
+			der_add(a, l, f->der_reader, n, dur, 0);
+		if (l == L_FETCH)
+			a->g[G_FETCH_ITER] += n;
+	}
+	if ((f->layers & (1u << L_READER)) && (ev->has & DFT_EV_EPOCH)) {
+		char b[32];
+		int bl = snprintf(b, sizeof(b), "%lld", (long long)ev->epoch);
+
+		dft_buf_reset(&c->kb);
+		dft_buf_add(&c->kb, b, (size_t)bl);
+		dft_buf_addc(&c->kb, '\x1e');
+		dft_buf_add(&c->kb, th->key, th->keyn);
+		agg_row(a, M_EPOCH, c->kb.s, c->kb.len)[0] += dur;
+	}
+}
+
+/* ---- folding the file-local aggregate ----------------------------------- */
+
+static void
+tr_host(struct dft_trace *t, struct dft_buf *o, const char *k, size_t n)
+{
+	const struct dft_str *s;
+
+	if (n == 0 || (k[0] == 'N' && n == 1)) {
+		dft_buf_adds(o, "unknown");
+		return;
+	}
+	if (k[0] == 'N') {
+		dft_buf_add(o, k + 1, n - 1);
+		return;
+	}
+	s = dft_trace_lookup(t, 'H', k + 1, n - 1);
+	if (s != NULL) {
+		dft_buf_add(o, s->p, s->n);
+	} else {
+		dft_buf_adds(o, "hhash:");
+		dft_buf_add(o, k + 1, n - 1);
+	}
+}
+
+static void
+tr_part(struct dft_trace *t, struct dft_buf *o, char kind, const char *k,
+	size_t n)
+{
+	const char *sep;
+
+	switch (kind) {
+	case 'F':
+		if (n == 0)
+			return;
+		if (k[0] == 'N') {
+			dft_buf_add(o, k + 1, n - 1);
+		} else {
+			const struct dft_str *s =
+				dft_trace_lookup(t, 'F', k + 1, n - 1);
+
+			if (s != NULL) {
+				dft_buf_add(o, s->p, s->n);
+			} else {
+				dft_buf_adds(o, "fhash:");
+				dft_buf_add(o, k + 1, n - 1);
+			}
+		}
+		return;
+	case 'H':
+		tr_host(t, o, k, n);
+		return;
+	case 'P':
+	case 'T':
+		sep = memchr(k, '\x1f', n);
+		if (sep == NULL) {
+			dft_buf_add(o, k, n);
+			return;
+		}
+		tr_host(t, o, k, (size_t)(sep - k));
+		for (const char *p = sep; p < k + n; p++)
+			dft_buf_addc(o, *p == '\x1f' ? '#' : *p);
+		return;
+	default:
+		dft_buf_add(o, k, n);
+	}
+}
+
+static void
+fold(struct agg *dst, struct agg *loc, struct dft_trace *t)
+{
+	struct dft_buf o;
+
+	dft_buf_init(&o);
+	for (int i = 0; i < G_NF; i++) {
+		if (i == G_TS_MIN)
+			dst->g[i] = loc->g[i] < dst->g[i] ? loc->g[i] : dst->g[i];
+		else if (i == G_TS_MAX)
+			dst->g[i] = loc->g[i] > dst->g[i] ? loc->g[i] : dst->g[i];
+		else
+			dst->g[i] += loc->g[i];
+	}
+	for (int l = 0; l < L_N; l++)
+		for (int f = 0; f < LF_NF; f++)
+			dst->layer[l][f] += loc->layer[l][f];
+	for (int i = 0; i < M_N; i++) {
+		const struct map_def *d = &map_defs[i];
+		struct dft_tmap *m = &loc->m[i];
+
+		for (size_t j = 0; j < m->count; j++) {
+			size_t kn;
+			const char *k = dft_tmap_key(m, j, &kn);
+			const char *end = k + kn;
+
+			dft_buf_reset(&o);
+			for (const char *pt = d->parts; *pt; pt++) {
+				const char *sep = pt[1] ?
+					memchr(k, '\x1e', (size_t)(end - k)) :
+					NULL;
+				const char *pe = sep ? sep : end;
+
+				tr_part(t, &o, *pt, k, (size_t)(pe - k));
+				if (pt[1]) {
+					dft_buf_addc(&o, '\x1e');
+					k = sep ? sep + 1 : end;
+				}
+			}
+			row_add(agg_row(dst, i, o.s, o.len),
+				dft_tmap_value(m, j), d->nf, d->max);
+		}
+	}
+	dft_buf_release(&o);
+}
+
+int
+agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
+{
+	struct agg loc;
+	struct ctx c;
+	struct dft_trace_ev ev;
+	unsigned style = 0;
+	int k;
+	long nrec = 0;
+
+	agg_init(&loc);
+	memset(&c, 0, sizeof(c));
+	c.loc = &loc;
+	c.t = t;
+	dft_tmap_init(&c.fns, sizeof(struct fninfo));
+	dft_tmap_init(&c.thrs, sizeof(struct thr));
+	dft_tmap_init(&c.files, sizeof(struct filest));
+	dft_tmap_init(&c.pos, sizeof(struct posst));
+	dft_buf_init(&c.kb);
+	c.bin_us = (int64_t)(thr[T_TIME_BIN_S] * 1e6);
+	if (c.bin_us <= 0)
+		c.bin_us = 1000000;
+	c.iface[0] = agg_row(&loc, M_IFACE, "posix", 5);
+	c.iface[1] = agg_row(&loc, M_IFACE, "stdio", 5);
+	c.iface[2] = agg_row(&loc, M_IFACE, "mpiio", 5);
+
+	while ((k = dft_trace_next(t, &ev)) == 1) {
+		if ((ev.has & DFT_EV_NOTJSON) ||
+		    (ev.rtype.p != NULL && ev.ph == DFT_PH_UNKNOWN &&
+		     ev.name.p == NULL)) {
+			if (rec != NULL)
+				rec(ev.line, ev.len, ev.lineno, rctx);
+			if (!(ev.has & DFT_EV_NOTJSON))
+				nrec++;
+			continue;
+		}
+		style |= ev.style;
+		if (ev.ph == DFT_PH_M) {
+			loc.g[G_META_EVENTS]++;
+			continue;
+		}
+		if (ev.ph != DFT_PH_X && ev.ph != DFT_PH_AGG &&
+		    ev.ph != DFT_PH_COUNTER)
+			continue;
+		one_event(&c, &ev);
+	}
+	/* I/O no application event enclosed */
+	for (size_t i = 0; i < c.thrs.count; i++) {
+		struct thr *th = dft_tmap_value(&c.thrs, i);
+		static const char nf[] = "(no enclosing function)\x1f\x1f\x1f";
+
+		for (size_t j = 0; j < th->n; j++) {
+			attribute(&c, th, nf, sizeof(nf) - 1, &th->p[j]);
+			loc.g[G_UNATTR_T] += th->p[j].dur;
+		}
+		free(th->p);
+		free(th->key);
+	}
+	for (size_t i = 0; i < c.fns.count; i++)
+		free(((struct fninfo *)dft_tmap_value(&c.fns, i))->fkey);
+	loc.g[G_LINES] = t->lines - nrec;
+	loc.g[G_BAD_LINES] = t->bad;
+	loc.g[G_TRUNCATED] = t->truncated ? 1 : 0;
+	if (loc.g[G_LINES] > 0) {
+		loc.g[G_FILES_READ] = 1;
+		int gen = dft_trace_generation(style);
+
+		if (gen >= 0)
+			loc.g[G_GEN0 + gen] = 1;
+	}
+	fold(a, &loc, t);
+	dft_tmap_release(&c.fns);
+	dft_tmap_release(&c.thrs);
+	dft_tmap_release(&c.files);
+	dft_tmap_release(&c.pos);
+	dft_buf_release(&c.kb);
+	agg_release(&loc);
+	if (k < 0)
+		return DFT_EXIT_DATA;
+	return t->bad > 0 || t->truncated || t->corrupt ? DFT_EXIT_DATA :
+	       DFT_EXIT_OK;
+}

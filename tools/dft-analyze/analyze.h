@@ -1,0 +1,197 @@
+/*
+ * analyze.h - shared state of dft-analyze: the mergeable aggregate, the
+ * thresholds, the preset layers, and the entry points of its files:
+ *
+ *   agg.c      one streaming pass over a trace into an aggregate, merging
+ *   rules.c    bottleneck findings from a finished aggregate
+ *   out.c      summary, layer, view and bottleneck records; --format table
+ *   partial.c  --partial / --merge (aggregates as JSON)
+ *   main.c     options, inputs, worker threads
+ *
+ * Every aggregate is a set of int64 counters (scalars, fixed layer arrays
+ * and string-keyed tables of int64 rows), so two aggregates merge by adding
+ * (or taking the minimum/maximum of the few fields marked so) and a merged
+ * aggregate equals the aggregate of all inputs at once.
+ */
+#ifndef ANALYZE_H
+#define ANALYZE_H
+
+#include "dft.h"
+
+/* ---- thresholds ----------------------------------------------------------- */
+enum thr_id {
+	T_IMBALANCE_OPERATIONS, T_SMALL_BYTES, T_SMALL_REQUESTS,
+	T_SMALL_REQUESTS_ABS, T_MISALIGNED_REQUESTS, T_FILE_ALIGNMENT,
+	T_METADATA_TIME_RANK, T_RANDOM_OPERATIONS, T_RANDOM_OPERATIONS_ABS,
+	T_IMBALANCE_STRAGGLERS, T_IMBALANCE_SIZE, T_INTERFACE_STDIO,
+	T_COLLECTIVE_OPERATIONS, T_COLLECTIVE_OPERATIONS_ABS,
+	T_WISIO_METADATA_TIME, T_WISIO_OPERATION_IMBALANCE, T_WISIO_RANDOM,
+	T_WISIO_SIZE_IMBALANCE, T_WISIO_SMALL_TIME, T_WISIO_SMALL_SIZE,
+	T_WISIO_UNOVERLAPPED, T_VIEW_MIN_SHARE, T_TIME_BIN_S,
+	T_DLIO_FETCH_PRESSURE, T_DLIO_EPOCH_STRAGGLER, T_DLIO_CHECKPOINT_TIME,
+	T_DLIO_FS_BW_MB_S,
+	T_N
+};
+extern const char *const thr_name[T_N];
+extern double thr[T_N];
+/* Reads "name = value" lines (# comments). 0, or -1 after a message. */
+int thr_load(const char *path, int must_exist);
+
+/* ---- I/O classes ------------------------------------------------------- */
+enum ioc { IOC_NONE = -1, IOC_READ = 0, IOC_WRITE, IOC_META, IOC_SYNC,
+	   IOC_OTHER, IOC_N };
+extern const char *const ioc_name[IOC_N];
+#define NBINS 9
+extern const char *const bin_label[NBINS];
+int size_bin(int64_t bytes);
+
+/* Event kinds of a function name (agg.c keeps them per name). */
+enum {
+	FN_IO = 1, FN_STDIO = 2, FN_MPIIO = 4, FN_APP = 8, FN_OPEN = 16,
+	FN_CLOSE = 32, FN_SEEK = 64, FN_STAT = 128, FN_POSITIONAL = 256,
+	FN_ELEMENTS = 512, FN_FORK = 1024, FN_COLLECTIVE = 2048,
+	FN_MPI = 4096, FN_DIRFN = 8192
+};
+
+/* ---- the per-row counters of an I/O sum (files, processes, bins) ------ */
+enum {
+	S_N, S_T, S_B,
+	S_RN, S_RT, S_RB, S_WN, S_WT, S_WB, S_MN, S_MT, S_YN, S_YT, S_ON, S_OT,
+	S_SMALL_R, S_SMALL_W, S_SMALL_RT, S_SMALL_WT,
+	S_SEQ_R, S_SEQ_W, S_CONS_R, S_CONS_W, S_RND_R, S_RND_W,
+	S_MISAL, S_ALIGN_CHECKED,
+	S_STDIO_N, S_STDIO_T, S_STDIO_B,
+	S_HIST_R, S_HIST_W = S_HIST_R + NBINS,
+	S_NF = S_HIST_W + NBINS
+};
+
+/* attribution classes: offending-request kinds a finding can blame */
+enum cls {
+	C_IO, C_READ, C_WRITE, C_META, C_SMALL_R, C_SMALL_W, C_RAND_R,
+	C_RAND_W, C_STDIO, C_MISAL, C_SYNC, C_N
+};
+#define ATTR_NF (2 * C_N)	/* per class: count, time */
+
+/* ---- layers ------------------------------------------------------------ */
+enum layer_id {
+	L_POSIX,
+	L_APP, L_TRAINING, L_COMPUTE, L_FETCH, L_LOADER, L_LOADER_FORK,
+	L_READER, L_READER_POSIX, L_CKPT, L_CKPT_POSIX, L_OTHER_POSIX,
+	L_N
+};
+#define NDER 10
+enum { LF_N, LF_T, LF_B, LF_RN, LF_RT, LF_RB, LF_WN, LF_WT, LF_WB,
+       LF_MN, LF_MT, LF_MB, LF_DER, LF_NF = LF_DER + 3 * NDER };
+struct layer_def {
+	const char *name;
+	int parent;		/* -1 at the root */
+	const char *query;
+	int posix_derived;	/* derived set: 1 posix, 2 loader, 3 reader */
+};
+extern const struct layer_def layer_defs[L_N];
+extern const char *const der_posix[NDER];
+extern const char *const der_loader[NDER];
+extern const char *const der_reader[NDER];
+
+/* ---- the aggregate ----------------------------------------------------- */
+enum {
+	G_LINES, G_EVENTS, G_CALLS, G_META_EVENTS, G_BAD_LINES, G_TRUNCATED,
+	G_FILES_READ, G_GEN0, G_GEN1, G_GEN2, G_GEN3, G_TS_MIN, G_TS_MAX,
+	G_UNATTR_T, G_MPI_EVENTS, G_MPIIO_N, G_MPIIO_COLL, G_FETCH_ITER,
+	G_IO_S, G_NF = G_IO_S + S_NF
+};
+enum map_id {
+	M_CAT,		/* cat -> n t b */
+	M_FUNC,		/* name \x1f cat -> n t b */
+	M_FILE,		/* file -> S_* */
+	M_FILEX,	/* file -> max read end, max write end (max) */
+	M_FILEPROC,	/* file \x1e proc -> n t b rb wb */
+	M_PROC,		/* proc -> S_* */
+	M_THREAD,	/* thread -> n */
+	M_HOST,		/* host -> n */
+	M_BIN,		/* bin -> S_* */
+	M_BINPROC,	/* bin \x1e proc -> n */
+	M_BINFILE,	/* bin \x1e file -> n */
+	M_LAYERTHR,	/* layer \x1e thread -> n */
+	M_EPOCH,	/* epoch \x1e thread -> reader time */
+	M_ATTR_F,	/* func \x1e file -> ATTR_NF */
+	M_ATTR_P,	/* func \x1e proc -> ATTR_NF */
+	M_IFACE,	/* posix|stdio|mpiio -> n t b */
+	M_N
+};
+struct map_def {
+	const char *name;
+	int nf;
+	int max;		/* merge by maximum instead of sum */
+	const char *parts;	/* key components: F file, P proc, T thread,
+				 * H host, S plain */
+};
+extern const struct map_def map_defs[M_N];
+
+struct agg {
+	int64_t g[G_NF];
+	int64_t layer[L_N][LF_NF];
+	struct dft_tmap m[M_N];
+};
+void agg_init(struct agg *a);
+void agg_release(struct agg *a);
+/* dst += src (keys taken as they are). */
+void agg_merge(struct agg *dst, const struct agg *src);
+/* Derived layer rows (other_posix); once, before rules and output. */
+void agg_finalize(struct agg *a);
+/* Reads one trace into a (per-file state is local). Returns the exit
+ * status for this file; records (lines with a string "type") are handed to
+ * rec(line, len, ctx) in order. */
+typedef void (*rec_fn)(const char *line, size_t len, long lineno, void *ctx);
+int agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *ctx);
+int64_t *agg_row(struct agg *a, int map, const char *k, size_t n);
+int fn_kind(const char *name, size_t n, const char *cat, size_t cn,
+	    int *ioc);
+
+/* ---- results ------------------------------------------------------------ */
+struct finding {
+	const char *metric, *layer, *view;
+	char *scope;
+	double value, threshold;
+	const char *op;
+	int score;
+	const char *component;
+	const char *insight, *source, *title;
+	char *description;
+	const char *recommendation;
+	json_object *evidence;	/* owned */
+	json_object *functions;	/* owned */
+	double io_share;
+	int forced;
+};
+struct results {
+	struct finding *f;
+	size_t n, cap;
+};
+struct run_info {
+	const char *preset;	/* "posix" or "dlio" */
+	char *preset_reason;
+	json_object *inputs;	/* array of names */
+	int top;
+};
+void rules_run(struct agg *a, const struct run_info *ri,
+	       struct results *res);
+void results_release(struct results *res);
+int score_frac(double v);
+const char *score_label(int s);
+const char *choose_preset(struct agg *a, char **reason);
+
+void out_records(FILE *out, struct agg *a, const struct run_info *ri,
+		 struct results *res);
+void out_table(FILE *out, struct agg *a, const struct run_info *ri,
+	       struct results *res);
+json_object *thresholds_json(void);
+/* layer helpers shared by out.c and rules.c */
+double layer_time(struct agg *a, int l);
+
+json_object *partial_json(struct agg *a, const struct run_info *ri);
+/* Adds a partial record into a. 0, or -1 with a message in *why. */
+int partial_load(struct agg *a, json_object *rec, json_object *inputs,
+		 const char **why);
+
+#endif

@@ -1,0 +1,464 @@
+/*
+ * dft-analyze - read dftracer traces and say what is slow and which code
+ * causes it.
+ *
+ * Input: trace files (.pfw, .pfw.gz, any generation) as operands, or on
+ * standard input a trace stream, `chunk` records of dft-split naming trace
+ * files, plain lines naming trace files, or `partial` records of earlier
+ * --partial runs. Other records pass through unchanged, first.
+ * Output: one `summary`, the preset's `layer` records, `view` rows and the
+ * `bottleneck` findings (man dft(7)); or with --partial one `partial`
+ * record; or with --format table a report for a terminal. Then a `step`.
+ *
+ * Files are read in parallel (-j), each in one streaming pass; memory is
+ * bounded by distinct keys (functions, files, processes, time bins).
+ * It does not read index sidecars (.zindex, .idx) or sort events.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze.h"
+
+static const char usage_text[] =
+	"usage: dft-analyze [-j jobs] [-p posix|dlio] [-c file] [-t top]\n"
+	"                   [-f json|table] [--partial | --merge] [trace ...]\n"
+	"       dft-analyze --thresholds [-c file]\n";
+
+struct opts {
+	int jobs;
+	const char *preset;
+	const char *config;
+	int top;
+	int table;
+	int partial;
+	int merge;
+	int thresholds;
+};
+
+struct input {
+	char *path;
+	int status;
+	int opened;
+	int64_t lines;
+	struct dft_buf recs;	/* records found in the file, one per line */
+	char *err;		/* cannot open: message */
+	struct dft_trace rep;	/* copy kept for the report */
+};
+
+struct inputs {
+	struct input *v;
+	size_t n, cap;
+};
+
+struct pool {
+	struct inputs *in;
+	size_t from;
+	atomic_size_t next;
+	struct agg *aggs;
+};
+
+static void
+usage(int code)
+{
+	fputs(usage_text, code ? stderr : stdout);
+	if (code == 0)
+		fputs("\n"
+		      "  -j, --jobs N        files read in parallel (default: "
+		      "cores)\n"
+		      "  -p, --preset NAME   posix or dlio (default: from the "
+		      "categories)\n"
+		      "  -c, --config FILE   thresholds, 'name = value' lines\n"
+		      "  -t, --top N         rows per view (default 10)\n"
+		      "  -f, --format FMT    json (records, default) or table\n"
+		      "      --partial       print one mergeable partial record\n"
+		      "      --merge         inputs are partial records to "
+		      "combine\n"
+		      "      --thresholds    print the thresholds in force\n"
+		      "  -h, --help          this help\n"
+		      "  -V, --version       print the version\n", stdout);
+	exit(code);
+}
+
+static void
+inputs_add(struct inputs *in, const char *path)
+{
+	if (in->n == in->cap) {
+		in->cap = in->cap ? 2 * in->cap : 16;
+		in->v = dft_xreallocarray(in->v, in->cap, sizeof(*in->v));
+	}
+	struct input *x = &in->v[in->n++];
+
+	memset(x, 0, sizeof(*x));
+	x->path = dft_xstrdup(path);
+	dft_buf_init(&x->recs);
+}
+
+static void
+keep_rec(const char *line, size_t len, long lineno, void *ctx)
+{
+	struct input *x = ctx;
+
+	(void)lineno;
+	dft_buf_add(&x->recs, line, len);
+	dft_buf_addc(&x->recs, '\n');
+}
+
+static void
+run_one(struct input *x, struct agg *a)
+{
+	struct dft_trace t;
+
+	if (dft_trace_open(&t, x->path) < 0) {
+		x->err = dft_xasprintf("cannot open '%s': %s", x->path,
+				       strerror(errno));
+		x->status = DFT_EXIT_DATA;
+		return;
+	}
+	x->opened = 1;
+	int64_t before = a->g[G_LINES];
+
+	x->status = agg_trace(a, &t, keep_rec, x);
+	x->lines = a->g[G_LINES] - before;
+	x->rep = t;		/* statistics only; buffers are freed below */
+	x->rep.name = x->path;
+	dft_trace_close(&t);
+}
+
+struct wctx {
+	struct pool *p;
+	struct agg *a;
+};
+
+static void *
+work(void *arg)
+{
+	struct wctx *w = arg;
+
+	for (;;) {
+		size_t i = atomic_fetch_add(&w->p->next, 1);
+
+		if (i >= w->p->in->n)
+			break;
+		run_one(&w->p->in->v[i], w->a);
+	}
+	return NULL;
+}
+
+/* Reads inputs [from, n) with up to jobs threads into a. */
+static void
+run_pool(struct inputs *in, size_t from, int jobs, struct agg *a)
+{
+	size_t todo = in->n - from;
+
+	if (todo == 0)
+		return;
+	if ((size_t)jobs > todo)
+		jobs = (int)todo;
+	if (jobs <= 1) {
+		for (size_t i = from; i < in->n; i++)
+			run_one(&in->v[i], a);
+		return;
+	}
+	struct pool p = { in, from, from, NULL };
+	struct wctx *w = dft_xcalloc((size_t)jobs, sizeof(*w));
+	pthread_t *th = dft_xcalloc((size_t)jobs, sizeof(*th));
+	struct agg *aggs = dft_xcalloc((size_t)jobs, sizeof(*aggs));
+
+	atomic_init(&p.next, from);
+	for (int i = 0; i < jobs; i++) {
+		agg_init(&aggs[i]);
+		w[i].p = &p;
+		w[i].a = &aggs[i];
+		if (pthread_create(&th[i], NULL, work, &w[i]) != 0)
+			dft_die("cannot start a thread:");
+	}
+	for (int i = 0; i < jobs; i++) {
+		pthread_join(th[i], NULL);
+		agg_merge(a, &aggs[i]);
+		agg_release(&aggs[i]);
+	}
+	free(aggs);
+	free(th);
+	free(w);
+}
+
+/* A record line found in the input: chunk, partial, or pass-through. */
+struct recctx {
+	struct inputs *in;
+	struct agg *a;
+	json_object *inputs;
+	int status;
+	int merged;
+	const char *name;
+};
+
+static void
+handle_record(struct recctx *rc, const char *line, size_t len, long lineno)
+{
+	if (len > 0 && line[0] != '{') {
+		char *p = dft_xstrndup(line, len);
+
+		if (dft_exists(p) && !dft_is_dir(p)) {
+			inputs_add(rc->in, p);
+		} else {
+			dft_warn_at(rc->name, lineno,
+				    "not a record or a trace file: '%s'", p);
+			rc->status = dft_worst(rc->status, DFT_EXIT_DATA);
+		}
+		free(p);
+		return;
+	}
+	json_object *o = json_tokener_parse(line);
+	const char *type = o ? dft_record_type(o) : "";
+
+	if (strcmp(type, "chunk") == 0) {
+		const char *p = dft_json_str(o, "path", NULL);
+
+		if (p != NULL) {
+			inputs_add(rc->in, p);
+		} else {
+			dft_warn_at(rc->name, lineno, "chunk record without "
+				    "a path");
+			rc->status = dft_worst(rc->status, DFT_EXIT_DATA);
+		}
+	} else if (strcmp(type, "partial") == 0) {
+		const char *why;
+
+		if (partial_load(rc->a, o, rc->inputs, &why) != 0) {
+			dft_warn_at(rc->name, lineno, "%s", why);
+			rc->status = dft_worst(rc->status, DFT_EXIT_DATA);
+		} else {
+			rc->merged = 1;
+		}
+	} else {
+		fwrite(line, 1, len, stdout);
+		fputc('\n', stdout);
+	}
+	json_object_put(o);
+}
+
+static void
+stdin_rec(const char *line, size_t len, long lineno, void *ctx)
+{
+	handle_record(ctx, line, len, lineno);
+}
+
+static void
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum { OPT_PARTIAL = 256, OPT_MERGE, OPT_THRESHOLDS };
+	static const struct option lo[] = {
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "preset", required_argument, NULL, 'p' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "top", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "partial", no_argument, NULL, OPT_PARTIAL },
+		{ "merge", no_argument, NULL, OPT_MERGE },
+		{ "thresholds", no_argument, NULL, OPT_THRESHOLDS },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+	long v;
+
+	while ((c = getopt_long(argc, argv, "j:p:c:t:f:hV", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			if (dft_parse_long(optarg, 1, 1024, &v) != 0)
+				dft_usage_error(usage_text, "bad --jobs '%s'",
+						optarg);
+			o->jobs = (int)v;
+			break;
+		case 'p':
+			if (strcmp(optarg, "posix") != 0 &&
+			    strcmp(optarg, "dlio") != 0)
+				dft_usage_error(usage_text, "unknown preset "
+						"'%s' (posix or dlio)", optarg);
+			o->preset = optarg;
+			break;
+		case 'c':
+			o->config = optarg;
+			break;
+		case 't':
+			if (dft_parse_long(optarg, 0, 1000000, &v) != 0)
+				dft_usage_error(usage_text, "bad --top '%s'",
+						optarg);
+			o->top = (int)v;
+			break;
+		case 'f':
+			if (strcmp(optarg, "table") == 0)
+				o->table = 1;
+			else if (strcmp(optarg, "json") == 0)
+				o->table = 0;
+			else
+				dft_usage_error(usage_text, "unknown format "
+						"'%s' (json or table)", optarg);
+			break;
+		case OPT_PARTIAL:
+			o->partial = 1;
+			break;
+		case OPT_MERGE:
+			o->merge = 1;
+			break;
+		case OPT_THRESHOLDS:
+			o->thresholds = 1;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		case 'V':
+			dft_print_version();
+			exit(0);
+		default:
+			dft_usage_error(usage_text, "unknown option");
+		}
+	}
+	if (o->partial && o->merge)
+		dft_usage_error(usage_text,
+				"--partial and --merge exclude each other");
+	if (o->partial && o->table)
+		dft_usage_error(usage_text,
+				"--partial writes a record, not a table");
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o = { 0 };
+	struct dft_step step;
+	struct agg a;
+	struct inputs in = { 0 };
+	int status = DFT_EXIT_OK;
+	json_object *inputs = json_object_new_array();
+
+	dft_init("dft-analyze");
+	o.top = 10;
+	o.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (o.jobs < 1)
+		o.jobs = 1;
+	parse_opts(argc, argv, &o);
+	/* thresholds: the shipped defaults file, then --config */
+	char *def = dft_share_path("thresholds.conf");
+
+	if (def != NULL && thr_load(def, 0) != 0)
+		status = DFT_EXIT_DATA;
+	free(def);
+	if (o.config != NULL && thr_load(o.config, 1) != 0)
+		return DFT_EXIT_FATAL;
+	if (o.thresholds) {
+		for (int i = 0; i < T_N; i++)
+			printf("%s = %g\n", thr_name[i], thr[i]);
+		return dft_worst(status, dft_close_stdout());
+	}
+	dft_step_begin(&step, "analyze");
+	agg_init(&a);
+
+	struct recctx rc = { &in, &a, inputs, DFT_EXIT_OK, 0, "<stdin>" };
+	int analyzed = 0;
+
+	if (optind == argc) {
+		/* standard input: records, trace paths, or a trace stream */
+		struct dft_trace t;
+
+		if (dft_trace_open(&t, "-") < 0)
+			dft_die("cannot read standard input:");
+		t.raw_lines = 1;
+		int st = agg_trace(&a, &t, stdin_rec, &rc);
+
+		status = dft_worst(status, st);
+		dft_trace_report(&t);
+		if (a.g[G_LINES] > 0) {
+			json_object_array_add(inputs, dft_jstr("<stdin>"));
+			analyzed = 1;
+		}
+		dft_trace_close(&t);
+	} else {
+		for (int i = optind; i < argc; i++)
+			inputs_add(&in, argv[i]);
+	}
+	fflush(stdout);
+	/* rounds: chunk records inside files may name more files */
+	size_t done = 0;
+
+	while (done < in.n) {
+		size_t from = done;
+
+		run_pool(&in, from, o.jobs, &a);
+		done = in.n;
+		for (size_t i = from; i < done; i++) {
+			struct input *x = &in.v[i];
+
+			if (x->err != NULL) {
+				dft_warn("%s", x->err);
+			} else {
+				analyzed = 1;
+				dft_trace_report(&x->rep);
+				if (x->lines > 0 || x->recs.len == 0)
+					json_object_array_add(inputs,
+							      dft_jstr(x->path));
+			}
+			status = dft_worst(status, x->status);
+			rc.name = x->path;
+			/* records of the file, in order */
+			char *p = x->recs.s;
+
+			for (size_t off = 0; off < x->recs.len;) {
+				char *nl = memchr(p + off, '\n',
+						  x->recs.len - off);
+				size_t len = (size_t)(nl - (p + off));
+
+				p[off + len] = '\0';
+				handle_record(&rc, p + off, len, 0);
+				off += len + 1;
+			}
+		}
+	}
+	status = dft_worst(status, rc.status);
+	if (rc.merged)
+		analyzed = 1;
+
+	if (analyzed) {
+		struct run_info ri = { 0 };
+		struct results res = { 0 };
+
+		ri.inputs = inputs;
+		ri.top = o.top;
+		if (o.preset != NULL) {
+			ri.preset = o.preset;
+			ri.preset_reason = dft_xstrdup("option");
+		} else {
+			ri.preset = choose_preset(&a, &ri.preset_reason);
+		}
+		if (o.partial) {
+			dft_emit_put(stdout, partial_json(&a, &ri));
+		} else {
+			agg_finalize(&a);
+			rules_run(&a, &ri, &res);
+			if (o.table)
+				out_table(stdout, &a, &ri, &res);
+			else
+				out_records(stdout, &a, &ri, &res);
+		}
+		results_release(&res);
+		free(ri.preset_reason);
+	}
+	if (!o.table)
+		dft_emit_put(stdout, dft_step_end(&step, status == 0 ? "ok" :
+						  "partial"));
+	for (size_t i = 0; i < in.n; i++) {
+		free(in.v[i].path);
+		free(in.v[i].err);
+		dft_buf_release(&in.v[i].recs);
+	}
+	free(in.v);
+	json_object_put(inputs);
+	agg_release(&a);
+	return dft_worst(status, dft_close_stdout());
+}

@@ -1,0 +1,1237 @@
+/*
+ * rules.c - thresholds, preset layers and the findings: the Drishti
+ * insights the trace supports, the WisIO rules on view rows, and the dlio
+ * data-loader dimensions, each with its evidence numbers and the
+ * application functions that enclose the offending requests
+ * (diagnosis-rules.md §1-§5; the codes are listed in dft(7)).
+ *
+ * Not computed, because a trace does not carry what they need: P07
+ * (memory alignment), M02-M10 (MPI-IO hints and collective buffering),
+ * W07 (unoverlapped I/O needs per-interval overlap).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyze.h"
+
+const char *const thr_name[T_N] = {
+	"imbalance_operations", "small_bytes", "small_requests",
+	"small_requests_absolute", "misaligned_requests", "file_alignment",
+	"metadata_time_rank", "random_operations",
+	"random_operations_absolute", "imbalance_stragglers",
+	"imbalance_size", "interface_stdio", "collective_operations",
+	"collective_operations_absolute", "wisio_metadata_time",
+	"wisio_operation_imbalance", "wisio_random", "wisio_size_imbalance",
+	"wisio_small_time", "wisio_small_size", "wisio_unoverlapped",
+	"view_min_share", "time_bin_s", "dlio_fetch_pressure",
+	"dlio_epoch_straggler", "dlio_checkpoint_time", "dlio_fs_bw_mb_s",
+};
+
+double thr[T_N] = {
+	0.1, 1048576, 0.1, 1000, 0.1, 4096, 30, 0.2, 1000, 0.15, 0.3, 0.1,
+	0.5, 1000, 0.5, 0.1, 0.5, 0.1, 0.5, 1048576, 0.5, 0.1, 1, 0.25,
+	0.15, 0.1, 1000,
+};
+
+int
+thr_load(const char *path, int must_exist)
+{
+	FILE *fp = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	long ln = 0;
+	int bad = 0;
+
+	if (fp == NULL) {
+		if (!must_exist && errno == ENOENT)
+			return 0;
+		dft_warn("cannot open '%s':", path);
+		return -1;
+	}
+	while (getline(&line, &cap, fp) != -1) {
+		char *p = line, *eq, *end;
+		int i;
+
+		ln++;
+		p[strcspn(p, "#\n")] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			continue;
+		eq = strchr(p, '=');
+		if (eq == NULL) {
+			dft_warn_at(path, ln, "expected 'name = value'");
+			bad = 1;
+			continue;
+		}
+		end = eq;
+		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		*end = '\0';
+		for (i = 0; i < T_N; i++)
+			if (strcmp(p, thr_name[i]) == 0)
+				break;
+		char *v = eq + 1;
+
+		while (*v == ' ' || *v == '\t')
+			v++;
+		char *ve = v + strlen(v);
+
+		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' ||
+				  ve[-1] == '\r'))
+			*--ve = '\0';
+		double d;
+
+		if (i == T_N) {
+			dft_warn_at(path, ln, "unknown threshold '%s'", p);
+			bad = 1;
+		} else if (dft_parse_double(v, &d) != 0 || d < 0) {
+			dft_warn_at(path, ln, "bad value '%s' for %s", v, p);
+			bad = 1;
+		} else {
+			thr[i] = d;
+		}
+	}
+	free(line);
+	fclose(fp);
+	return bad ? -1 : 0;
+}
+
+json_object *
+thresholds_json(void)
+{
+	json_object *o = json_object_new_object();
+
+	for (int i = 0; i < T_N; i++) {
+		double v = thr[i];
+
+		if (v == floor(v) && fabs(v) < 9e15)
+			json_object_object_add(o, thr_name[i],
+					       dft_jint((int64_t)v));
+		else
+			json_object_object_add(o, thr_name[i], dft_jdouble(v));
+	}
+	return o;
+}
+
+/* ---- presets -------------------------------------------------------------- */
+
+const struct layer_def layer_defs[L_N] = {
+	[L_POSIX] = { "posix", -1, "cat in (posix, stdio)", 1 },
+	[L_APP] = { "app", -1, "name == DLIOBenchmark.run", 0 },
+	[L_TRAINING] = { "training", L_APP, "name == DLIOBenchmark._train",
+			 0 },
+	[L_COMPUTE] = { "compute", L_TRAINING,
+			"cat in (ai_framework, compute), name !~ checkpoint",
+			0 },
+	[L_FETCH] = { "fetch_data", L_TRAINING, "name ~ *.iter", 0 },
+	[L_LOADER] = { "data_loader", L_FETCH,
+		       "cat in (data_loader, dataloader) - loop.iter/yield",
+		       2 },
+	[L_LOADER_FORK] = { "data_loader_fork", L_FETCH,
+			    "posix name ~ fork|spawn", 0 },
+	[L_READER] = { "reader", L_LOADER, "cat == reader", 3 },
+	[L_READER_POSIX] = { "reader_posix", L_READER,
+			     "cat in (posix, stdio), path ~ /data", 1 },
+	[L_CKPT] = { "checkpoint", L_TRAINING,
+		     "cat == checkpoint or name ~ checkpoint", 0 },
+	[L_CKPT_POSIX] = { "checkpoint_posix", L_CKPT,
+			   "cat in (posix, stdio), path ~ /checkpoint", 1 },
+	[L_OTHER_POSIX] = { "other_posix", -1,
+			    "cat in (posix, stdio), other paths", 1 },
+};
+const char *const der_posix[NDER] = {
+	"data", "read", "write", "metadata", "open", "close", "seek", "stat",
+	"sync", "other"
+};
+const char *const der_loader[NDER] = { "init", "item" };
+const char *const der_reader[NDER] = { "open", "close", "preprocess",
+				       "sample" };
+
+double
+layer_time(struct agg *a, int l)
+{
+	if (l == L_FETCH && a->g[G_FETCH_ITER] == 0) {
+		int64_t d = a->layer[L_TRAINING][LF_T] -
+			    a->layer[L_COMPUTE][LF_T];
+
+		return d > 0 ? (double)d / 1e6 : 0;
+	}
+	return (double)a->layer[l][LF_T] / 1e6;
+}
+
+const char *
+choose_preset(struct agg *a, char **reason)
+{
+	static const char *const dl[] = {
+		"reader", "data_loader", "dataloader", "ai_framework",
+		"dlio_benchmark", "checkpoint", "ai_root", NULL
+	};
+	struct dft_buf b;
+
+	dft_buf_init(&b);
+	for (size_t i = 0; i < a->m[M_CAT].count; i++) {
+		size_t n;
+		const char *c = dft_tmap_key(&a->m[M_CAT], i, &n);
+
+		for (const char *const *d = dl; *d; d++) {
+			if (strlen(*d) == n && strncasecmp(c, *d, n) == 0) {
+				dft_buf_adds(&b, b.len ? ", " : "categories: ");
+				dft_buf_add(&b, c, n);
+			}
+		}
+	}
+	if (b.len > 0) {
+		*reason = dft_buf_detach(&b);
+		return "dlio";
+	}
+	dft_buf_release(&b);
+	*reason = dft_xstrdup("no data-loader categories");
+	return "posix";
+}
+
+/* ---- scores ----------------------------------------------------------- */
+
+int
+score_frac(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v <= .25)
+		return 1;
+	if (v <= .5)
+		return 2;
+	if (v <= .75)
+		return 3;
+	if (v <= .9)
+		return 4;
+	return 5;
+}
+
+const char *
+score_label(int s)
+{
+	static const char *const l[] = {
+		"none", "trivial", "low", "medium", "high", "critical"
+	};
+
+	return l[s < 0 ? 0 : s > 5 ? 5 : s];
+}
+
+/* A HIGH-severity Drishti insight whose condition holds. */
+static int
+score_high(double value, double threshold)
+{
+	return threshold > 0 && value >= 4 * threshold ? 5 : 4;
+}
+
+/* ---- application functions --------------------------------------------- */
+
+struct fsum {
+	int64_t n, t;
+};
+
+/*
+ * The functions that enclose the requests of the classes in cmask: from
+ * the attribution table by file (files == NULL: all files; else only the
+ * files in that set) or, for a process scope, by process.
+ */
+static json_object *
+functions_for(struct agg *a, uint32_t cmask, const struct dft_tmap *files,
+	      const char *proc)
+{
+	int map = proc ? M_ATTR_P : M_ATTR_F;
+	struct dft_tmap sums;
+	int64_t tot_n = 0, tot_t = 0;
+
+	dft_tmap_init(&sums, sizeof(struct fsum));
+	for (size_t i = 0; i < a->m[map].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[map], i, &kn);
+		const char *sep = memchr(k, '\x1e', kn);
+		const int64_t *r = dft_tmap_value(&a->m[map], i);
+
+		if (sep == NULL)
+			continue;
+		const char *rest = sep + 1;
+		size_t rn = kn - (size_t)(rest - k);
+
+		if (proc != NULL &&
+		    (strlen(proc) != rn || memcmp(proc, rest, rn) != 0))
+			continue;
+		if (proc == NULL && files != NULL &&
+		    dft_tmap_get((struct dft_tmap *)files, rest, rn, 0,
+				 NULL) == NULL)
+			continue;
+		int64_t n = 0, t = 0;
+
+		for (int c = 0; c < C_N; c++) {
+			if (cmask & (1u << c)) {
+				n += r[2 * c];
+				t += r[2 * c + 1];
+			}
+		}
+		if (n == 0)
+			continue;
+		struct fsum *s = dft_tmap_get(&sums, k, (size_t)(sep - k), 1,
+					      NULL);
+
+		s->n += n;
+		s->t += t;
+		tot_n += n;
+		tot_t += t;
+	}
+	/* order: time (or count when no time), then name */
+	size_t cnt = sums.count;
+	size_t *ix = dft_xcalloc(cnt ? cnt : 1, sizeof(*ix));
+
+	for (size_t i = 0; i < cnt; i++)
+		ix[i] = i;
+	for (size_t i = 1; i < cnt; i++) {
+		for (size_t j = i; j > 0; j--) {
+			const struct fsum *x = dft_tmap_value(&sums, ix[j - 1]);
+			const struct fsum *y = dft_tmap_value(&sums, ix[j]);
+			int64_t xv = tot_t ? x->t : x->n, yv = tot_t ? y->t : y->n;
+
+			if (xv > yv || (xv == yv &&
+					strcmp(dft_tmap_key(&sums, ix[j - 1],
+							    NULL),
+					       dft_tmap_key(&sums, ix[j],
+							    NULL)) <= 0))
+				break;
+			size_t tmp = ix[j];
+
+			ix[j] = ix[j - 1];
+			ix[j - 1] = tmp;
+		}
+	}
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < cnt && i < 5; i++) {
+		const struct fsum *s = dft_tmap_value(&sums, ix[i]);
+		const char *k = dft_tmap_key(&sums, ix[i], NULL);
+		char *parts[4] = { 0 };
+		char *dup = dft_xstrdup(k), *p = dup;
+
+		for (int j = 0; j < 4; j++) {
+			parts[j] = p;
+			p = p ? strchr(p, '\x1f') : NULL;
+			if (p)
+				*p++ = '\0';
+		}
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "name", dft_jstr(parts[0]));
+		json_object_object_add(f, "cat", dft_jstr(parts[1] &&
+							   *parts[1] ?
+							   parts[1] : NULL));
+		json_object_object_add(f, "file", dft_jstr(parts[2] &&
+							    *parts[2] ?
+							    parts[2] : NULL));
+		long line;
+
+		if (parts[3] && *parts[3] &&
+		    dft_parse_long(parts[3], 0, 1L << 30, &line) == 0)
+			json_object_object_add(f, "line", dft_jint(line));
+		else
+			json_object_object_add(f, "line", NULL);
+		double share = tot_t ? (double)s->t / (double)tot_t :
+			       tot_n ? (double)s->n / (double)tot_n : 0;
+
+		json_object_object_add(f, "share", dft_jdouble(share));
+		json_object_object_add(f, "count", dft_jint(s->n));
+		json_object_object_add(f, "time_s", dft_jdouble(s->t / 1e6));
+		json_object_array_add(arr, f);
+		free(dup);
+	}
+	free(ix);
+	dft_tmap_release(&sums);
+	return arr;
+}
+
+/* ---- findings ----------------------------------------------------------- */
+
+static struct finding *
+add(struct results *r, const char *insight, const char *source,
+    const char *metric, const char *layer, const char *view,
+    const char *scope, double value, double threshold, const char *op,
+    int score, const char *title, const char *recommendation)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 16;
+		r->f = dft_xreallocarray(r->f, r->cap, sizeof(*r->f));
+	}
+	struct finding *f = &r->f[r->n++];
+
+	memset(f, 0, sizeof(*f));
+	f->insight = insight;
+	f->source = source;
+	f->metric = metric;
+	f->layer = layer;
+	f->view = view;
+	f->scope = dft_xstrdup(scope);
+	f->value = value;
+	f->threshold = threshold;
+	f->op = op;
+	f->score = score;
+	f->component = "io";
+	f->title = title;
+	f->recommendation = recommendation;
+	f->evidence = json_object_new_object();
+	f->io_share = 1;
+	return f;
+}
+
+static void
+ev_i(struct finding *f, const char *k, int64_t v)
+{
+	json_object_object_add(f->evidence, k, dft_jint(v));
+}
+
+static void
+ev_d(struct finding *f, const char *k, double v)
+{
+	json_object_object_add(f->evidence, k, dft_jdouble(v));
+}
+
+void
+results_release(struct results *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->f[i].scope);
+		free(r->f[i].description);
+		json_object_put(r->f[i].evidence);
+		json_object_put(r->f[i].functions);
+	}
+	free(r->f);
+	memset(r, 0, sizeof(*r));
+}
+
+static double
+frac(int64_t a, int64_t b)
+{
+	return b > 0 ? (double)a / (double)b : 0;
+}
+
+/* Files with more than 5 % of their requests small (P05/P06 evidence). */
+static json_object *
+small_files(struct agg *a, int w)
+{
+	json_object *arr = json_object_new_array();
+	int shown = 0;
+
+	for (size_t i = 0; i < a->m[M_FILE].count && shown < 5; i++) {
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		int64_t sm = s[w ? S_SMALL_W : S_SMALL_R];
+		int64_t n = s[w ? S_WN : S_RN];
+
+		if (n > 0 && frac(sm, n) > 0.05) {
+			json_object_array_add(arr,
+				dft_jstr(dft_tmap_key(&a->m[M_FILE], i, NULL)));
+			shown++;
+		}
+	}
+	return arr;
+}
+
+/* Per file: number of processes (from the file x process table). */
+static void
+file_procs(struct agg *a, struct dft_tmap *np)
+{
+	for (size_t i = 0; i < a->m[M_FILEPROC].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILEPROC], i, &kn);
+		const char *sep = memchr(k, '\x1e', kn);
+
+		if (sep == NULL)
+			continue;
+		int64_t *v = dft_tmap_get(np, k, (size_t)(sep - k), 1, NULL);
+
+		(*v)++;
+	}
+}
+
+static void
+drishti(struct agg *a, struct results *r)
+{
+	const int64_t *g = a->g + G_IO_S;
+	int64_t rn = g[S_RN], wn = g[S_WN], ops = rn + wn;
+	int64_t rb = g[S_RB], wb = g[S_WB], bytes = rb + wb;
+	struct finding *f;
+	double v;
+
+	/* S01 STDIO share of bytes */
+	if (bytes > 0 && (v = frac(g[S_STDIO_B], bytes)) > thr[T_INTERFACE_STDIO]) {
+		f = add(r, "S01", "drishti", "stdio_bytes_pct", "posix", "app",
+			"all", v, thr[T_INTERFACE_STDIO], ">",
+			score_high(v, thr[T_INTERFACE_STDIO]),
+			"High STDIO usage",
+			"switch the bulk data path to POSIX or MPI-IO with large "
+			"requests (STDIO adds a buffering layer)");
+		ev_i(f, "stdio_bytes", g[S_STDIO_B]);
+		ev_i(f, "total_bytes", bytes);
+		ev_i(f, "stdio_requests", g[S_STDIO_N]);
+		ev_d(f, "stdio_time_s", g[S_STDIO_T] / 1e6);
+		f->functions = functions_for(a, 1u << C_STDIO, NULL, NULL);
+		f->description = dft_xasprintf(
+			"%.1f%% of the bytes (%lld of %lld) go through STDIO",
+			100 * v, (long long)g[S_STDIO_B], (long long)bytes);
+	}
+	/* P01/P02 operation intensity */
+	if (ops > 0 && (v = frac(llabs(wn - rn), ops)) > thr[T_IMBALANCE_OPERATIONS]) {
+		int wr = wn > rn;
+
+		f = add(r, wr ? "P01" : "P02", "drishti",
+			"operation_imbalance_ratio", "posix", "app", "all", v,
+			thr[T_IMBALANCE_OPERATIONS], ">", 2,
+			wr ? "Write-intensive by operations" :
+			     "Read-intensive by operations",
+			"informational: tune for the dominant direction");
+		ev_i(f, "reads", rn);
+		ev_i(f, "writes", wn);
+		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
+					     NULL, NULL);
+		f->description = dft_xasprintf(
+			"%lld writes and %lld reads: |W - R| / ops = %.2f",
+			(long long)wn, (long long)rn, v);
+	}
+	/* P03/P04 byte intensity */
+	if (bytes > 0 && (v = frac(llabs(wb - rb), bytes)) > thr[T_IMBALANCE_OPERATIONS]) {
+		int wr = wb > rb;
+
+		f = add(r, wr ? "P03" : "P04", "drishti", "size_imbalance_ratio",
+			"posix", "app", "all", v, thr[T_IMBALANCE_OPERATIONS],
+			">", 2,
+			wr ? "Write-intensive by bytes" :
+			     "Read-intensive by bytes",
+			"informational: tune for the dominant direction");
+		ev_i(f, "read_bytes", rb);
+		ev_i(f, "write_bytes", wb);
+		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
+					     NULL, NULL);
+		f->description = dft_xasprintf(
+			"%lld bytes written and %lld read: |W - R| / bytes = "
+			"%.2f", (long long)wb, (long long)rb, v);
+	}
+	/* P05/P06 small requests */
+	for (int w = 0; w < 2; w++) {
+		int64_t n = w ? wn : rn, sm = g[w ? S_SMALL_W : S_SMALL_R];
+
+		if (n == 0 || (v = frac(sm, n)) <= thr[T_SMALL_REQUESTS])
+			continue;
+		int abs_ok = sm > thr[T_SMALL_REQUESTS_ABS];
+
+		f = add(r, w ? "P06" : "P05", "drishti",
+			w ? "small_write_pct" : "small_read_pct", "posix",
+			"app", "all", v, thr[T_SMALL_REQUESTS], ">",
+			abs_ok ? score_high(v, thr[T_SMALL_REQUESTS]) : 3,
+			w ? "Many small write requests" :
+			    "Many small read requests",
+			w ? "buffer small writes into larger contiguous "
+			    "requests (aggregate in memory, write once); with "
+			    "MPI use collective MPI_File_write_all" :
+			    "read in larger contiguous blocks and serve small "
+			    "reads from memory; with MPI use collective "
+			    "MPI_File_read_all");
+		ev_i(f, w ? "small_writes" : "small_reads", sm);
+		ev_i(f, w ? "writes" : "reads", n);
+		ev_i(f, "small_bytes", (int64_t)thr[T_SMALL_BYTES]);
+		ev_i(f, "small_requests_absolute",
+		     (int64_t)thr[T_SMALL_REQUESTS_ABS]);
+		ev_d(f, "small_time_s", g[w ? S_SMALL_WT : S_SMALL_RT] / 1e6);
+		ev_d(f, "io_time_s", g[S_T] / 1e6);
+		ev_i(f, w ? "write_bytes" : "read_bytes", w ? wb : rb);
+		json_object_object_add(f->evidence, "files", small_files(a, w));
+		f->functions = functions_for(a, 1u << (w ? C_SMALL_W :
+						       C_SMALL_R), NULL, NULL);
+		f->description = dft_xasprintf(
+			"%lld of %lld %s (%.1f%%) are smaller than %lld bytes "
+			"(mean %.0f bytes)%s", (long long)sm, (long long)n,
+			w ? "writes" : "reads", 100 * v,
+			(long long)thr[T_SMALL_BYTES],
+			(double)(w ? wb : rb) / (double)n,
+			abs_ok ? "" : "; below the absolute count threshold");
+	}
+	/* P08 misaligned file requests */
+	if (g[S_ALIGN_CHECKED] > 0 &&
+	    (v = frac(g[S_MISAL], g[S_ALIGN_CHECKED])) > thr[T_MISALIGNED_REQUESTS]) {
+		f = add(r, "P08", "drishti", "misaligned_pct", "posix", "app",
+			"all", v, thr[T_MISALIGNED_REQUESTS], ">",
+			score_high(v, thr[T_MISALIGNED_REQUESTS]),
+			"Misaligned file requests",
+			"align requests to the file-system block or stripe "
+			"size (HDF5 H5Pset_alignment, Lustre stripe size)");
+		ev_i(f, "misaligned", g[S_MISAL]);
+		ev_i(f, "requests", g[S_ALIGN_CHECKED]);
+		ev_i(f, "file_alignment", (int64_t)thr[T_FILE_ALIGNMENT]);
+		f->functions = functions_for(a, 1u << C_MISAL, NULL, NULL);
+		f->description = dft_xasprintf(
+			"%lld of %lld requests (%.1f%%) start at an offset "
+			"that is not a multiple of %lld", (long long)g[S_MISAL],
+			(long long)g[S_ALIGN_CHECKED], 100 * v,
+			(long long)thr[T_FILE_ALIGNMENT]);
+	}
+	/* P09/P10 redundant traffic */
+	for (int w = 0; w < 2; w++) {
+		int64_t moved = 0, extent = 0, red = 0, nfiles = 0;
+
+		for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+			const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+			const int64_t *x = dft_tmap_get(&a->m[M_FILEX],
+				dft_tmap_key(&a->m[M_FILE], i, NULL),
+				strlen(dft_tmap_key(&a->m[M_FILE], i, NULL)),
+				0, NULL);
+			int64_t b = s[w ? S_WB : S_RB];
+			int64_t e = x ? x[w] : 0;
+
+			if (b > 0 && e > 0 && b > e) {
+				moved += b;
+				extent += e;
+				red += b - e;
+				nfiles++;
+			}
+		}
+		if (red == 0)
+			continue;
+		v = frac(moved, extent);
+		f = add(r, w ? "P10" : "P09", "drishti",
+			w ? "redundant_write_ratio" : "redundant_read_ratio",
+			"posix", "app", "all", v, 1, ">", 3,
+			w ? "Redundant write traffic" : "Redundant read traffic",
+			w ? "data is written more than once at the same "
+			    "offsets: write each block once" :
+			    "the same bytes are read more than once: cache "
+			    "them in memory or read each block once");
+		ev_i(f, w ? "bytes_written" : "bytes_read", moved);
+		ev_i(f, "highest_offsets", extent);
+		ev_i(f, "redundant_bytes", red);
+		ev_i(f, "files", nfiles);
+		f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ),
+					     NULL, NULL);
+		f->description = dft_xasprintf(
+			"%lld bytes %s in %lld file(s) whose highest offsets "
+			"sum to %lld: %lld bytes moved more than once",
+			(long long)moved, w ? "written" : "read",
+			(long long)nfiles, (long long)extent, (long long)red);
+	}
+	/* P11-P14 random vs sequential */
+	for (int w = 0; w < 2; w++) {
+		int64_t rnd = g[w ? S_RND_W : S_RND_R];
+		int64_t tot = rnd + g[w ? S_SEQ_W : S_SEQ_R];
+
+		if (tot == 0)
+			continue;
+		v = frac(rnd, tot);
+		int over = v > thr[T_RANDOM_OPERATIONS];
+		int abs_ok = rnd > thr[T_RANDOM_OPERATIONS_ABS];
+		const char *code = over ? (w ? "P13" : "P11") :
+				   (w ? "P14" : "P12");
+
+		f = add(r, code, "drishti",
+			w ? "rand_write_pct" : "rand_read_pct", "posix", "app",
+			"all", v, thr[T_RANDOM_OPERATIONS], ">",
+			!over ? 1 : abs_ok ?
+			score_high(v, thr[T_RANDOM_OPERATIONS]) : 3,
+			over ? (w ? "High random writes" : "High random reads") :
+			       (w ? "Mostly sequential writes" :
+				    "Mostly sequential reads"),
+			over ? "change the data layout or the access order so "
+			       "that requests are consecutive; sort or batch "
+			       "offsets before issuing them" :
+			       "none needed");
+		ev_i(f, w ? "random_writes" : "random_reads", rnd);
+		ev_i(f, w ? "sequential_writes" : "sequential_reads",
+		     g[w ? S_SEQ_W : S_SEQ_R]);
+		ev_i(f, w ? "consecutive_writes" : "consecutive_reads",
+		     g[w ? S_CONS_W : S_CONS_R]);
+		f->functions = functions_for(a, 1u << (w ? C_RAND_W : C_RAND_R),
+					     NULL, NULL);
+		if (!over) {
+			json_object_put(f->functions);
+			f->functions = functions_for(a, 1u << (w ? C_WRITE :
+							       C_READ),
+						     NULL, NULL);
+		}
+		f->description = dft_xasprintf(
+			"%lld of %lld %s (%.1f%%) start before the end of the "
+			"previous one on their file and process",
+			(long long)rnd, (long long)tot,
+			w ? "writes" : "reads", 100 * v);
+	}
+	/* P15/P16 small requests to shared files */
+	struct dft_tmap np, shared;
+
+	dft_tmap_init(&np, sizeof(int64_t));
+	dft_tmap_init(&shared, sizeof(int64_t));
+	file_procs(a, &np);
+	int64_t sh_n[2] = { 0, 0 }, sh_small[2] = { 0, 0 }, nshared = 0;
+
+	for (size_t i = 0; i < np.count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&np, i, &kn);
+
+		if (*(int64_t *)dft_tmap_value(&np, i) < 2)
+			continue;
+		nshared++;
+		dft_tmap_get(&shared, k, kn, 1, NULL);
+		const int64_t *s = dft_tmap_get(&a->m[M_FILE], k, kn, 0, NULL);
+
+		if (s == NULL)
+			continue;
+		sh_n[0] += s[S_RN];
+		sh_n[1] += s[S_WN];
+		sh_small[0] += s[S_SMALL_R];
+		sh_small[1] += s[S_SMALL_W];
+	}
+	for (int w = 0; w < 2; w++) {
+		if (sh_n[w] == 0 ||
+		    (v = frac(sh_small[w], sh_n[w])) <= thr[T_SMALL_REQUESTS])
+			continue;
+		int abs_ok = sh_small[w] > thr[T_SMALL_REQUESTS_ABS];
+
+		f = add(r, w ? "P16" : "P15", "drishti",
+			w ? "shared_small_write_pct" : "shared_small_read_pct",
+			"posix", "app", "shared files", v,
+			thr[T_SMALL_REQUESTS], ">",
+			abs_ok ? score_high(v, thr[T_SMALL_REQUESTS]) : 3,
+			w ? "Small writes to shared files" :
+			    "Small reads from shared files",
+			"coalesce the processes' requests (MPI-IO collective "
+			"buffering, or one aggregator per node)");
+		ev_i(f, w ? "small_writes" : "small_reads", sh_small[w]);
+		ev_i(f, w ? "writes" : "reads", sh_n[w]);
+		ev_i(f, "shared_files", nshared);
+		f->functions = functions_for(a, 1u << (w ? C_SMALL_W :
+						       C_SMALL_R),
+					     &shared, NULL);
+		f->description = dft_xasprintf(
+			"%lld of %lld %s on %lld shared file(s) are small",
+			(long long)sh_small[w], (long long)sh_n[w],
+			w ? "writes" : "reads", (long long)nshared);
+	}
+	/* P18/P19 stragglers on shared files */
+	for (int kind = 0; kind < 2; kind++) {
+		int emitted = 0;
+
+		for (size_t i = 0; i < shared.count && emitted < 10; i++) {
+			size_t kn;
+			const char *k = dft_tmap_key(&shared, i, &kn);
+			int64_t mx = INT64_MIN, mn = INT64_MAX, tot = 0, np2 = 0;
+
+			for (size_t j = 0; j < a->m[M_FILEPROC].count; j++) {
+				size_t jn;
+				const char *jk = dft_tmap_key(&a->m[M_FILEPROC],
+							      j, &jn);
+
+				if (jn <= kn || jk[kn] != '\x1e' ||
+				    memcmp(jk, k, kn) != 0)
+					continue;
+				const int64_t *fp =
+					dft_tmap_value(&a->m[M_FILEPROC], j);
+				int64_t x = kind ? fp[1] : fp[2];
+
+				mx = x > mx ? x : mx;
+				mn = x < mn ? x : mn;
+				tot += x;
+				np2++;
+			}
+			if (np2 < 2 || tot == 0)
+				continue;
+			v = frac(mx - mn, tot);
+			if (v <= thr[T_IMBALANCE_STRAGGLERS])
+				continue;
+			f = add(r, kind ? "P19" : "P18", "drishti",
+				kind ? "shared_time_imbalance" :
+				       "shared_size_imbalance",
+				"posix", "file", k, v,
+				thr[T_IMBALANCE_STRAGGLERS], ">",
+				score_high(v, thr[T_IMBALANCE_STRAGGLERS]),
+				kind ? "Time imbalance on a shared file" :
+				       "Data imbalance on a shared file",
+				"rebalance the work between processes; tune "
+				"stripe size and count");
+			if (kind) {
+				ev_d(f, "slowest_time_s", mx / 1e6);
+				ev_d(f, "fastest_time_s", mn / 1e6);
+				ev_d(f, "total_time_s", tot / 1e6);
+			} else {
+				ev_i(f, "largest_bytes", mx);
+				ev_i(f, "smallest_bytes", mn);
+				ev_i(f, "total_bytes", tot);
+			}
+			ev_i(f, "processes", np2);
+			struct dft_tmap one;
+
+			dft_tmap_init(&one, sizeof(int64_t));
+			dft_tmap_get(&one, k, kn, 1, NULL);
+			f->functions = functions_for(a, 1u << C_IO, &one, NULL);
+			dft_tmap_release(&one);
+			f->description = dft_xasprintf(
+				"%lld processes share the file; the busiest "
+				"and idlest differ by %.1f%% of its %s",
+				(long long)np2, 100 * v,
+				kind ? "I/O time" : "bytes");
+			emitted++;
+		}
+	}
+	/* P21/P22 size imbalance over file-per-process files */
+	for (int w = 0; w < 2; w++) {
+		struct dft_tmap pb;
+		int64_t mx = INT64_MIN, mn = INT64_MAX;
+
+		dft_tmap_init(&pb, sizeof(int64_t));
+		for (size_t j = 0; j < a->m[M_FILEPROC].count; j++) {
+			size_t jn;
+			const char *jk = dft_tmap_key(&a->m[M_FILEPROC], j, &jn);
+			const char *sep = memchr(jk, '\x1e', jn);
+
+			if (sep == NULL || dft_tmap_get(&shared, jk,
+					(size_t)(sep - jk), 0, NULL) != NULL)
+				continue;
+			const int64_t *fp = dft_tmap_value(&a->m[M_FILEPROC], j);
+			int64_t *x = dft_tmap_get(&pb, sep + 1,
+						  jn - (size_t)(sep + 1 - jk), 1,
+						  NULL);
+
+			*x += w ? fp[4] : fp[3];
+		}
+		int64_t nproc = 0;
+
+		for (size_t i = 0; i < pb.count; i++) {
+			int64_t x = *(int64_t *)dft_tmap_value(&pb, i);
+
+			if (x <= 0)
+				continue;
+			nproc++;
+			mx = x > mx ? x : mx;
+			mn = x < mn ? x : mn;
+		}
+		dft_tmap_release(&pb);
+		if (nproc < 2 || mx <= 0 ||
+		    (v = frac(mx - mn, mx)) <= thr[T_IMBALANCE_SIZE])
+			continue;
+		f = add(r, w ? "P21" : "P22", "drishti",
+			w ? "write_size_imbalance" : "read_size_imbalance",
+			"posix", "process", "all", v, thr[T_IMBALANCE_SIZE],
+			">", score_high(v, thr[T_IMBALANCE_SIZE]),
+			w ? "Write size imbalance between processes" :
+			    "Read size imbalance between processes",
+			"balance the data each process writes or reads");
+		ev_i(f, "largest_bytes", mx);
+		ev_i(f, "smallest_bytes", mn);
+		ev_i(f, "processes", nproc);
+		f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ),
+					     NULL, NULL);
+		f->description = dft_xasprintf(
+			"per-process %s bytes range from %lld to %lld "
+			"((max - min) / max = %.2f)", w ? "written" : "read",
+			(long long)mn, (long long)mx, v);
+	}
+	dft_tmap_release(&np);
+	dft_tmap_release(&shared);
+	/* P17 metadata time per process */
+	{
+		int64_t over = 0, worst = 0;
+		const char *wp = NULL;
+
+		for (size_t i = 0; i < a->m[M_PROC].count; i++) {
+			const int64_t *s = dft_tmap_value(&a->m[M_PROC], i);
+
+			if (s[S_MT] > thr[T_METADATA_TIME_RANK] * 1e6)
+				over++;
+			if (s[S_MT] > worst) {
+				worst = s[S_MT];
+				wp = dft_tmap_key(&a->m[M_PROC], i, NULL);
+			}
+		}
+		if (over > 0) {
+			f = add(r, "P17", "drishti", "metadata_time_rank",
+				"posix", "process", "all", (double)over, 0, ">",
+				4, "High metadata time",
+				"open files once and keep them open, cache "
+				"stat results, combine small files");
+			ev_i(f, "processes_over", over);
+			ev_d(f, "metadata_time_rank_s",
+			     thr[T_METADATA_TIME_RANK]);
+			ev_d(f, "worst_metadata_time_s", worst / 1e6);
+			json_object_object_add(f->evidence, "worst_process",
+					       dft_jstr(wp));
+			f->functions = functions_for(a, 1u << C_META, NULL,
+						     NULL);
+			f->description = dft_xasprintf(
+				"%lld process(es) spend more than %.0f s in "
+				"metadata calls (worst %.1f s)",
+				(long long)over, thr[T_METADATA_TIME_RANK],
+				worst / 1e6);
+		}
+	}
+	/* M01 */
+	if (a->g[G_MPI_EVENTS] > 0 && a->g[G_MPIIO_N] == 0) {
+		f = add(r, "M01", "drishti", "mpiio_usage", "posix", "app",
+			"all", 0, 0, "==", 3, "No MPI-IO usage",
+			"consider MPI-IO (collective reads and writes) for "
+			"shared data");
+		ev_i(f, "mpi_events", a->g[G_MPI_EVENTS]);
+		f->functions = json_object_new_array();
+		f->description = dft_xasprintf(
+			"the application uses MPI (%lld events) but no MPI-IO",
+			(long long)a->g[G_MPI_EVENTS]);
+	}
+}
+
+/* ---- WisIO rules on view rows ------------------------------------------- */
+
+static void
+wisio_row(struct agg *a, struct results *r, const char *view,
+	  const char *key, const int64_t *s, double share, const char *proc,
+	  const char *file)
+{
+	int base = score_frac(share);
+	struct finding *f;
+	double v;
+	struct dft_tmap one;
+	const struct dft_tmap *files = NULL;
+
+	dft_tmap_init(&one, sizeof(int64_t));
+	if (file != NULL) {
+		dft_tmap_get(&one, file, strlen(file), 1, NULL);
+		files = &one;
+	}
+	if (s[S_T] > 0 && (v = frac(s[S_MT], s[S_T])) >= thr[T_WISIO_METADATA_TIME]) {
+		f = add(r, "W01", "wisio", "metadata_time_pct", "posix", view,
+			key, v, thr[T_WISIO_METADATA_TIME], ">=", base,
+			"Excessive metadata access",
+			"reduce open/close/stat calls: keep files open, cache "
+			"metadata, use fewer larger files");
+		ev_i(f, "metadata_ops", s[S_MN]);
+		ev_d(f, "metadata_time_s", s[S_MT] / 1e6);
+		ev_d(f, "io_time_s", s[S_T] / 1e6);
+		f->io_share = share;
+		f->functions = functions_for(a, 1u << C_META, files, proc);
+		f->description = dft_xasprintf(
+			"%.1f%% of the I/O time of %s is metadata (%lld calls)",
+			100 * v, key, (long long)s[S_MN]);
+	}
+	int64_t ops = s[S_RN] + s[S_WN];
+
+	if (ops > 0 && (v = frac(llabs(s[S_WN] - s[S_RN]), ops)) > thr[T_WISIO_OPERATION_IMBALANCE]) {
+		int wr = s[S_WN] > s[S_RN];
+
+		f = add(r, "W02", "wisio", "operation_imbalance_ratio", "posix",
+			view, key, v, thr[T_WISIO_OPERATION_IMBALANCE], ">",
+			base < 2 ? base : 2, "Operation imbalance",
+			wr ? "write-heavy" : "read-heavy");
+		ev_i(f, "reads", s[S_RN]);
+		ev_i(f, "writes", s[S_WN]);
+		f->io_share = share;
+		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
+					     files, proc);
+		f->description = dft_xasprintf("%s is %s: %lld writes, %lld "
+					       "reads", key,
+					       wr ? "write-heavy" : "read-heavy",
+					       (long long)s[S_WN],
+					       (long long)s[S_RN]);
+	}
+	int64_t pat = s[S_SEQ_R] + s[S_SEQ_W] + s[S_RND_R] + s[S_RND_W];
+
+	if (pat > 0 && (v = frac(s[S_RND_R] + s[S_RND_W], pat)) > thr[T_WISIO_RANDOM]) {
+		f = add(r, "W03", "wisio", "rand_pct", "posix", view, key, v,
+			thr[T_WISIO_RANDOM], ">", base, "Random operations",
+			"make accesses consecutive (reorder, batch, or "
+			"restructure the data layout)");
+		ev_i(f, "random", s[S_RND_R] + s[S_RND_W]);
+		ev_i(f, "requests", pat);
+		f->io_share = share;
+		f->functions = functions_for(a, (1u << C_RAND_R) |
+					     (1u << C_RAND_W), files, proc);
+		f->description = dft_xasprintf(
+			"%.1f%% of the requests of %s are random", 100 * v, key);
+	}
+	int64_t b = s[S_RB] + s[S_WB];
+
+	if (b > 0 && (v = frac(llabs(s[S_WB] - s[S_RB]), b)) > thr[T_WISIO_SIZE_IMBALANCE]) {
+		int wr = s[S_WB] > s[S_RB];
+
+		f = add(r, "W04", "wisio", "size_imbalance_ratio", "posix", view,
+			key, v, thr[T_WISIO_SIZE_IMBALANCE], ">",
+			base < 2 ? base : 2, "Size imbalance",
+			wr ? "write-heavy" : "read-heavy");
+		ev_i(f, "read_bytes", s[S_RB]);
+		ev_i(f, "write_bytes", s[S_WB]);
+		f->io_share = share;
+		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
+					     files, proc);
+		f->description = dft_xasprintf("%s moves %lld bytes written, "
+					       "%lld read", key,
+					       (long long)s[S_WB],
+					       (long long)s[S_RB]);
+	}
+	for (int w = 0; w < 2; w++) {
+		int64_t n = s[w ? S_WN : S_RN], t = s[w ? S_WT : S_RT];
+		int64_t by = s[w ? S_WB : S_RB];
+
+		if (n == 0 || s[S_T] == 0)
+			continue;
+		v = frac(t, s[S_T]);
+		double mean = (double)by / (double)n;
+
+		if (v <= thr[T_WISIO_SMALL_TIME] ||
+		    mean >= thr[T_WISIO_SMALL_SIZE])
+			continue;
+		f = add(r, w ? "W06" : "W05", "wisio",
+			w ? "write_time_pct" : "read_time_pct", "posix", view,
+			key, v, thr[T_WISIO_SMALL_TIME], ">", base,
+			w ? "Small writes dominate the I/O time" :
+			    "Small reads dominate the I/O time",
+			"issue fewer, larger requests");
+		ev_i(f, w ? "writes" : "reads", n);
+		ev_d(f, w ? "write_time_s" : "read_time_s", t / 1e6);
+		ev_d(f, "io_time_s", s[S_T] / 1e6);
+		ev_d(f, "mean_request_bytes", mean);
+		ev_i(f, "wisio_small_size", (int64_t)thr[T_WISIO_SMALL_SIZE]);
+		f->io_share = share;
+		f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ),
+					     files, proc);
+		f->description = dft_xasprintf(
+			"%s: %s take %.1f%% of the I/O time with a mean of "
+			"%.0f bytes", key, w ? "writes" : "reads", 100 * v,
+			mean);
+	}
+	dft_tmap_release(&one);
+}
+
+static void
+wisio(struct agg *a, struct results *r)
+{
+	int64_t total = a->g[G_IO_S + S_T];
+	static const int maps[3] = { M_FILE, M_PROC, M_BIN };
+	static const char *const views[3] = { "file", "process", "time" };
+
+	if (total <= 0)
+		return;
+	int64_t bin_us = (int64_t)(thr[T_TIME_BIN_S] * 1e6);
+
+	if (bin_us <= 0)
+		bin_us = 1000000;
+	for (int v = 0; v < 3; v++) {
+		struct dft_tmap *m = &a->m[maps[v]];
+
+		/* one row is the whole run, which Drishti's rules cover */
+		if (m->count < 2)
+			continue;
+		for (size_t i = 0; i < m->count; i++) {
+			const int64_t *s = dft_tmap_value(m, i);
+			double share = frac(s[S_T], total);
+			const char *k = dft_tmap_key(m, i, NULL);
+
+			if (share < thr[T_VIEW_MIN_SHARE])
+				continue;
+			if (v == 2) {
+				long long b = strtoll(k, NULL, 10);
+				double t0 = (double)b * bin_us / 1e6 -
+					    (double)a->g[G_TS_MIN] / 1e6;
+				char key[64];
+
+				if (t0 < 0)
+					t0 = 0;
+				snprintf(key, sizeof(key), "%g-%g", t0,
+					 (double)(b + 1) * bin_us / 1e6 -
+					 (double)a->g[G_TS_MIN] / 1e6);
+				wisio_row(a, r, views[v], key, s, share, NULL,
+					  NULL);
+			} else {
+				wisio_row(a, r, views[v], k, s, share,
+					  v == 1 ? k : NULL, v == 0 ? k : NULL);
+			}
+		}
+	}
+}
+
+/* ---- dlio dimensions ----------------------------------------------------- */
+
+static void
+dlio(struct agg *a, struct results *r)
+{
+	struct finding *f;
+	double fetch = layer_time(a, L_FETCH);
+	double compute = layer_time(a, L_COMPUTE);
+	double app = layer_time(a, L_APP);
+	double v;
+
+	/* D01 fetch pressure */
+	v = fetch + compute > 0 ? fetch / (fetch + compute) : 0;
+	f = add(r, "D01", "dlio", "fetch_pressure", "fetch_data", "app",
+		"all", v, thr[T_DLIO_FETCH_PRESSURE], ">",
+		score_frac(v) > 0 ? score_frac(v) : 1,
+		"Data-loader fetch pressure",
+		"overlap data loading with compute: more loader workers, "
+		"prefetching, caching the dataset in memory or on local "
+		"storage, larger or fewer files");
+	f->forced = 1;
+	ev_d(f, "fetch_time_s", fetch);
+	ev_d(f, "compute_time_s", compute);
+	ev_d(f, "training_time_s", layer_time(a, L_TRAINING));
+	json_object_object_add(f->evidence, "fetch_derived",
+			       json_object_new_boolean(a->g[G_FETCH_ITER] == 0));
+	f->functions = functions_for(a, 1u << C_READ, NULL, NULL);
+	f->description = dft_xasprintf(
+		"the training loop waits for data %.1f%% of the time it "
+		"computes or waits (%.2f s fetch, %.2f s compute)", 100 * v,
+		fetch, compute);
+
+	/* D02 epoch straggler: reader time per thread within each epoch */
+	struct dft_tmap ep;	/* epoch -> max, sum, count */
+
+	dft_tmap_init(&ep, 3 * sizeof(int64_t));
+	for (size_t i = 0; i < a->m[M_EPOCH].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_EPOCH], i, &kn);
+		const char *sep = memchr(k, '\x1e', kn);
+		int64_t t = *(int64_t *)dft_tmap_value(&a->m[M_EPOCH], i);
+
+		if (sep == NULL)
+			continue;
+		int64_t *e = dft_tmap_get(&ep, k, (size_t)(sep - k), 1, NULL);
+
+		e[0] = t > e[0] ? t : e[0];
+		e[1] += t;
+		e[2]++;
+	}
+	double worst = 0;
+	const char *wk = NULL;
+	int64_t wthreads = 0, wmax = 0;
+	double wmean = 0;
+
+	for (size_t i = 0; i < ep.count; i++) {
+		const int64_t *e = dft_tmap_value(&ep, i);
+
+		if (e[2] < 2 || e[1] <= 0)
+			continue;
+		double mean = (double)e[1] / (double)e[2];
+		double skew = ((double)e[0] - mean) / mean;
+
+		if (skew > worst) {
+			worst = skew;
+			wk = dft_tmap_key(&ep, i, NULL);
+			wthreads = e[2];
+			wmax = e[0];
+			wmean = mean;
+		}
+	}
+	f = add(r, "D02", "dlio", "epoch_straggler", "reader", "time",
+		wk ? wk : "all", worst, thr[T_DLIO_EPOCH_STRAGGLER], ">",
+		worst > thr[T_DLIO_EPOCH_STRAGGLER] ?
+		score_high(worst, thr[T_DLIO_EPOCH_STRAGGLER]) :
+		worst > 0 ? 2 : 1,
+		"Epoch straggler among reader threads",
+		"balance samples between loader workers; shard by size, not "
+		"count; avoid a slow storage target");
+	f->forced = 1;
+	ev_i(f, "epochs", (int64_t)ep.count);
+	ev_i(f, "threads", wthreads);
+	ev_d(f, "slowest_reader_time_s", wmax / 1e6);
+	ev_d(f, "mean_reader_time_s", wmean / 1e6);
+	f->functions = functions_for(a, 1u << C_READ, NULL, NULL);
+	f->description = wk ?
+		dft_xasprintf("in epoch %s the slowest of %lld reader threads "
+			      "took %.1f%% longer than their mean", wk,
+			      (long long)wthreads, 100 * worst) :
+		dft_xstrdup("no epoch with two or more reader threads");
+	dft_tmap_release(&ep);
+
+	/* D03 checkpoint time */
+	if (a->layer[L_CKPT][LF_N] > 0 || a->layer[L_CKPT_POSIX][LF_N] > 0) {
+		double ck = layer_time(a, L_CKPT);
+
+		v = ck / (app + 1e-9);
+		f = add(r, "D03", "dlio", "checkpoint_util", "checkpoint",
+			"app", "all", v, thr[T_DLIO_CHECKPOINT_TIME], ">",
+			v > thr[T_DLIO_CHECKPOINT_TIME] ?
+			score_high(v, thr[T_DLIO_CHECKPOINT_TIME]) : 2,
+			"Checkpoint time",
+			"checkpoint less often, asynchronously, or to faster "
+			"local storage");
+		ev_d(f, "checkpoint_time_s", ck);
+		ev_d(f, "app_time_s", app);
+		ev_i(f, "checkpoint_posix_bytes",
+		     a->layer[L_CKPT_POSIX][LF_B]);
+		f->functions = functions_for(a, 1u << C_WRITE, NULL, NULL);
+		f->description = dft_xasprintf(
+			"checkpointing takes %.1f%% of the run (%.2f s)",
+			100 * v, ck);
+	}
+
+	/* D04 file-system bandwidth of the reader */
+	int l = a->layer[L_READER_POSIX][LF_RN] > 0 ? L_READER_POSIX : L_POSIX;
+	int64_t rb = a->layer[l][LF_RB], rt = a->layer[l][LF_RT];
+	double bw = rt > 0 ? (double)rb / ((double)rt / 1e6) / 1e6 : 0;
+	double ratio = bw / (thr[T_DLIO_FS_BW_MB_S] > 0 ?
+			     thr[T_DLIO_FS_BW_MB_S] : 1);
+	int sc = ratio >= 1 ? 1 : ratio >= .5 ? 2 : ratio >= .25 ? 3 :
+		 ratio >= .1 ? 4 : 5;
+
+	if (rb == 0)
+		sc = 1;
+	f = add(r, "D04", "dlio", "fs_bw", layer_defs[l].name, "app", "all",
+		bw, thr[T_DLIO_FS_BW_MB_S], "<", sc,
+		"File-system read bandwidth",
+		"read larger blocks, use more parallel readers, stage the "
+		"dataset to node-local storage, tune striping");
+	f->forced = 1;
+	ev_i(f, "read_bytes", rb);
+	ev_d(f, "read_time_s", rt / 1e6);
+	ev_i(f, "reads", a->layer[l][LF_RN]);
+	ev_d(f, "bw_mb_s", bw);
+	f->functions = functions_for(a, 1u << C_READ, NULL, NULL);
+	f->description = dft_xasprintf(
+		"the %s layer reads at %.1f MB/s per request time (%lld "
+		"bytes in %.2f s of reads)", layer_defs[l].name, bw,
+		(long long)rb, rt / 1e6);
+}
+
+/* ---- ordering ------------------------------------------------------------ */
+
+static int
+comp_rank(const char *c)
+{
+	if (strcmp(c, "io") == 0)
+		return 0;
+	if (strcmp(c, "comm") == 0)
+		return 1;
+	if (strcmp(c, "mem") == 0)
+		return 2;
+	return 3;
+}
+
+static int
+cmp_finding(const void *x, const void *y)
+{
+	const struct finding *a = x, *b = y;
+	int d = comp_rank(a->component) - comp_rank(b->component);
+
+	if (d != 0)
+		return d;
+	if (a->score != b->score)
+		return b->score - a->score;
+	if ((d = strcmp(a->metric, b->metric)) != 0)
+		return d;
+	if ((d = strcmp(a->view, b->view)) != 0)
+		return d;
+	if ((d = strcmp(a->scope, b->scope)) != 0)
+		return d;
+	return strcmp(a->insight, b->insight);
+}
+
+void
+rules_run(struct agg *a, const struct run_info *ri, struct results *r)
+{
+	drishti(a, r);
+	wisio(a, r);
+	if (strcmp(ri->preset, "dlio") == 0)
+		dlio(a, r);
+	/* a finding's share of all I/O time, when its scope is a row */
+	qsort(r->f, r->n, sizeof(*r->f), cmp_finding);
+}
