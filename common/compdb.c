@@ -226,6 +226,11 @@ static const char *const drop_opts_val[] = {
 	"-o", "-MF", "-MT", "-MQ", "-Xlinker", "-L", "-l", "-u",
 	"--param", "-aux-info", NULL
 };
+/* Options (with a separate value) passed on as they are. */
+static const char *const keep_opts_val[] = {
+	"-D", "-U", "-target", "-arch", "-Xclang", "-mllvm",
+	"-Xpreprocessor", "-std", NULL
+};
 static const char *const drop_opts[] = {
 	"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MG", "-MP", "-pipe",
 	"-save-temps", "-fsyntax-only", "-v", "-shared", "-static", "-s",
@@ -248,8 +253,6 @@ dft_compdb_clang_args(const struct dft_compile_cmd *c, const char **lang)
 {
 	char **v = dft_xcalloc((size_t)c->argc * 2 + 4, sizeof(char *));
 	int i, n = 0, cxx, has_x = 0;
-	const char *fbase = dft_path_base(c->file);
-
 	cxx = c->argc > 0 && is_cxx_driver(c->argv[0]);
 	if (is_cxx_suffix(c->file))
 		cxx = 1;
@@ -276,17 +279,11 @@ dft_compdb_clang_args(const struct dft_compile_cmd *c, const char **lang)
 		    dft_has_prefix(a, "-MF") || dft_has_prefix(a, "-MT") ||
 		    dft_has_prefix(a, "-MQ") || dft_has_prefix(a, "-o"))
 			continue;
-		if (a[0] != '-') {
-			/* the source file itself, objects and libraries */
-			char *abs = abs_against(c->directory, a);
-			int same = strcmp(abs, c->file) == 0;
-
-			free(abs);
-			if (same || strcmp(dft_path_base(a), fbase) == 0 ||
-			    dft_has_suffix(a, ".o") || dft_has_suffix(a, ".a") ||
-			    dft_has_suffix(a, ".so"))
-				continue;
+		if (a[0] != '-')
+			continue;	/* inputs: this file, others, objects */
+		if (in_list(a, keep_opts_val) && i + 1 < c->argc) {
 			v[n++] = dft_xstrdup(a);
+			v[n++] = dft_xstrdup(c->argv[++i]);
 			continue;
 		}
 		if (in_list(a, path_opts) && i + 1 < c->argc) {

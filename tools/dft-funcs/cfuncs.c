@@ -1287,8 +1287,9 @@ c_extract(struct job *j, const struct fopts *o, void *cxindex)
 			j->errors++;
 			if (j->errors <= 20)
 				job_add_diag(j, o, abs, line, col,
-					     sv == CXDiagnostic_Fatal ? "parse-fatal"
-								     : "parse-error",
+					     sv == CXDiagnostic_Fatal ||
+					     strstr(msg, "file not found") ?
+					     "parse-fatal" : "parse-error",
 					     "error", msg);
 			free(abs);
 		}

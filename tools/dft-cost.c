@@ -1,0 +1,1049 @@
+/*
+ * dft-cost - decide which functions are worth tracing.
+ *
+ * Reads `function` records (from dft-funcs) and adds `cost` (the reference
+ * pipeline's counters and score) and `decision` (annotate or not, the comp
+ * category, the rule that decided and a reason a person can check).
+ * Every other record passes through unchanged.  At the end it prints one
+ * `cost_summary` record and its `step` record.
+ * The reference rules are kept exactly (score formula, threshold 20, R6
+ * lifecycle suffixes, R7 vendor prefixes and calls, main always, the
+ * Python generic and AI/ML tables); our refinements come in between, each
+ * named in `rule` and each switchable with --no-rule.
+ * It does not look at source files: everything it needs is in the record.
+ */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dft.h"
+
+struct pat {
+	char **v;
+	size_t n;
+};
+
+struct prof {
+	char *name;
+	double count;
+	double mean_us;
+};
+
+struct opts {
+	long threshold;
+	long reach;		/* io_reach at most this is never skipped */
+	long leaf_nodes;	/* tiny-leaf: fewer nodes than this */
+	const char *py_model;	/* auto, generic, ml */
+	struct pat excl;	/* --exclude */
+	struct pat comp_pat;	/* --comp NAME=comp: NAME */
+	char **comp_val;
+	struct pat no_rule;	/* --no-rule */
+	int reference;		/* --reference: no refinements */
+	/* --select */
+	struct pat inc_fn, exc_fn, inc_file, exc_file;
+	int has_inc_fn, has_inc_file;
+	/* --profile */
+	struct prof *prof;
+	size_t nprof;
+	int has_profile;
+	double event_bytes;
+};
+
+struct summary {
+	long functions, annotate, skip;
+	json_object *by_rule, *by_comp;
+	double est_events;
+};
+
+static const char usage_text[] =
+	"usage: dft-cost [-t N] [--select FILE] [--comp NAME=COMP] "
+	"[--exclude NAME]\n"
+	"                [--profile FILE] [--no-rule RULE] [--reference] "
+	"[--io-reach N]\n"
+	"                [--python-model MODEL] [--unbuffered] [file ...]\n";
+
+enum {
+	OPT_SELECT = 256, OPT_COMP, OPT_EXCLUDE, OPT_PROFILE, OPT_NO_RULE,
+	OPT_REFERENCE, OPT_REACH, OPT_PYMODEL, OPT_UNBUF
+};
+
+static const struct option longopts[] = {
+	{ "threshold", required_argument, NULL, 't' },
+	{ "select", required_argument, NULL, OPT_SELECT },
+	{ "comp", required_argument, NULL, OPT_COMP },
+	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "no-rule", required_argument, NULL, OPT_NO_RULE },
+	{ "reference", no_argument, NULL, OPT_REFERENCE },
+	{ "io-reach", required_argument, NULL, OPT_REACH },
+	{ "python-model", required_argument, NULL, OPT_PYMODEL },
+	{ "unbuffered", no_argument, NULL, OPT_UNBUF },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+usage(void)
+{
+	fputs(usage_text, stdout);
+	fputs("\n"
+	      "Adds cost and decision to every function record.\n"
+	      "\n"
+	      "  -t, --threshold N      annotate at score >= N (default 20)\n"
+	      "      --select FILE      TAU-style include/exclude lists of functions\n"
+	      "                         and files\n"
+	      "      --comp NAME=COMP   force comp (io, comm, mem, cpu) of NAME\n"
+	      "      --exclude NAME     never annotate NAME (a glob; repeatable)\n"
+	      "      --profile FILE     dft-analyze output: throttle hot tiny functions\n"
+	      "                         and estimate the trace size\n"
+	      "      --no-rule RULE     switch one refinement off (repeatable)\n"
+	      "      --reference        the reference rules only, no refinements\n"
+	      "      --io-reach N       never skip functions that reach I/O in <= N\n"
+	      "                         calls (default 1)\n"
+	      "      --python-model M   auto, generic or ml (default auto)\n"
+	      "      --unbuffered       flush after every record\n"
+	      "  -h, --help             show this help\n"
+	      "  -V, --version          show the version\n", stdout);
+}
+
+/* ---- tables of the reference pipeline ------------------------------------ */
+
+static const char *const c_io[] = {
+	"open", "close", "read", "write", "pread", "pwrite", "fopen", "fclose",
+	"fread", "fwrite", "fputs", "fgets", "fgetc", "fputc", "stat", "fstat",
+	"lstat", "lseek", "lseek64", "mmap", "munmap", "mmap2", "fsync",
+	"fdatasync", "fallocate", "posix_fallocate", "posix_fadvise", "ioctl",
+	"sendfile", "sendfile64", "rename", "unlink", "mkdir", "rmdir",
+	"creat", "openat", "readdir", "opendir", "closedir", "ftruncate",
+	"truncate", "ftruncate64", "pread64", "pwrite64", "AIO_Read",
+	"AIO_Write", NULL
+};
+/* mmap is I/O only: the reference listed it twice (defect D10) */
+static const char *const c_mem[] = {
+	"malloc", "calloc", "realloc", "free", "memcpy", "memmove", "memset",
+	NULL
+};
+/* MPI calls that do not communicate: not "comm" by themselves */
+static const char *const mpi_aux[] = {
+	"MPI_Abort", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Wtime",
+	"MPI_Wtick", "MPI_Initialized", "MPI_Finalized", "MPI_Error_string",
+	"MPI_Get_processor_name", "MPI_Error_class", NULL
+};
+static const char *const vendor_prefix[] = {
+	"gpfs_", "beegfs_", "llapi_", "cuFile", "hdfs_", "daos_", "ceph_",
+	"gfarm_", NULL
+};
+static const char *const lifecycle[] = {
+	"_init", "_final", "_initialize", "_finalize", "_open", "_close",
+	"_create", "_destroy", "_open_backend", "_close_backend", "_sync",
+	"_flush", "_fsync", "_delete", "_rename", "_stat", "_mknod",
+	"_getFileSize", NULL
+};
+static const char *const py_io[] = {
+	"open", "read", "write", "close", "seek", "flush", "readline",
+	"readlines", "writelines", "stat", "rename", "unlink", "mkdir",
+	"rmdir", "listdir", "scandir", "glob", "walk", "send", "recv",
+	"sendall", "sendto", "recvfrom", NULL
+};
+static const char *const py_mpi[] = {
+	"Send", "Recv", "Bcast", "Gather", "Scatter", "Allreduce", "Reduce",
+	"Allgather", "Alltoall", "Barrier", "Sendrecv", "Isend", "Irecv",
+	"Wait", "Waitall", NULL
+};
+static const char *const ml_io[] = {
+	"open", "read", "write", "close", "readlines", "writelines", "load",
+	"save", "savez", "savez_compressed", "loadtxt", "savetxt", "fromfile",
+	"tofile", "memmap", "read_csv", "read_parquet", "read_json",
+	"read_hdf", "to_csv", "to_parquet", "to_hdf", "imread", "imwrite",
+	"imsave", "File", "create_dataset", "dump", "dumps", "loads",
+	"download", "upload", "get_object", "put_object", "decode", "encode",
+	NULL
+};
+static const char *const ml_ckpt[] = {
+	"state_dict", "load_state_dict", "save_checkpoint", "load_checkpoint",
+	"from_pretrained", "save_pretrained", "save_model", "load_model",
+	"torch_save", "torch_load", NULL
+};
+static const char *const ml_comm[] = {
+	"all_reduce", "all_gather", "all_to_all", "reduce_scatter",
+	"broadcast", "barrier", "reduce", "scatter", "gather", "send", "recv",
+	"isend", "irecv", "init_process_group", "Send", "Recv", "Bcast",
+	"Gather", "Scatter", "Allreduce", "Reduce", "Allgather", "Alltoall",
+	"Barrier", "Sendrecv", "Isend", "Irecv", "Wait", "Waitall", NULL
+};
+static const char *const ml_data[] = {
+	"DataLoader", "Dataset", "IterableDataset", "collate_fn",
+	"default_collate", "prefetch", "shuffle", "batch", "map", "sampler",
+	"next", "iter", NULL
+};
+static const char *const ml_compute[] = {
+	"backward", "step", "zero_grad", "forward", "no_grad", "autocast",
+	"scale", "unscale_", "clip_grad_norm_", "synchronize", NULL
+};
+static const char *const ml_xfer[] = {
+	"to", "cuda", "cpu", "numpy", "item", "detach", "clone", "pin_memory",
+	"contiguous", "from_numpy", "as_tensor", NULL
+};
+static const char *const dunders[] = {
+	"__repr__", "__str__", "__len__", "__eq__", "__ne__", "__hash__",
+	"__format__", "__bool__", "__lt__", "__gt__", "__le__", "__ge__", NULL
+};
+static const char *const py_lifecycle[] = {
+	"_load", "_save", "_read", "_write", "_fetch", "_push", "_dump",
+	"load_", "save_", "read_", "write_", "checkpoint", "_init",
+	"_finalize", "train_step", "training_step", "validation_step",
+	"test_step", NULL
+};
+static const char *const ml_frameworks[] = {
+	"torch", "tensorflow", "jax", "keras", "flax", "mxnet", "horovod",
+	"deepspeed", "megatron", "lightning", "pytorch_lightning", "dali",
+	"dlio_benchmark", "transformers", NULL
+};
+
+static int
+in_list(const char *s, const char *const *l)
+{
+	int i;
+
+	for (i = 0; l[i]; i++)
+		if (strcmp(s, l[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+vendor_name(const char *s)
+{
+	int i;
+
+	for (i = 0; vendor_prefix[i]; i++)
+		if (strncasecmp(s, vendor_prefix[i],
+				strlen(vendor_prefix[i])) == 0)
+			return 1;
+	return 0;
+}
+
+static const char *
+lifecycle_suffix(const char *s)
+{
+	size_t n = strlen(s);
+	int i;
+
+	for (i = 0; lifecycle[i]; i++) {
+		size_t m = strlen(lifecycle[i]);
+
+		if (n >= m && strcasecmp(s + n - m, lifecycle[i]) == 0)
+			return lifecycle[i];
+	}
+	return NULL;
+}
+
+/* ---- patterns ----------------------------------------------------------------- */
+
+static void
+pat_add(struct pat *p, const char *s)
+{
+	char *c = dft_xstrdup(s), *q;
+
+	for (q = c; *q; q++)	/* TAU writes # for "anything" */
+		if (*q == '#')
+			*q = '*';
+	p->v = dft_xreallocarray(p->v, p->n + 1, sizeof(char *));
+	p->v[p->n++] = c;
+}
+
+static long
+pat_match(const struct pat *p, const char *a, const char *b)
+{
+	size_t i;
+
+	for (i = 0; i < p->n; i++)
+		if ((a && fnmatch(p->v[i], a, 0) == 0) ||
+		    (b && fnmatch(p->v[i], b, 0) == 0))
+			return (long)i;
+	return -1;
+}
+
+static int
+rule_on(const struct opts *o, const char *rule)
+{
+	if (o->reference)
+		return 0;
+	return pat_match(&o->no_rule, rule, NULL) < 0;
+}
+
+/* TAU selective instrumentation file. */
+static void
+load_select(struct opts *o, const char *path)
+{
+	char *text = dft_read_file(path, NULL), *line, *save = NULL;
+	struct pat *cur = NULL;
+
+	if (!text)
+		dft_die("cannot open '%s':", path);
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *e;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		e = line + strlen(line);
+		while (e > line && (e[-1] == ' ' || e[-1] == '\t' ||
+				    e[-1] == '\r'))
+			*--e = '\0';
+		if (!*line || *line == '#')
+			continue;
+		if (strcmp(line, "BEGIN_INCLUDE_LIST") == 0) {
+			cur = &o->inc_fn;
+			o->has_inc_fn = 1;
+		} else if (strcmp(line, "BEGIN_EXCLUDE_LIST") == 0) {
+			cur = &o->exc_fn;
+		} else if (strcmp(line, "BEGIN_FILE_INCLUDE_LIST") == 0) {
+			cur = &o->inc_file;
+			o->has_inc_file = 1;
+		} else if (strcmp(line, "BEGIN_FILE_EXCLUDE_LIST") == 0) {
+			cur = &o->exc_file;
+		} else if (dft_has_prefix(line, "END_")) {
+			cur = NULL;
+		} else if (cur) {
+			/* "int foo(int)" -> "foo": keep the name only */
+			char *paren = strchr(line, '(');
+			char *nm;
+
+			if (cur == &o->inc_fn || cur == &o->exc_fn) {
+				if (paren) {
+					*paren = '\0';
+					e = paren;
+					while (e > line && e[-1] == ' ')
+						*--e = '\0';
+				}
+				nm = strrchr(line, ' ');
+				nm = nm ? nm + 1 : line;
+				while (*nm == '*' && nm[1])
+					nm++;
+				pat_add(cur, nm);
+			} else {
+				pat_add(cur, line);
+			}
+		} else {
+			dft_die("%s: '%s' is outside a BEGIN_..._LIST block",
+				path, line);
+		}
+	}
+	free(text);
+}
+
+/* Per-function counts and mean durations from dft-analyze output. */
+static int
+load_profile(struct opts *o, const char *path)
+{
+	struct dft_reader r;
+	json_object *rec;
+	int rc;
+
+	if (dft_reader_open(&r, path) < 0)
+		dft_die("cannot open '%s':", path);
+	while ((rc = dft_reader_next(&r, &rec)) == 1) {
+		json_object *fns = NULL;
+		size_t i, n;
+
+		if (json_object_object_get_ex(rec, "functions", &fns) &&
+		    json_object_is_type(fns, json_type_array)) {
+			n = json_object_array_length(fns);
+			for (i = 0; i < n; i++) {
+				json_object *f = json_object_array_get_idx(fns, i);
+				const char *nm = dft_json_str(f, "name", NULL);
+				double cnt = dft_json_double(f, "count", 0);
+				double t = dft_json_double(f, "time_s", 0);
+				struct prof *p;
+
+				if (!nm || cnt <= 0)
+					continue;
+				o->prof = dft_xreallocarray(o->prof, o->nprof + 1,
+							    sizeof(*o->prof));
+				p = &o->prof[o->nprof++];
+				p->name = dft_xstrdup(nm);
+				p->count = cnt;
+				p->mean_us = t / cnt * 1e6;
+			}
+		} else if (dft_json_str(rec, "name", NULL) &&
+			   dft_json_double(rec, "count", 0) > 0) {
+			struct prof *p;
+			double cnt = dft_json_double(rec, "count", 0);
+
+			o->prof = dft_xreallocarray(o->prof, o->nprof + 1,
+						    sizeof(*o->prof));
+			p = &o->prof[o->nprof++];
+			p->name = dft_xstrdup(dft_json_str(rec, "name", ""));
+			p->count = cnt;
+			p->mean_us = dft_json_double(rec, "mean_us",
+				dft_json_double(rec, "time_s", 0) / cnt * 1e6);
+		}
+		json_object_put(rec);
+	}
+	rc = r.bad ? -1 : 0;
+	dft_reader_release(&r);
+	o->has_profile = 1;
+	return rc;
+}
+
+static const struct prof *
+profile_of(const struct opts *o, const char *name, const char *qual)
+{
+	size_t i;
+
+	for (i = 0; i < o->nprof; i++)
+		if (strcmp(o->prof[i].name, name) == 0 ||
+		    (qual && strcmp(o->prof[i].name, qual) == 0))
+			return &o->prof[i];
+	return NULL;
+}
+
+/* ---- cost ---------------------------------------------------------------------- */
+
+struct cost {
+	long io, mpi, mpiio, mpiaux, mem, vendor, loops, branches, calls, nodes;
+	long ckpt, comm, data, compute, xfer;
+	long score;
+	const char *model;
+};
+
+static long
+min20(long nodes)
+{
+	return nodes / 5 < 20 ? nodes / 5 : 20;
+}
+
+static void
+cost_c(json_object *rec, struct cost *c)
+{
+	json_object *calls = json_object_object_get(rec, "calls");
+
+	memset(c, 0, sizeof(*c));
+	c->model = "c";
+	if (calls) {
+		json_object_object_foreach(calls, name, cnt) {
+			long n = json_object_get_int(cnt);
+			const char *bare = strrchr(name, ':');
+
+			bare = bare ? bare + 1 : name;
+			if (in_list(bare, c_io))
+				c->io += n;
+			else if (dft_has_prefix(bare, "MPI_") ||
+				 dft_has_prefix(bare, "PMPI_") ||
+				 dft_has_prefix(bare, "NCMPI_") ||
+				 dft_has_prefix(bare, "ncmpi_")) {
+				c->mpi += n;
+				if (dft_has_prefix(bare, "MPI_File_") ||
+				    dft_has_prefix(bare, "ncmpi_") ||
+				    dft_has_prefix(bare, "NCMPI_"))
+					c->mpiio += n;
+				else if (in_list(bare, mpi_aux))
+					c->mpiaux += n;
+			} else if (in_list(bare, c_mem))
+				c->mem += n;
+			else if (vendor_name(bare))
+				c->vendor += n;
+		}
+	}
+	c->loops = dft_json_int(rec, "loops", 0);
+	c->branches = dft_json_int(rec, "branches", 0);
+	c->calls = dft_json_int(rec, "call_count", 0);
+	c->nodes = dft_json_int(rec, "nodes", 0);
+	c->score = 30 * c->io + 25 * c->mpi + 15 * c->mem + 30 * c->vendor +
+		   10 * c->loops + 3 * c->branches + 2 * c->calls +
+		   min20(c->nodes);
+}
+
+static int
+uses_ml(json_object *rec)
+{
+	json_object *ml = json_object_object_get(rec, "ml_imports");
+	size_t i;
+
+	for (i = 0; ml && i < json_object_array_length(ml); i++)
+		if (in_list(json_object_get_string(
+			    json_object_array_get_idx(ml, i)), ml_frameworks))
+			return 1;
+	return 0;
+}
+
+static void
+cost_py(json_object *rec, const struct opts *o, struct cost *c)
+{
+	json_object *calls = json_object_object_get(rec, "calls");
+	int ml = strcmp(o->py_model, "ml") == 0 ||
+		 (strcmp(o->py_model, "auto") == 0 && uses_ml(rec));
+
+	memset(c, 0, sizeof(*c));
+	c->model = ml ? "ml" : "generic";
+	if (calls) {
+		json_object_object_foreach(calls, name, cnt) {
+			long n = json_object_get_int(cnt);
+
+			if (!ml) {
+				if (in_list(name, py_io))
+					c->io += n;
+				else if (in_list(name, py_mpi) ||
+					 dft_has_prefix(name, "MPI_"))
+					c->mpi += n;
+				else if (in_list(name, c_mem))
+					c->mem += n;
+			} else if (in_list(name, ml_ckpt)) {
+				c->ckpt += n;
+			} else if (in_list(name, ml_io)) {
+				c->io += n;
+			} else if (in_list(name, ml_comm)) {
+				c->comm += n;
+			} else if (in_list(name, ml_data)) {
+				c->data += n;
+			} else if (in_list(name, ml_compute)) {
+				c->compute += n;
+			} else if (in_list(name, ml_xfer)) {
+				c->xfer += n;
+			}
+		}
+	}
+	c->loops = dft_json_int(rec, "loops", 0);
+	c->branches = dft_json_int(rec, "branches", 0);
+	c->calls = dft_json_int(rec, "call_count", 0);
+	c->nodes = dft_json_int(rec, "nodes", 0);
+	if (ml)
+		c->score = 30 * c->io + 35 * c->ckpt + 25 * c->comm +
+			   20 * c->data + 12 * c->xfer + 10 * c->compute +
+			   8 * c->loops + 3 * c->branches + 2 * c->calls +
+			   min20(c->nodes);
+	else
+		c->score = 30 * c->io + 25 * c->mpi + 15 * c->mem +
+			   10 * c->loops + 3 * c->branches + 2 * c->calls +
+			   min20(c->nodes);
+}
+
+static json_object *
+cost_json(const struct cost *c, long threshold)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "model", dft_jstr(c->model));
+	json_object_object_add(o, "io_calls", dft_jint(c->io));
+	if (strcmp(c->model, "ml") == 0) {
+		json_object_object_add(o, "ckpt_calls", dft_jint(c->ckpt));
+		json_object_object_add(o, "comm_calls", dft_jint(c->comm));
+		json_object_object_add(o, "data_calls", dft_jint(c->data));
+		json_object_object_add(o, "compute_calls", dft_jint(c->compute));
+		json_object_object_add(o, "xfer_calls", dft_jint(c->xfer));
+	} else {
+		json_object_object_add(o, "mpi_calls", dft_jint(c->mpi));
+		json_object_object_add(o, "mem_calls", dft_jint(c->mem));
+		json_object_object_add(o, "vendor_calls", dft_jint(c->vendor));
+	}
+	json_object_object_add(o, "loops", dft_jint(c->loops));
+	json_object_object_add(o, "branches", dft_jint(c->branches));
+	json_object_object_add(o, "calls", dft_jint(c->calls));
+	json_object_object_add(o, "nodes", dft_jint(c->nodes));
+	json_object_object_add(o, "score", dft_jint(c->score));
+	json_object_object_add(o, "threshold", dft_jint(threshold));
+	return o;
+}
+
+/* "1 I/O call, 2 loops, 35 nodes": the non-zero terms of the score */
+static void
+terms(struct dft_buf *b, const struct cost *c)
+{
+	struct {
+		const char *what;
+		long n;
+	} t[] = {
+		{ "I/O call", c->io }, { "MPI call", c->mpi },
+		{ "memory call", c->mem }, { "vendor call", c->vendor },
+		{ "checkpoint call", c->ckpt }, { "comm call", c->comm },
+		{ "data call", c->data }, { "compute call", c->compute },
+		{ "transfer call", c->xfer }, { "loop", c->loops },
+		{ "branch", c->branches }, { "call", c->calls },
+	};
+	size_t i;
+	int first = 1;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (!t[i].n)
+			continue;
+		dft_buf_addf(b, "%s%ld %s%s", first ? "" : ", ", t[i].n,
+			     t[i].what, t[i].n == 1 ? "" :
+			     strcmp(t[i].what, "branch") == 0 ? "es" : "s");
+		first = 0;
+	}
+	dft_buf_addf(b, "%s%ld nodes", first ? "" : ", ", c->nodes);
+}
+
+static const char *
+derive_comp(const struct cost *c, json_object *rec, int reference)
+{
+	if (strcmp(c->model, "ml") == 0) {
+		if (c->comm)
+			return "comm";
+		if (c->ckpt || c->io || c->data)
+			return "io";
+		if (c->xfer)
+			return "mem";
+		return "cpu";
+	}
+	/* refinement: MPI-IO is I/O, not communication */
+	if (c->mpi > c->mpiio + c->mpiaux || (c->mpi && reference))
+		return "comm";
+	if (c->vendor || c->io || c->mpiio)
+		return "io";
+	if (!reference && dft_json_bool(rec, "io_direct", 0))
+		return "io";
+	if (c->mem)
+		return "mem";
+	return "cpu";
+}
+
+/* ---- the decision ------------------------------------------------------------------ */
+
+struct verdict {
+	int annotate;
+	const char *rule;
+	struct dft_buf reason;
+};
+
+static void
+decide(const struct opts *o, json_object *rec, const struct cost *c,
+       struct verdict *v)
+{
+	const char *name = dft_json_str(rec, "name", "");
+	const char *qual = dft_json_str(rec, "qualified_name", name);
+	const char *file = dft_json_str(rec, "file", "");
+	const char *lang = dft_json_str(rec, "language", "c");
+	int py = strcmp(lang, "python") == 0;
+	int entry = dft_json_bool(rec, "is_entry", 0);
+	int io_direct = dft_json_bool(rec, "io_direct", 0);
+	json_object *reach_o = json_object_object_get(rec, "io_reach");
+	long reach = reach_o ? json_object_get_int(reach_o) : -1;
+	long nmacro = dft_json_int(rec, "returns_in_macro", 0);
+	const char *suffix;
+	const struct prof *pf;
+	long k;
+	struct dft_buf *r = &v->reason;
+
+#define SKIP(rl) do { v->annotate = 0; v->rule = rl; return; } while (0)
+#define TAKE(rl) do { v->annotate = 1; v->rule = rl; return; } while (0)
+
+	if (!dft_json_bool(rec, "parse_ok", 1)) {
+		dft_buf_adds(r, "the file did not parse cleanly; "
+			     "it must not be edited");
+		SKIP("parse-error");
+	}
+	if (o->has_inc_file && pat_match(&o->inc_file, file, NULL) < 0) {
+		dft_buf_addf(r, "file %s is not in the select file's include list",
+			     file);
+		SKIP("select");
+	}
+	if ((k = pat_match(&o->exc_file, file, NULL)) >= 0) {
+		dft_buf_addf(r, "file matches excluded pattern '%s'",
+			     o->exc_file.v[k]);
+		SKIP("select");
+	}
+	if ((k = pat_match(&o->exc_fn, qual, name)) >= 0) {
+		dft_buf_addf(r, "function matches excluded pattern '%s'",
+			     o->exc_fn.v[k]);
+		SKIP("select");
+	}
+	if ((k = pat_match(&o->excl, qual, name)) >= 0) {
+		dft_buf_addf(r, "excluded by --exclude '%s'", o->excl.v[k]);
+		SKIP("exclude");
+	}
+	if (o->has_inc_fn && pat_match(&o->inc_fn, qual, name) < 0 && !entry) {
+		dft_buf_adds(r, "not in the select file's include list");
+		SKIP("select");
+	}
+	if (dft_json_bool(rec, "body_from_macro", 0)) {
+		dft_buf_adds(r, "the body comes from a macro expansion; "
+			     "it cannot be edited in place");
+		SKIP("macro-body");
+	}
+	if (nmacro > 0 && !py &&
+	    (strcmp(lang, "c") == 0 || entry)) {
+		dft_buf_addf(r, "%ld return%s spelled inside a macro: END could "
+			     "not be placed before %s", nmacro,
+			     nmacro == 1 ? "" : "s", nmacro == 1 ? "it" : "them");
+		SKIP("macro-return");
+	}
+	if (entry) {
+		dft_buf_adds(r, py ? "program entry point: always traced "
+				     "(initializes and finalizes the tracer)"
+				   : "main: always traced (INIT and FINI)");
+		TAKE("main");
+	}
+	if (py && dft_json_bool(rec, "jit", 0)) {
+		dft_buf_adds(r, "JIT-compiled (numba, cuda.jit, torch.jit): "
+			     "a tracer call would break compilation");
+		SKIP("py-jit");
+	}
+	if (py && strcmp(name, "__len__") == 0 &&
+	    dft_json_bool(rec, "is_method", 0)) {
+		dft_buf_adds(r, "__len__ is called by the data loader for every "
+			     "batch and must stay cheap");
+		SKIP("py-dataset-len");
+	}
+	if (o->has_inc_fn && pat_match(&o->inc_fn, qual, name) >= 0) {
+		dft_buf_adds(r, "in the select file's include list");
+		TAKE("select");
+	}
+	if (o->has_profile && rule_on(o, "profile-throttle") &&
+	    (pf = profile_of(o, name, qual)) && pf->count > 100000 &&
+	    pf->mean_us < 10) {
+		dft_buf_addf(r, "called %.0f times at %.2f us each in the "
+			     "profile (over 100000 calls under 10 us)",
+			     pf->count, pf->mean_us);
+		SKIP("profile-throttle");
+	}
+	if (!py && (suffix = lifecycle_suffix(name))) {
+		dft_buf_addf(r, "lifecycle function: name ends in %s (R6)",
+			     suffix);
+		TAKE("R6-lifecycle");
+	}
+	if (!py && vendor_name(name)) {
+		dft_buf_adds(r, "vendor file-system function by name (R7)");
+		TAKE("R7-vendor-name");
+	}
+	if (!py && c->vendor > 0) {
+		dft_buf_addf(r, "%ld vendor file-system call%s in the body (R7)",
+			     c->vendor, c->vendor == 1 ? "" : "s");
+		TAKE("R7-vendor-call");
+	}
+	if (py) {
+		int prop = dft_json_bool(rec, "is_property", 0);
+		int sig = c->io || c->ckpt || c->comm || c->mpi;
+		int ml = strcmp(c->model, "ml") == 0;
+		int i;
+
+		if ((prop || in_list(name, dunders)) && !sig && !io_direct) {
+			dft_buf_addf(r, "%s without I/O (rule 0)",
+				     prop ? "property" : "trivial dunder");
+			SKIP("py-rule0");
+		}
+		if (ml && (strcmp(name, "__getitem__") == 0 ||
+			   strcmp(name, "__iter__") == 0 ||
+			   strcmp(name, "__next__") == 0)) {
+			dft_buf_addf(r, "%s: data item access", name);
+			TAKE("py-data");
+		}
+		if (ml && c->ckpt) {
+			dft_buf_adds(r, "checkpoint call in the body");
+			TAKE("py-ckpt");
+		}
+		if (ml && c->io) {
+			dft_buf_addf(r, "%ld I/O call%s in the body", c->io,
+				     c->io == 1 ? "" : "s");
+			TAKE("py-io");
+		}
+		if (ml && c->comm) {
+			dft_buf_adds(r, "collective or point-to-point "
+				     "communication in the body");
+			TAKE("py-comm");
+		}
+		for (i = 0; ml && py_lifecycle[i]; i++)
+			if (strstr(name, py_lifecycle[i])) {
+				dft_buf_addf(r, "lifecycle name (contains %s)",
+					     py_lifecycle[i]);
+				TAKE("py-lifecycle");
+			}
+		if (ml && dft_json_int(rec, "statements", 0) <= 5 &&
+		    c->loops == 0 && !c->io && !io_direct) {
+			long st = (long)dft_json_int(rec, "statements", 0);
+
+			dft_buf_addf(r, "small: %ld statement%s, no loop, no I/O",
+				     st, st == 1 ? "" : "s");
+			SKIP("py-small");
+		}
+	}
+	if (io_direct && rule_on(o, "io-direct")) {
+		json_object *apis = json_object_object_get(rec, "io_apis");
+
+		dft_buf_addf(r, "calls I/O directly (%s)",
+			     apis && json_object_array_length(apis) ?
+			     json_object_get_string(
+				     json_object_array_get_idx(apis, 0)) : "?");
+		if (apis && json_object_array_length(apis) > 1)
+			dft_buf_addf(r, " and %zu more",
+				     json_object_array_length(apis) - 1);
+		TAKE("io-direct");
+	}
+	if (reach > 0 && reach <= o->reach && rule_on(o, "io-reach")) {
+		dft_buf_addf(r, "reaches I/O in %ld call%s through %s", reach,
+			     reach == 1 ? "" : "s",
+			     dft_json_str(rec, "io_via", "?"));
+		TAKE("io-reach");
+	}
+	if (!py && rule_on(o, "header-accessor") &&
+	    dft_json_bool(rec, "in_header", 0) &&
+	    dft_json_bool(rec, "inline", 0) && c->loops == 0 &&
+	    dft_json_int(rec, "statements", 0) <= 3 && reach < 0) {
+		long st = (long)dft_json_int(rec, "statements", 0);
+
+		dft_buf_addf(r, "inline accessor in a header (%ld statement%s, "
+			     "no loop, no I/O)", st, st == 1 ? "" : "s");
+		SKIP("header-accessor");
+	}
+	if (!py && rule_on(o, "tiny-leaf") && c->loops == 0 &&
+	    c->calls == 0 && c->nodes < o->leaf_nodes && reach < 0) {
+		dft_buf_addf(r, "tiny leaf: no calls, no loop, %ld nodes (< %ld)",
+			     c->nodes, o->leaf_nodes);
+		SKIP("tiny-leaf");
+	}
+	if (c->score >= o->threshold) {
+		dft_buf_addf(r, "score %ld >= %ld (", c->score, o->threshold);
+		terms(r, c);
+		dft_buf_addc(r, ')');
+		TAKE("score");
+	}
+	dft_buf_addf(r, "score %ld < %ld (", c->score, o->threshold);
+	terms(r, c);
+	dft_buf_addc(r, ')');
+	SKIP("score");
+#undef SKIP
+#undef TAKE
+}
+
+static const char *
+form_of(json_object *rec, int annotate)
+{
+	const char *lang = dft_json_str(rec, "language", "c");
+
+	if (!annotate)
+		return NULL;
+	if (dft_json_bool(rec, "is_entry", 0))
+		return "main";
+	if (strcmp(lang, "python") == 0)
+		return dft_json_bool(rec, "is_staticmethod", 0) ||
+		       dft_json_bool(rec, "is_property", 0) ? "context"
+							    : "decorator";
+	return strcmp(lang, "cpp") == 0 ? "raii" : "macro";
+}
+
+static void
+count_rule(json_object *by, const char *rule, int annotate)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(by, rule, &o)) {
+		o = json_object_new_object();
+		json_object_object_add(o, "annotate", dft_jint(0));
+		json_object_object_add(o, "skip", dft_jint(0));
+		json_object_object_add(by, rule, o);
+	}
+	o = json_object_object_get(o, annotate ? "annotate" : "skip");
+	json_object_set_int64(o, json_object_get_int64(o) + 1);
+}
+
+static void
+on_function(const struct opts *o, struct summary *s, json_object *rec)
+{
+	struct cost c;
+	struct verdict v;
+	const char *comp, *name = dft_json_str(rec, "name", "");
+	const char *qual = dft_json_str(rec, "qualified_name", name);
+	json_object *d;
+	long k;
+	const struct prof *pf;
+
+	if (strcmp(dft_json_str(rec, "language", "c"), "python") == 0)
+		cost_py(rec, o, &c);
+	else
+		cost_c(rec, &c);
+	memset(&v, 0, sizeof(v));
+	dft_buf_init(&v.reason);
+	decide(o, rec, &c, &v);
+	comp = derive_comp(&c, rec, o->reference);
+	if (dft_json_bool(rec, "is_entry", 0) &&
+	    strcmp(dft_json_str(rec, "language", "c"), "python") != 0)
+		comp = "cpu";	/* the reference: main is cpu */
+	if ((k = pat_match(&o->comp_pat, qual, name)) >= 0)
+		comp = o->comp_val[k];
+	json_object_object_add(rec, "cost", cost_json(&c, o->threshold));
+	d = json_object_new_object();
+	json_object_object_add(d, "annotate",
+			       json_object_new_boolean(v.annotate));
+	json_object_object_add(d, "comp", dft_jstr(comp));
+	json_object_object_add(d, "rule", dft_jstr(v.rule));
+	json_object_object_add(d, "reason", dft_jstr(v.reason.s));
+	json_object_object_add(d, "form", dft_jstr(form_of(rec, v.annotate)));
+	json_object_object_add(rec, "decision", d);
+	dft_buf_release(&v.reason);
+
+	s->functions++;
+	if (v.annotate) {
+		json_object *n;
+
+		s->annotate++;
+		if (!json_object_object_get_ex(s->by_comp, comp, &n))
+			json_object_object_add(s->by_comp, comp, dft_jint(1));
+		else
+			json_object_set_int64(n, json_object_get_int64(n) + 1);
+		if (o->has_profile && (pf = profile_of(o, name, qual)))
+			s->est_events += pf->count;
+	} else {
+		s->skip++;
+	}
+	count_rule(s->by_rule, v.rule, v.annotate);
+}
+
+struct ctx {
+	const struct opts *o;
+	struct summary *s;
+};
+
+static int
+process(struct dft_reader *r, void *arg)
+{
+	struct ctx *cx = arg;
+	json_object *rec;
+	int rc;
+
+	while ((rc = dft_reader_next(r, &rec)) == 1) {
+		if (strcmp(dft_record_type(rec), "function") == 0) {
+			on_function(cx->o, cx->s, rec);
+			dft_emit(stdout, rec);
+		} else {
+			dft_pass(stdout, r);
+		}
+		json_object_put(rec);
+	}
+	return rc < 0 ? DFT_EXIT_FATAL : DFT_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct summary s;
+	struct ctx cx;
+	struct dft_step step;
+	json_object *sum;
+	int c, status;
+	long n;
+	size_t i;
+
+	dft_init("dft-cost");
+	memset(&o, 0, sizeof(o));
+	o.threshold = 20;
+	o.reach = 1;
+	o.leaf_nodes = 100;
+	o.py_model = "auto";
+	o.event_bytes = 160;
+	while ((c = getopt_long(argc, argv, "t:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			if (dft_parse_long(optarg, 0, 1000000, &n) < 0)
+				dft_usage_error(usage_text, "bad threshold '%s'",
+						optarg);
+			o.threshold = n;
+			break;
+		case OPT_SELECT:
+			load_select(&o, optarg);
+			break;
+		case OPT_COMP: {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg ||
+			    (strcmp(eq + 1, "io") && strcmp(eq + 1, "comm") &&
+			     strcmp(eq + 1, "mem") && strcmp(eq + 1, "cpu")))
+				dft_usage_error(usage_text,
+					"bad --comp '%s' (want NAME=io|comm|mem|cpu)",
+					optarg);
+			*eq = '\0';
+			pat_add(&o.comp_pat, optarg);
+			o.comp_val = dft_xreallocarray(o.comp_val,
+				o.comp_pat.n, sizeof(char *));
+			o.comp_val[o.comp_pat.n - 1] = eq + 1;
+			break;
+		}
+		case OPT_EXCLUDE:
+			pat_add(&o.excl, optarg);
+			break;
+		case OPT_PROFILE:
+			if (load_profile(&o, optarg) < 0)
+				dft_die("%s: bad profile records", optarg);
+			break;
+		case OPT_NO_RULE: {
+			static const char *const known[] = {
+				"io-direct", "io-reach", "header-accessor",
+				"tiny-leaf", "profile-throttle", NULL
+			};
+
+			if (!in_list(optarg, known))
+				dft_usage_error(usage_text,
+					"unknown rule '%s' (io-direct, io-reach, "
+					"header-accessor, tiny-leaf, "
+					"profile-throttle)", optarg);
+			pat_add(&o.no_rule, optarg);
+			break;
+		}
+		case OPT_REFERENCE:
+			o.reference = 1;
+			break;
+		case OPT_REACH:
+			if (dft_parse_long(optarg, 0, 1000, &n) < 0)
+				dft_usage_error(usage_text, "bad --io-reach '%s'",
+						optarg);
+			o.reach = n;
+			break;
+		case OPT_PYMODEL:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "generic") &&
+			    strcmp(optarg, "ml"))
+				dft_usage_error(usage_text,
+					"bad --python-model '%s' (auto, generic, ml)",
+					optarg);
+			o.py_model = optarg;
+			break;
+		case OPT_UNBUF:
+			dft_unbuffered = 1;
+			break;
+		case 'h':
+			usage();
+			return dft_close_stdout();
+		case 'V':
+			dft_print_version();
+			return dft_close_stdout();
+		default:
+			dft_usage_error(usage_text, "unknown option");
+		}
+	}
+	dft_step_begin(&step, "cost");
+	memset(&s, 0, sizeof(s));
+	s.by_rule = json_object_new_object();
+	s.by_comp = json_object_new_object();
+	cx.o = &o;
+	cx.s = &s;
+	status = dft_each_input(argc - optind, argv + optind, process, &cx);
+
+	sum = json_object_new_object();
+	json_object_object_add(sum, "type", dft_jstr("cost_summary"));
+	json_object_object_add(sum, "v", dft_jint(1));
+	json_object_object_add(sum, "functions", dft_jint(s.functions));
+	json_object_object_add(sum, "annotate", dft_jint(s.annotate));
+	json_object_object_add(sum, "skip", dft_jint(s.skip));
+	json_object_object_add(sum, "by_rule", s.by_rule);
+	json_object_object_add(sum, "by_comp", s.by_comp);
+	json_object_object_add(sum, "threshold", dft_jint(o.threshold));
+	if (o.has_profile) {
+		json_object_object_add(sum, "est_events",
+				       dft_jint((int64_t)s.est_events));
+		json_object_object_add(sum, "est_bytes", dft_jint(
+			(int64_t)(s.est_events * o.event_bytes)));
+	}
+	if (s.functions > 0)
+		dft_emit_put(stdout, sum);
+	else
+		json_object_put(sum);
+	dft_emit_put(stdout, dft_step_end(&step, status == DFT_EXIT_OK ? "ok"
+								 : "partial"));
+	for (i = 0; i < o.nprof; i++)
+		free(o.prof[i].name);
+	free(o.prof);
+	return dft_worst(status, dft_close_stdout());
+}
