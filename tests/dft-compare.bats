@@ -1,0 +1,97 @@
+#!/usr/bin/env bats
+# dft-compare: alignment by stable keys, deltas, Cohen's d, bottleneck set
+# changes, the verdict and its tolerance, trace directories, exit 3.
+
+load test_helper
+
+C="$FIXTURES/compare"
+
+@test "dft-compare --help prints the usage on stdout" { checklist_help dft-compare; }
+@test "dft-compare --version prints the version" { checklist_version dft-compare; }
+@test "dft-compare rejects an unknown option" { checklist_unknown_option dft-compare; }
+@test "dft-compare fails on a full disk" {
+	run -2 --separate-stderr bash -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' >/dev/full"
+	[[ "$stderr" == *"dft-compare: write error"* ]] || fail "$stderr"
+}
+@test "dft-compare man page lints and documents every option" { checklist_man dft-compare; }
+
+@test "two analyses compare to the golden deltas and verdict" {
+	dft-compare --before-label baseline --after-label opt1 --applied B1.small_write.L2.cb \
+		"$C/before.ndjson" "$C/after.ndjson" >"$BATS_TEST_TMPDIR/out"
+	without_steps "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/got"
+	diff -u "$C/improved.out.ndjson" "$BATS_TEST_TMPDIR/got"
+	run -0 tail -n 1 "$BATS_TEST_TMPDIR/out"
+	assert_output --partial '"type":"step","v":1,"step":"compare","tool":"dft-compare"'
+}
+
+@test "files are aligned by pattern and processes by rank, not by name" {
+	run -0 bash -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' |
+		jq -r 'select(.type==\"delta\" and (.group==\"file\" or .group==\"process\") and .metric==\"count\") | [.group, .key, .before, .after] | @tsv'"
+	assert_output "$(printf 'file\t/out/ckpt_#.h#\t2000\t500\nprocess\trank0\t3000\t900\nprocess\trank1\t3100\t850')"
+}
+
+@test "Cohen's d comes from the per-window distributions, with its label" {
+	run -0 bash -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' |
+		jq -r 'select(.type==\"delta\" and .group==\"io\" and .key==\"all\" and .metric==\"time_s\") | [.cohens_d, .significance, .windows_before] | @tsv'"
+	# windows 4, 3.5, 4.5, 3 -> 1.8, 1.6, 1.9, 1.7: d = -2 / sqrt((0.3125 + 0.0125) / 2)
+	assert_output "$(printf -- '-4.96139\tLARGE\t4')"
+}
+
+@test "regressions are more count, time or size, or less bandwidth" {
+	run -0 bash -c "dft-compare '$C/after.ndjson' '$C/before.ndjson' |
+		jq -r 'select(.type==\"delta\" and .group==\"io\" and .key==\"write\") | [.metric, .regression] | @tsv'"
+	assert_output "$(printf 'count\ttrue\ntime_s\ttrue\nbytes\tfalse\nbw_b_s\ttrue')"
+}
+
+@test "the verdict is judged on raw write rate and completion time within the tolerance" {
+	run -0 bash -c "dft-compare '$C/before.ndjson' '$C/regressed.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict, .reason'"
+	assert_output "$(printf 'regressed\nraw write rate 16.7 %% lower; completion time 30.0 %% longer')"
+	# a 20 % tolerance absorbs the write-rate loss but not the 30 % longer run
+	run -0 bash -c "dft-compare --tolerance 20 '$C/before.ndjson' '$C/regressed.ndjson' | jq -r 'select(.type==\"verdict\") | .reason'"
+	assert_output "raw write rate within 20 %; completion time 30.0 % longer"
+	run -0 bash -c "dft-compare '$C/before.ndjson' '$C/before.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict, .line'"
+	assert_output "$(printf 'unchanged\nresolved=0 bottlenecks, new=0, raw_rate 0.1\xe2\x86\x920.1 GB/s (comparator: unchanged)')"
+}
+
+@test "--fail-on-regression exits 3 on a regression and 0 otherwise" {
+	run -3 dft-compare --fail-on-regression "$C/before.ndjson" "$C/regressed.ndjson"
+	assert_output --partial '"verdict":"regressed"'
+	run -0 dft-compare --fail-on-regression "$C/before.ndjson" "$C/after.ndjson"
+	run -0 dft-compare "$C/before.ndjson" "$C/regressed.ndjson"
+}
+
+@test "--threshold keeps only the deltas that moved enough" {
+	run -0 bash -c "dft-compare --threshold 60 '$C/before.ndjson' '$C/after.ndjson' |
+		jq -r 'select(.type==\"delta\" and .group!=\"bottleneck\") | (.pct | fabs >= 60)' | sort -u"
+	assert_output "true"
+}
+
+@test "trace directories are analyzed first with dft-analyze" {
+	[ -d "$TRACES/gen1-cm1" ] || skip "no shared traces"
+	run -0 bash -c "dft-compare '$TRACES/gen1-cm1' '$TRACES/gen1-cm1' | jq -r 'select(.type==\"verdict\") | [.verdict, .raw_write_rate.before, .completion_time.before] | @tsv'"
+	assert_output "$(printf 'unchanged\t120058000\t145.331')"
+	# every time window is kept, so Cohen's d has the whole distribution
+	run -0 bash -c "dft-compare '$TRACES/gen1-cm1' '$TRACES/gen1-cm1' |
+		jq -r 'select(.type==\"delta\" and .group==\"io\" and .key==\"all\" and .metric==\"count\") | [.cohens_d, .windows_before] | @tsv'"
+	assert_output "$(printf '0\t127')"
+}
+
+@test "a stream with several analyses uses the last one, and stdin works" {
+	run -0 bash -c "cat '$C/after.ndjson' '$C/before.ndjson' | dft-compare - '$C/before.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict'"
+	assert_output "unchanged"
+}
+
+@test "bad operands are reported" {
+	run -2 --separate-stderr dft-compare "$C/before.ndjson"
+	[[ "$stderr" == *"expected two operands, BEFORE and AFTER, got 1"* ]]
+	run -2 --separate-stderr dft-compare - -
+	[[ "$stderr" == *"only one of BEFORE and AFTER can be standard input"* ]]
+	run -1 --separate-stderr dft-compare "$C/before.ndjson" "$BATS_TEST_TMPDIR/none.ndjson"
+	[[ "$stderr" == *"cannot open '$BATS_TEST_TMPDIR/none.ndjson'"* ]] || fail "$stderr"
+	printf '{"type":"x-test"}\n' >"$BATS_TEST_TMPDIR/x.ndjson"
+	run -1 --separate-stderr dft-compare "$C/before.ndjson" "$BATS_TEST_TMPDIR/x.ndjson"
+	[[ "$stderr" == *"no summary record"* ]] || fail "$stderr"
+	mkdir -p "$BATS_TEST_TMPDIR/empty"
+	run -1 --separate-stderr dft-compare "$C/before.ndjson" "$BATS_TEST_TMPDIR/empty"
+	[[ "$stderr" == *"no *.pfw or *.pfw.gz trace files"* ]] || fail "$stderr"
+}
