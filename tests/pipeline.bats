@@ -309,3 +309,28 @@ ws() {
 	assert_output skipped
 	[ -s "$w/session_report.md" ]
 }
+
+@test "optimize applies an L2 action, reruns, compares and records the iteration" {
+	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson"
+	w=$(ws)
+	# the bundled catalogue plus one harmless L2 strategy for small writes
+	cp "$REPO/share/dft/proposals.ndjson" "$cat"
+	printf '%s\n' '{"type":"strategy","v":1,"id":"small_write.L2.test","class":"small_write","level":"L2","title":"A harmless variable","change":"Set DFT_TEST_NOOP=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_NOOP":"1"},"privilege":"none","rollback":{"env_unset":["DFT_TEST_NOOP"]}}}' >>"$cat"
+	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 3 -w "$ROOT1" sample
+	assert_line --partial "iteration 1: applying L2 small_write.L2.test"
+	assert_line --regexp '^Iter 1: resolved=[0-9]+ bottlenecks, new=[0-9]+, raw_rate [0-9.e+-]+→[0-9.e+-]+ GB/s \(comparator: (improved|regressed|unchanged)\)$'
+	assert_line --regexp '^Optimization loop ended after [1-3] iterations: (EXHAUSTED|CONVERGED|REGRESSED)$'
+	assert_line --regexp '^ITER \| applied_opts'
+	# the iteration is recorded, with what was applied and what could not be
+	run -0 jq -r 'select(.type == "iteration" and .iteration == 1)
+		| [.status, (.applied | map(.id) | join(",")), (.not_applicable | length > 0)] | @tsv' \
+		"$w/records/pipeline.ndjson"
+	assert_output --regexp '^(accepted|rolled_back)	small_write.L2.test	true$'
+	grep -q "export DFT_TEST_NOOP='1'" "$w/runs/opt1/record/run.sh"
+	[ -f "$w/runs/opt1/from_annotated.record.diff" ]
+	grep -q DFT_TEST_NOOP "$w/runs/opt1/from_annotated.record.diff"
+	run -0 jq -r 'select(.type == "verdict") | .applied | join(",")' "$w/opt1/records/compare.ndjson"
+	assert_output small_write.L2.test
+	# the report has the iteration table
+	run -0 grep -c '^| 1 |' "$w/session_report.md"
+}
