@@ -825,6 +825,15 @@ main(int argc, char **argv)
 	dft_init("dft-funcs");
 	memset(&o, 0, sizeof(o));
 	o.jobs = 1;
+	/* compiler flags follow "--"; getopt must not see them */
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			o.extra = &argv[i + 1];
+			o.nextra = argc - i - 1;
+			argv[i] = NULL;
+			argc = i;
+			break;
+		}
 	while ((c = getopt_long(argc, argv, "j:p:r:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -858,32 +867,13 @@ main(int argc, char **argv)
 			dft_usage_error(usage_text, "unknown option");
 		}
 	}
-	/* operands before "--" are files, after it compiler flags */
 	streams = dft_xcalloc((size_t)argc + 1, sizeof(char *));
 	for (i = optind; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
 		if (is_source(argv[i]))
 			nsrc++;
 		else
 			streams[nstream++] = argv[i];
 	}
-	/* getopt_long permutes "--" away; find the flags by hand */
-	for (i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			int m;
-
-			o.extra = &argv[i + 1];
-			o.nextra = argc - i - 1;
-			nsrc = nstream = 0;
-			for (m = optind; m < i; m++) {
-				if (is_source(argv[m]))
-					nsrc++;
-				else
-					streams[nstream++] = argv[m];
-			}
-			break;
-		}
 	if (o.compdb && !dft_exists(o.compdb))
 		dft_usage_error(usage_text, "no compile database at '%s'",
 				o.compdb);
@@ -927,8 +917,6 @@ main(int argc, char **argv)
 	}
 	if (nsrc > 0) {
 		for (i = optind; i < argc; i++) {
-			if (strcmp(argv[i], "--") == 0)
-				break;
 			if (is_source(argv[i]))
 				add_file(argv[i], have_db ? &db : NULL, &o, 1);
 		}

@@ -1,0 +1,216 @@
+#!/usr/bin/env bats
+# dft-funcs: function records from C, C++ and Python sources.
+
+load test_helper
+
+F="$FIXTURES/funcs"
+
+# Function records without the volatile fields (absolute root, step).
+funcs_stable() {
+	jq -c 'del(.root)' | grep -v '"type":"step"'
+}
+
+@test "dft-funcs: --help" { checklist_help dft-funcs; }
+@test "dft-funcs: --version" { checklist_version dft-funcs; }
+@test "dft-funcs: unknown option" { checklist_unknown_option dft-funcs; }
+@test "dft-funcs: empty input" { checklist_empty_input dft-funcs; }
+@test "dft-funcs: - is stdin, record operands pass through" { checklist_dash_is_stdin dft-funcs; }
+@test "dft-funcs: malformed line" { checklist_malformed_line dft-funcs; }
+@test "dft-funcs: missing file" { checklist_missing_file dft-funcs; }
+@test "dft-funcs: /dev/full" { checklist_dev_full dft-funcs; }
+@test "dft-funcs: man page" { checklist_man dft-funcs; }
+
+@test "the fixtures give the golden function and diagnostic records" {
+	cd "$F"
+	run -1 --separate-stderr bash -c 'dft-funcs -p . -r . *.c *.cpp *.py >"$BATS_TEST_TMPDIR/out"'
+	funcs_stable <"$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/actual"
+	diff -u expected/funcs.ndjson "$BATS_TEST_TMPDIR/actual"
+}
+
+@test "every offset points at the bytes it names" {
+	cd "$F"
+	dft-funcs -p . -r . 2>/dev/null >"$BATS_TEST_TMPDIR/out" || true
+	dft-funcs -r . model.py >>"$BATS_TEST_TMPDIR/out"
+	# file, offset, the text expected there
+	jq -r 'select(.type=="function" and .body_from_macro==false) | .file as $f |
+		(if .language=="python" then empty else
+		"\($f)\t\(.body.open.offset)\t{", "\($f)\t\(.body.close.offset)\t}" end),
+		(if .kind=="main_guard" then empty else
+		"\($f)\t\(.name_pos.offset)\t\(.name|split("<")[0])" end),
+		(.exits[] | select(.in_macro==false) |
+		 "\($f)\t\(.offset)\t\(if .kind=="return" then "return" else .callee end)")' \
+		"$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/checks"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/checks")" -gt 100 ]
+	while IFS="$(printf '\t')" read -r file off want; do
+		got=$(tail -c +"$((off + 1))" "$file" | head -c "${#want}")
+		[ "$got" = "$want" ] || fail "$file@$off: want '$want', got '$got'"
+	done <"$BATS_TEST_TMPDIR/checks"
+}
+
+@test "line and column agree with the byte offset" {
+	cd "$F"
+	dft-funcs -r . basic.c >"$BATS_TEST_TMPDIR/out"
+	jq -r 'select(.file=="basic.c") | (.signature, .body.open, .body.close, .exits[]) |
+		"\(.offset) \(.line) \(.col)"' "$BATS_TEST_TMPDIR/out" >"$BATS_TEST_TMPDIR/pos"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/pos")" -gt 40 ]
+	while read -r off line col; do
+		pre=$(head -c "$off" basic.c; echo x)
+		pre=${pre%x}
+		nl=${pre//[!$'\n']/}
+		last=${pre##*$'\n'}
+		[ "$((${#nl} + 1)) $((${#last} + 1))" = "$line $col" ] ||
+			fail "offset $off: $line:$col, want $((${#nl} + 1)):$((${#last} + 1))"
+	done <"$BATS_TEST_TMPDIR/pos"
+}
+
+@test "size and hash describe the file as parsed" {
+	cd "$F"
+	run -0 bash -c 'dft-funcs -r . basic.c | jq -r "select(.file==\"basic.c\") | .file_size" | sort -u'
+	assert_output "$(wc -c <basic.c)"
+	cp basic.c "$BATS_TEST_TMPDIR/b.c"
+	mkdir -p "$BATS_TEST_TMPDIR/include" && cp include/util.h "$BATS_TEST_TMPDIR/include/"
+	h1=$(dft-funcs "$BATS_TEST_TMPDIR/b.c" | jq -r 'select(.type=="function")|.file_hash' | head -n 1)
+	echo "/* edit */" >>"$BATS_TEST_TMPDIR/b.c"
+	h2=$(dft-funcs "$BATS_TEST_TMPDIR/b.c" | jq -r 'select(.type=="function")|.file_hash' | head -n 1)
+	[[ "$h1" == fnv1a64:* ]] && [ "$h1" != "$h2" ]
+}
+
+@test "every exit is found: early returns, goto, switch, exit family, longjmp" {
+	cd "$F"
+	dft-funcs -r . basic.c >"$BATS_TEST_TMPDIR/out"
+	run -0 jq -r 'select(.name=="guarded") | [.exits[] | .kind] | join(" ")' "$BATS_TEST_TMPDIR/out"
+	assert_output "return longjmp abort return"
+	run -0 jq -r 'select(.name=="name_of") | [.exits[] | .parent] | join(" ")' "$BATS_TEST_TMPDIR/out"
+	assert_output "case case compound"
+	run -0 jq -r 'select(.name=="bump") | "\(.falls_through) \(.returns_void) \(.exits[0].has_value)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "true true false"
+	run -0 jq -r 'select(.name=="copy_file") | "\(.gotos) \(.labels) \(.falls_through)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "2 1 false"
+	run -0 jq -r 'select(.name=="checked") | "\(.returns_in_macro) \(.exits[0].in_macro)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "1 true"
+	run -0 jq -r 'select(.name=="get_counter") | .body_from_macro' "$BATS_TEST_TMPDIR/out"
+	assert_output "true"
+	run -0 jq -r 'select(.name=="knr_add" or .name=="sum") | "\(.name) \(.knr) \(.variadic)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "knr_add true false
+sum false true"
+	run -0 jq -r 'select(.name=="classify") | .exits[0] | "\(.has_value) \(.value.offset) \(.value.end) \(.end)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "true 407 409 410"
+}
+
+@test "a static inline function in a header is reported once, as in_header" {
+	cd "$F"
+	run -0 bash -c 'dft-funcs -r . basic.c basic.c | jq -r "select(.in_header) | \"\(.file) \(.name) \(.storage) \(.inline) \(.variants)\""'
+	assert_output "include/util.h util_twice static true 2
+include/util.h util_write_all static true 2"
+}
+
+@test "the same file compiled with two flag sets is reported once with the union" {
+	cd "$F"
+	run -0 bash -c 'dft-funcs -p . -r . variants.c | jq -r "select(.type==\"function\") | \"\(.name) \(.variants) \([.exits[].line]|join(\",\"))\""'
+	assert_output "copy_fast 1 9
+copy_slow 1 19
+copy_any 2 28,31,32,34"
+}
+
+@test "flags after -- reach the parser" {
+	cd "$F"
+	run -0 bash -c 'dft-funcs -r . variants.c -- -DFAST | jq -r "select(.type==\"function\") | .name"'
+	assert_output "copy_fast
+copy_any"
+}
+
+@test "a .c file built by a C++ compiler is C++" {
+	cd "$F"
+	run -0 bash -c 'dft-funcs -p . -r . ascxx.c | jq -r "select(.type==\"function\") | \"\(.qualified_name) \(.language) \(.parse_ok)\""'
+	assert_output "tiny::Counter::add cpp true
+is_even cpp true
+count_even cpp true"
+}
+
+@test "C++: scopes, constructor after its initializer list, templates, lambdas" {
+	cd "$F"
+	dft-funcs -p . -r . shapes.cpp >"$BATS_TEST_TMPDIR/out"
+	run -0 jq -r 'select(.kind=="constructor") | "\(.qualified_name) \(.has_init_list) \(.body.open.line)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "geo::Shape::Shape true 18"
+	run -0 jq -r 'select(.name=="largest") | "\(.kind) \(.is_template) \(.return_type) \(.loops)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "function_template true T 1"
+	run -0 jq -r 'select(.name=="sorted_sum") | "\(.qualified_name) \(.storage) \(.lambdas) \(.exits|length)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "geo::(anonymous namespace)::sorted_sum static 2 1"
+	run -0 jq -r 'select(.name=="area" or .name=="count") | "\(.name) \(.is_virtual) \(.is_static_method) \(.inline)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "area true false true
+count false true true"
+}
+
+@test "I/O reachability follows the project's call graph" {
+	cd "$F"
+	dft-funcs -p . -r . 2>/dev/null >"$BATS_TEST_TMPDIR/out" || true
+	run -0 jq -r 'select(.is_entry and .language!="python") | "\(.file) \(.io_reach) \(.io_via)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "basic.c 1 copy_file
+mpi_main.c 1 write_block
+shapes.cpp 1 geo::Shape::save"
+	run -0 jq -r 'select(.name=="write_block") | .io_apis | join(" ")' "$BATS_TEST_TMPDIR/out"
+	assert_output "mpiio:MPI_File_open mpiio:MPI_File_write_at_all mpiio:MPI_File_close"
+}
+
+@test "a file that does not parse gives diagnostics, parse_ok false and exit 1" {
+	cd "$F"
+	run -1 --separate-stderr dft-funcs -r . broken.c
+	[[ "$stderr" == *"broken.c:2:10: 'no-such-header.h' file not found"* ]] || fail "$stderr"
+	echo "$output" | grep -q '"rule":"parse-fatal"'
+	run -0 bash -c "dft-funcs -r . broken.c 2>/dev/null | jq -r 'select(.type==\"function\") | \"\(.name) \(.parse_ok)\"'; true"
+	assert_output "ok_before false
+broken false"
+}
+
+@test "a source file that cannot be read is never reported as having no functions" {
+	run -1 --separate-stderr dft-funcs "$BATS_TEST_TMPDIR/nope.c"
+	echo "$output" | grep -q '"rule":"parse-failed"'
+	[[ "$stderr" == *"cannot open"* ]] || fail "$stderr"
+}
+
+@test "Python: classes, decorators, main guard, exits" {
+	cd "$F"
+	dft-funcs -r . model.py >"$BATS_TEST_TMPDIR/out"
+	run -0 jq -r 'select(.type=="function") | "\(.qualified_name) \(.kind) \(.is_staticmethod) \(.is_property) \(.jit) \(.is_entry)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "Samples.__init__ def false false false false
+Samples.__len__ def false false false false
+Samples.__getitem__ def false false false false
+Samples.norm def true false false false
+Samples.size def false true false false
+Samples.size def false true false false
+Samples.from_env def false false false false
+dot def false false true false
+fetch async_def false false false false
+save def false false false false
+save._tmp def false false false false
+main def false false false true
+__main__ main_guard false false false true"
+	run -0 jq -r 'select(.name=="fetch") | [.exits[] | "\(.line):\(.parent)"] | join(" ")' "$BATS_TEST_TMPDIR/out"
+	assert_output "51:other 52:compound"
+	run -0 jq -r 'select(.name=="__getitem__") | "\(.io_direct) \(.body_indent|length) \(.ml_imports|join(","))"' "$BATS_TEST_TMPDIR/out"
+	assert_output "true 8 numpy,numba,torch"
+}
+
+@test "a session record names the tree and its compile database; unlisted C files are not parsed" {
+	ws="$BATS_TEST_TMPDIR/ws"
+	mkdir -p "$ws/source/src" "$ws/baseline"
+	printf 'int helper(int x) { return x + 1; }\n' >"$ws/source/src/a.c"
+	printf '#ifdef ONE\nint main(void) { return helper(1); }\n#endif\n' >"$ws/source/src/m.c"
+	printf 'def run():\n    return 1\n' >"$ws/source/tool.py"
+	cat >"$ws/baseline/compile_commands.json" <<JSON
+[{"directory":"$ws/source/src","arguments":["cc","-DONE","-c","m.c"],"file":"m.c"}]
+JSON
+	printf '{"type":"session","v":1,"workspace":"%s","paths":{"source":"%s"}}\n' "$ws" "$ws/source" >"$BATS_TEST_TMPDIR/s.ndjson"
+	run -0 bash -c "dft-funcs <'$BATS_TEST_TMPDIR/s.ndjson' | jq -r '\"\(.type) \(.file) \(.name)\"'"
+	assert_output "session null null
+function src/m.c main
+function tool.py run
+step null null"
+}
+
+@test "-j 2 gives the same records as -j 1" {
+	cd "$F"
+	dft-funcs -j 1 -p . -r . 2>/dev/null | funcs_stable >"$BATS_TEST_TMPDIR/one" || true
+	dft-funcs -j 2 -p . -r . 2>/dev/null | funcs_stable >"$BATS_TEST_TMPDIR/two" || true
+	diff -u "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/two"
+}
