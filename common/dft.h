@@ -387,6 +387,7 @@ struct dft_trace {
 	char stream_err[160];	/* first gzip-level problem, or "" */
 	long stream_err_line;
 	struct dft_tmap names;	/* "F"/"H"/"S" + hash text -> struct dft_str */
+	unsigned long names_gen;	/* bumped when a name is (re)defined */
 };
 /* 0, or -1 with errno (nothing to release). path "-" is stdin. */
 int dft_trace_open(struct dft_trace *t, const char *path);

@@ -90,8 +90,13 @@ static void
 stream_problem(struct dft_trace *t, const char *what)
 {
 	if (t->stream_err[0] == '\0') {
+		long nl = 0;
+
+		/* the text before the problem is still in the buffer */
+		for (size_t i = t->buf_pos; i < t->buf_len; i++)
+			nl += t->buf[i] == '\n';
 		snprintf(t->stream_err, sizeof(t->stream_err), "%s", what);
-		t->stream_err_line = t->lineno + 1;
+		t->stream_err_line = t->lineno + nl + 1;
 	}
 }
 
@@ -1093,6 +1098,7 @@ note_metadata(struct dft_trace *t, const struct dft_trace_ev *ev)
 	free((char *)s->p);
 	s->p = dft_xstrndup(ev->mname.p, ev->mname.n);
 	s->n = ev->mname.n;
+	t->names_gen++;
 }
 
 const struct dft_str *

@@ -53,6 +53,9 @@ struct chunk {
 	int64_t tmin, tmax;
 	const char *source;
 	struct dft_tmap written;	/* metadata already in the chunk */
+	struct dft_tmap unres;		/* hashes whose line was not known yet */
+	struct dft_buf late;		/* their lines, appended at the end */
+	long late_n;
 	/* results of the compression worker */
 	uint64_t compressed, bytes;
 	int err;
@@ -254,6 +257,8 @@ chunk_new(struct state *s, const char *key, const char *source)
 	c->tmax = INT64_MIN;
 	dft_buf_init(&c->text);
 	dft_tmap_init(&c->written, 1);
+	dft_tmap_init(&c->unres, 1);
+	dft_buf_init(&c->late);
 	dft_buf_adds(&c->text, "[\n");
 	if (s->pending.len > 0) {
 		dft_buf_add(&c->text, s->pending.s, s->pending.len);
@@ -313,8 +318,11 @@ need_meta(struct state *s, struct chunk *c, struct dft_tmap *meta, char kind,
 		return;
 	struct mline *m = dft_tmap_get(meta, key, h->n + 1, 0, NULL);
 
-	if (m == NULL)
+	if (m == NULL) {
+		/* its line may come later in the file */
+		dft_tmap_get(&c->unres, key, h->n + 1, 1, NULL);
 		return;
+	}
 	dft_buf_add(&c->text, m->line, m->len);
 	dft_buf_addc(&c->text, '\n');
 	c->meta++;
@@ -367,6 +375,8 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 	struct dft_tmap meta;
 	struct dft_buf key;
 	int k;
+
+	size_t first = s->nall;
 
 	dft_tmap_init(&meta, sizeof(struct mline));
 	dft_buf_init(&key);
@@ -463,6 +473,23 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 	}
 	/* chunks never mix input files */
 	close_all(s);
+	/* metadata lines that came after events of earlier chunks */
+	for (size_t i = first; i < s->nall; i++) {
+		struct chunk *c = s->all[i];
+
+		for (size_t j = 0; j < c->unres.count; j++) {
+			size_t kn;
+			const char *k = dft_tmap_key(&c->unres, j, &kn);
+			struct mline *m = dft_tmap_get(&meta, k, kn, 0, NULL);
+
+			if (m == NULL)
+				continue;
+			dft_buf_add(&c->late, m->line, m->len);
+			dft_buf_addc(&c->late, '\n');
+			c->late_n++;
+		}
+		dft_tmap_release(&c->unres);
+	}
 	if (s->pending.len > 0) {
 		/* metadata without any event: keep it in a chunk of its own */
 		struct chunk *c = chunk_new(s, "", source);
@@ -715,6 +742,28 @@ main(int argc, char **argv)
 		pthread_mutex_unlock(&s.mu);
 		for (int j = 0; j < s.nth; j++)
 			pthread_join(s.th[j], NULL);
+	}
+	/* late metadata: one more gzip member at the end of the chunk */
+	for (size_t i = 0; i < s.nall; i++) {
+		struct chunk *c = s.all[i];
+
+		if (c->late.len == 0 || c->err != 0)
+			continue;
+		FILE *fp = fopen(c->path, "ab");
+		gzFile gz = fp ? gzdopen(dup(fileno(fp)), "ab") : NULL;
+
+		if (gz == NULL || gzwrite(gz, c->late.s, (unsigned)c->late.len) !=
+		    (int)c->late.len || gzclose(gz) != Z_OK)
+			c->err = errno ? errno : EIO;
+		if (fp != NULL)
+			fclose(fp);
+		struct stat st;
+
+		if (stat(c->path, &st) == 0)
+			c->compressed = (uint64_t)st.st_size;
+		c->meta += c->late_n;
+		c->bytes += c->late.len;
+		dft_buf_release(&c->late);
 	}
 	int verified = -1;
 

@@ -315,6 +315,9 @@ struct ctx {
 	struct filest *lfile;
 	uint32_t lfile_idx;
 	struct dft_str lfile_k;
+	char *lfile_copy;
+	char lfile_kind;
+	unsigned long lfile_gen;
 	struct posst *lpos;
 	uint64_t lpos_key;
 	int64_t bin_us;
@@ -486,39 +489,46 @@ file_get(struct ctx *c, const struct dft_trace_ev *ev, uint32_t *idx)
 	if (k->p == NULL)
 		return NULL;
 	if (c->lfile != NULL && k->n == c->lfile_k.n &&
-	    memcmp(k->p, c->lfile_k.p, k->n) == 0 &&
-	    c->lfile_k.p[-1] == kind) {
+	    c->lfile_kind == kind && c->lfile_gen == c->t->names_gen &&
+	    memcmp(k->p, c->lfile_k.p, k->n) == 0) {
 		*idx = c->lfile_idx;
 		return c->lfile;
 	}
+	/* a hash whose FH line was seen is keyed by its name at once (some
+	 * traces reuse a hash for another file later); others by the hash,
+	 * named when the file ends */
+	const struct dft_str *nm = NULL;
+
+	if (kind == 'F')
+		nm = dft_trace_lookup(c->t, 'F', k->p, k->n);
 	dft_buf_reset(&c->kb);
-	dft_buf_addc(&c->kb, kind);
-	dft_buf_add(&c->kb, k->p, k->n);
+	if (nm != NULL) {
+		dft_buf_addc(&c->kb, 'N');
+		dft_buf_add(&c->kb, nm->p, nm->n);
+	} else {
+		dft_buf_addc(&c->kb, kind);
+		dft_buf_add(&c->kb, k->p, k->n);
+	}
 	int is_new;
 	struct filest *f = dft_tmap_get(&c->files, c->kb.s, c->kb.len, 1,
 					&is_new);
-	size_t i;
 
 	if (is_new) {
 		f->idx = (uint32_t)(c->files.count - 1);
 		f->row = agg_row(c->loc, M_FILE, c->kb.s, c->kb.len);
 		f->xrow = agg_row(c->loc, M_FILEX, c->kb.s, c->kb.len);
-		if (kind == 'N') {
-			f->pathclass = path_class(k->p, k->n);
-		} else {
-			const struct dft_str *nm =
-				dft_trace_lookup(c->t, 'F', k->p, k->n);
-
-			f->pathclass = nm ? path_class(nm->p, nm->n) : 0;
-		}
+		f->pathclass = c->kb.s[0] == 'N' ?
+			path_class(c->kb.s + 1, c->kb.len - 1) : 0;
 	}
-	/* entries are numbered in insertion order in both tables */
-	i = f->idx;
+	free(c->lfile_copy);
+	c->lfile_copy = dft_xstrndup(k->p, k->n);
 	c->lfile = f;
-	c->lfile_idx = (uint32_t)i;
-	c->lfile_k.p = dft_tmap_key(&c->files, i, NULL) + 1;
+	c->lfile_idx = f->idx;
+	c->lfile_k.p = c->lfile_copy;
 	c->lfile_k.n = k->n;
-	*idx = (uint32_t)i;
+	c->lfile_kind = kind;
+	c->lfile_gen = c->t->names_gen;
+	*idx = f->idx;
 	return f;
 }
 
@@ -1277,6 +1287,7 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
 			loc.g[G_GEN0 + gen] = 1;
 	}
 	fold(a, &loc, t);
+	free(c.lfile_copy);
 	dft_tmap_release(&c.fns);
 	dft_tmap_release(&c.thrs);
 	dft_tmap_release(&c.files);

@@ -195,6 +195,7 @@ struct recctx {
 	int status;
 	int merged;
 	const char *name;
+	long json_recs;		/* record lines seen (counted as lines) */
 };
 
 static void
@@ -213,9 +214,11 @@ handle_record(struct recctx *rc, const char *line, size_t len, long lineno)
 		free(p);
 		return;
 	}
-	json_object *o = json_tokener_parse(line);
+	char *copy = dft_xstrndup(line, len);
+	json_object *o = json_tokener_parse(copy);
 	const char *type = o ? dft_record_type(o) : "";
 
+	rc->json_recs++;
 	if (strcmp(type, "chunk") == 0) {
 		const char *p = dft_json_str(o, "path", NULL);
 
@@ -240,6 +243,7 @@ handle_record(struct recctx *rc, const char *line, size_t len, long lineno)
 		fputc('\n', stdout);
 	}
 	json_object_put(o);
+	free(copy);
 }
 
 static void
@@ -353,14 +357,19 @@ main(int argc, char **argv)
 	if (o.config != NULL && thr_load(o.config, 1) != 0)
 		return DFT_EXIT_FATAL;
 	if (o.thresholds) {
-		for (int i = 0; i < T_N; i++)
-			printf("%s = %g\n", thr_name[i], thr[i]);
+		for (int i = 0; i < T_N; i++) {
+			if (thr[i] == (double)(long long)thr[i])
+				printf("%s = %lld\n", thr_name[i],
+				       (long long)thr[i]);
+			else
+				printf("%s = %g\n", thr_name[i], thr[i]);
+		}
 		return dft_worst(status, dft_close_stdout());
 	}
 	dft_step_begin(&step, "analyze");
 	agg_init(&a);
 
-	struct recctx rc = { &in, &a, inputs, DFT_EXIT_OK, 0, "<stdin>" };
+	struct recctx rc = { &in, &a, inputs, DFT_EXIT_OK, 0, "<stdin>", 0 };
 	int analyzed = 0;
 
 	if (optind == argc) {
@@ -374,7 +383,7 @@ main(int argc, char **argv)
 
 		status = dft_worst(status, st);
 		dft_trace_report(&t);
-		if (a.g[G_LINES] > 0) {
+		if (t.lines - rc.json_recs > 0) {
 			json_object_array_add(inputs, dft_jstr("<stdin>"));
 			analyzed = 1;
 		}
@@ -398,9 +407,10 @@ main(int argc, char **argv)
 			if (x->err != NULL) {
 				dft_warn("%s", x->err);
 			} else {
-				analyzed = 1;
+				if (x->lines > 0)
+					analyzed = 1;
 				dft_trace_report(&x->rep);
-				if (x->lines > 0 || x->recs.len == 0)
+				if (x->lines > 0)
 					json_object_array_add(inputs,
 							      dft_jstr(x->path));
 			}

@@ -1,0 +1,219 @@
+#!/usr/bin/env bats
+# dft-analyze: the trace reader on every fixture generation, the summary
+# numbers (expected values computed independently with zcat | jq and
+# written here), presets, findings with their functions, bad input,
+# --partial/--merge, and split -> analyze.
+
+load test_helper
+
+BAD="$FIXTURES/traces-bad"
+GEN2="$TRACES/gen2-dftracer-2.0.2/app-c02066f3eb9b3ec0-app.pfw.gz"
+
+# summary SELECTOR: the jq value of the summary record of the last run
+summary() {
+	printf '%s\n' "$output" | jq -c "select(.type==\"summary\") | $1"
+}
+
+@test "dft-analyze --help" { checklist_help dft-analyze; }
+@test "dft-analyze --version" { checklist_version dft-analyze; }
+@test "dft-analyze rejects an unknown option" { checklist_unknown_option dft-analyze; }
+@test "dft-analyze on empty input prints nothing but its step" { checklist_empty_input dft-analyze; }
+@test "dft-analyze reads a file operand, stdin and -" { checklist_dash_is_stdin dft-analyze; }
+@test "dft-analyze reports a malformed line with its position" { checklist_malformed_line dft-analyze; }
+@test "dft-analyze reports a missing file" { checklist_missing_file dft-analyze; }
+@test "dft-analyze reports a write error" { checklist_dev_full dft-analyze; }
+@test "dft-analyze man page lints and documents every option" { checklist_man dft-analyze; }
+
+@test "usage errors exit 2" {
+	run -2 --separate-stderr dft-analyze --preset nosuch "$GEN2"
+	run -2 --separate-stderr dft-analyze --format xml "$GEN2"
+	run -2 --separate-stderr dft-analyze --partial --merge "$GEN2"
+	run -2 --separate-stderr dft-analyze --jobs 0 "$GEN2"
+}
+
+@test "gen0 tiny trace: 12 events, 11 reads, one process" {
+	run -0 --separate-stderr dft-analyze "$TRACES/gen0-tiny.pfw"
+	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.processes,.formats.gen0]')" = "[12,11,0,1,1]" ]
+	[ "$(summary '.functions|map({(.name):.count})|add')" = '{"read":11,"Fread":1}' ]
+}
+
+@test "gen0 POSIX trace: strings as numbers, inline names, leading space" {
+	run -0 --separate-stderr dft-analyze "$TRACES/gen0-posix.pfw"
+	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes]')" = "[1012,1000,131072000,1,3276800,1]" ]
+	[ "$(summary '.functions|map({(.name):.count})|add|[.read,.open,.close,.__lxstat,.remove]')" = "[1000,3,3,2,1]" ]
+	[ "$(summary '.files')" -ge 1 ]
+}
+
+@test "gen0 DLIO trace: numbers, and the dlio preset" {
+	run -0 --separate-stderr dft-analyze "$TRACES/gen0-dlio-unet3d.pfw.gz"
+	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.io.write.bytes,.processes,.preset]')" = '[93894,5734,21455286649,0,1,"dlio"]' ]
+	[ "$(summary '.functions|map({(.name):.count})|add|[.lseek64,.read,."NPZReader.open",."TorchDataset.__getitem__",."DLIOBenchmark.run"]')" = "[81736,5734,119,119,1]" ]
+}
+
+@test "the DLIO trace yields the reader, data_loader and fetch_data layers" {
+	run -0 --separate-stderr dft-analyze "$TRACES/gen0-dlio-unet3d.pfw.gz"
+	layers=$(printf '%s\n' "$output" | jq -r 'select(.type=="layer") | .layer' | tr '\n' ' ')
+	[ "$layers" = "app training compute fetch_data data_loader data_loader_fork reader reader_posix checkpoint checkpoint_posix other_posix " ]
+	run -0 bash -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -c 'select(.type==\"layer\" and (.layer==\"reader\" or .layer==\"data_loader\" or .layer==\"fetch_data\")) | [.layer,.count,.parent,(.time_s>0)]'"
+	assert_line '["data_loader",794,"fetch_data",true]'
+	assert_line '["reader",615,"data_loader",true]'
+	assert_line '["fetch_data",0,"training",true]'
+	run -0 bash -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"layer\" and .layer==\"fetch_data\") | .derived_from'"
+	assert_output "training - compute"
+}
+
+@test "the DLIO trace yields its findings: fetch pressure, stragglers, bandwidth" {
+	run -0 bash -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\") | \"\(.insight) \(.score) \(.forced) \(.functions[0].name)\"'"
+	assert_line "D01 5 true NPZReader.open"
+	assert_line --partial "D02 5 true"
+	assert_line --partial "D04 4 true"
+}
+
+@test "gen1 CM1 ranks: numbers over four files" {
+	run -0 --separate-stderr dft-analyze "$TRACES"/gen1-cm1/*.pfw.gz
+	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes,.formats.gen1]')" = "[25736,1157,243994,10009,61512836,4,4]" ]
+	[ "$(summary '.functions|map({(.name):.count})|add|[.write,.open,.__xstat,.fopen64,.opendir,.start,.end]')" = "[10009,2091,4239,1708,768,4,4]" ]
+	[ "$(summary '.hosts')" = "1" ]
+}
+
+@test "gen1 files read with one thread or two give the same records" {
+	run -0 bash -c "dft-analyze -j 1 '$TRACES'/gen1-cm1/*.pfw.gz | grep -v '\"type\":\"step\"'"
+	one=$output
+	run -0 bash -c "dft-analyze -j 2 '$TRACES'/gen1-cm1/*.pfw.gz | grep -v '\"type\":\"step\"'"
+	[ "$output" = "$one" ]
+}
+
+@test "gen2 trace: numbers, hex hashes resolved to names" {
+	run -0 --separate-stderr dft-analyze "$GEN2"
+	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes,.formats.gen2]')" = "[517,4,33256,500,32000,1,1]" ]
+	[ "$(summary '.functions|map({(.name):.count})|add|[.write,.write_records,.read_back,.main,.fsync,.pread]')" = "[500,1,1,1,1,1]" ]
+	run -0 bash -c "dft-analyze '$GEN2' | jq -r 'select(.type==\"view\" and .view==\"file\") | .key'"
+	assert_output "/scratch/demo/data/records.bin"
+}
+
+@test "gen2 plain trace without a final newline reads the same" {
+	run -0 --separate-stderr dft-analyze "$TRACES"/gen2-dftracer-2.0.2/plain-*.pfw
+	[ "$(summary '[.events,.io.read.bytes,.io.write.count,.io.write.bytes,.bad_lines]')" = "[517,33256,500,32000,0]" ]
+}
+
+@test "gen2 preload trace: 16 writes of 4 KiB" {
+	run -0 --separate-stderr dft-analyze "$TRACES"/gen2-dftracer-2.0.2/pre-*.gz
+	[ "$(summary '[.events,.io.write.count,.io.write.bytes,.io.read.bytes,.size_histogram.write[1]]')" = "[23,16,65536,4096,16]" ]
+}
+
+@test "the small writes are blamed on write_records" {
+	run -0 bash -c "dft-analyze '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | [.metric,.value,.evidence.small_writes,.functions[0].name,.functions[0].share]'"
+	assert_output '["small_write_pct",1,500,"write_records",1]'
+	run -0 bash -c "dft-analyze -f table '$GEN2'"
+	assert_output --partial "P06 Many small write requests"
+	assert_output --partial "-> write_records (C_APP) 100.0%"
+}
+
+@test "thresholds: --config overrides, --thresholds prints them" {
+	run -0 dft-analyze --thresholds
+	assert_line "small_requests_absolute = 1000"
+	[ "${#lines[@]}" -eq 27 ]
+	printf 'small_requests_absolute = 100 # lower\n' >"$BATS_TEST_TMPDIR/t.conf"
+	run -0 dft-analyze --thresholds --config "$BATS_TEST_TMPDIR/t.conf"
+	assert_line "small_requests_absolute = 100"
+	run -0 bash -c "dft-analyze -c '$BATS_TEST_TMPDIR/t.conf' '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | [.score,.label,.bottleneck]'"
+	assert_output '[5,"critical",true]'
+	printf 'no_such_threshold = 1\n' >"$BATS_TEST_TMPDIR/bad.conf"
+	run -2 --separate-stderr dft-analyze -c "$BATS_TEST_TMPDIR/bad.conf" "$GEN2"
+	[[ "$stderr" == *"bad.conf:1: unknown threshold 'no_such_threshold'"* ]]
+}
+
+@test "bottlenecks are ordered by component, then score" {
+	run -0 bash -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' '$GEN2' | jq -c 'select(.type==\"bottleneck\") | .score'"
+	[ "$(printf '%s\n' "$output" | sort -rn | tr '\n' ' ')" = "$(printf '%s\n' "$output" | tr '\n' ' ')" ]
+}
+
+@test "gen1 hashes above 2^63 and a crashed file without brackets" {
+	run -0 --separate-stderr dft-analyze "$BAD/gen1-bighash.pfw"
+	[ "$(summary '[.events,.metadata_events,.io.read.bytes,.hosts,.threads,.formats.gen1]')" = "[5,3,3107,1,2,1]" ]
+	run -0 bash -c "dft-analyze '$BAD/gen1-bighash.pfw' | jq -r 'select(.type==\"view\") | .key' | head -n 2"
+	assert_line "/data/train/img_0001.npz"
+	assert_line "node001#12345"
+}
+
+@test "gen2 aggregated C events count their calls" {
+	run -0 --separate-stderr dft-analyze "$BAD/gen2-agg.pfw"
+	[ "$(summary '[.events,.calls,.io.read.count,.io.read.bytes,.metadata_events]')" = "[3,12,11,45056,3]" ]
+}
+
+@test "gen3 NDJSON with integer ph and source lines of functions" {
+	run -0 --separate-stderr dft-analyze "$BAD/gen3.pfw"
+	[ "$(summary '[.events,.metadata_events,.io.write.bytes,.formats.gen3]')" = "[4,2,1048576,1]" ]
+	run -0 bash -c "dft-analyze '$BAD/gen3.pfw' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P01\") | .functions[0] | [.name,.file,.line]'"
+	assert_output '["CUSTOM_BLOCK","src/solver.cpp",214]'
+}
+
+@test "bad lines are counted, reported with file:line, the rest is read" {
+	run -1 --separate-stderr dft-analyze "$BAD/bad-lines.pfw"
+	[[ "$stderr" == *"bad-lines.pfw:5: malformed JSON; line skipped"* ]]
+	[[ "$stderr" == *"bad-lines.pfw:6: not a JSON object; line skipped"* ]]
+	[[ "$stderr" == *"bad-lines.pfw:11: truncated last line; line skipped"* ]]
+	[ "$(summary '[.events,.bad_lines,.truncated_files,.io.write.count]')" = "[3,3,1,2]" ]
+	run -0 bash -c "dft-analyze '$BAD/bad-lines.pfw' 2>/dev/null | jq -r 'select(.type==\"view\" and .view!=\"time\") | .key'"
+	assert_line '/tmp/a\b A.dat'
+	assert_line 'host "q" é#7'
+}
+
+@test "a truncated gzip stream is read up to the cut" {
+	run -1 --separate-stderr dft-analyze "$BAD/truncated.pfw.gz"
+	[[ "$stderr" == *"truncated.pfw.gz:293: gzip stream is truncated"* ]]
+	# zcat reads the same 285 complete event lines before the cut
+	n=$(zcat "$BAD/truncated.pfw.gz" 2>/dev/null | jq -R -c 'fromjson? | select(.ph=="X")' | wc -l)
+	[ "$(summary '.events')" = "$n" ]
+	[ "$(summary '.truncated_files')" = "1" ]
+}
+
+@test "a corrupt gzip member is skipped and the next member is read" {
+	run -1 --separate-stderr dft-analyze "$BAD/corrupt-member.pfw.gz"
+	[[ "$stderr" == *"corrupt gzip data skipped"* ]]
+	# the intact second member holds 10 writes, a read and the end event
+	[ "$(summary '.io.write.count')" -ge 10 ]
+	[ "$(summary '.io.read.bytes')" = "4096" ]
+}
+
+@test "garbage after the last gzip member is reported" {
+	run -1 --separate-stderr dft-analyze "$BAD/trailing-garbage.pfw.gz"
+	[[ "$stderr" == *"garbage after a gzip member"* ]]
+	[ "$(summary '.events')" = "15" ]
+}
+
+@test "a trace on standard input, and trace paths on standard input" {
+	run -0 bash -c "zcat '$GEN2' | dft-analyze | jq -c 'select(.type==\"summary\") | [.events,.inputs]'"
+	assert_output '[517,["<stdin>"]]'
+	run -0 bash -c "printf '%s\n' '$GEN2' | dft-analyze | jq -c 'select(.type==\"summary\") | .events'"
+	assert_output "517"
+}
+
+@test "--partial then --merge equals one run over all inputs" {
+	a="$TRACES/gen1-cm1/cm1-DEFAULT-3537780-preload.pfw.gz"
+	b="$TRACES/gen1-cm1/cm1-DEFAULT-3537781-preload.pfw.gz"
+	c="$TRACES/gen0-dlio-unet3d.pfw.gz"
+	run -0 bash -c "dft-analyze -j 1 '$a' '$b' '$c' | grep -v '\"type\":\"step\"'"
+	whole=$output
+	dft-analyze --partial "$a" "$b" >"$BATS_TEST_TMPDIR/p1.ndjson"
+	dft-analyze --partial "$c" >"$BATS_TEST_TMPDIR/p2.ndjson"
+	run -0 bash -c "cat '$BATS_TEST_TMPDIR/p1.ndjson' '$BATS_TEST_TMPDIR/p2.ndjson' | dft-analyze --merge | grep -v '\"type\":\"step\"'"
+	[ "$output" = "$whole" ]
+	run -0 bash -c "dft-analyze --merge '$BATS_TEST_TMPDIR/p1.ndjson' '$BATS_TEST_TMPDIR/p2.ndjson' | grep -v '\"type\":\"step\"'"
+	[ "$output" = "$whole" ]
+}
+
+@test "split -> analyze of the chunks gives the summary of the whole" {
+	for f in "$GEN2" "$TRACES/gen0-dlio-unet3d.pfw.gz" "$TRACES/gen1-cm1/cm1-DEFAULT-3537780-preload.pfw.gz"; do
+		rm -rf "$BATS_TEST_TMPDIR/chunks"
+		dft-split -s 0.05 -o "$BATS_TEST_TMPDIR/chunks" "$f" >"$BATS_TEST_TMPDIR/chunks.ndjson"
+		n=$(grep -c '"type":"chunk"' "$BATS_TEST_TMPDIR/chunks.ndjson")
+		[ "$n" -gt 1 ]
+		# lines/metadata_events count repeated metadata, formats count
+		# files, access patterns and attribution depend on the cut
+		drop='del(.inputs,.lines,.metadata_events,.formats,.access,.unattributed_io_time_s)'
+		whole=$(dft-analyze "$f" | jq -c "select(.type==\"summary\") | $drop")
+		parts=$(dft-analyze <"$BATS_TEST_TMPDIR/chunks.ndjson" | jq -c "select(.type==\"summary\") | $drop")
+		[ "$parts" = "$whole" ]
+	done
+}
