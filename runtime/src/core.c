@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -38,8 +39,10 @@ int dft_on_stdio;
 int dft_on_any;
 _Atomic(struct dft_file *) *dft_fds;
 int dft_nfds;
-__thread int dft_guard;
-static __thread struct dft_thread *t_self;
+__thread int dft_guard DFT_TLS;
+__thread struct dft_thread *dft_tself DFT_TLS;
+unsigned dft_gen;
+#define t_self dft_tself
 
 /* A region handle: the public struct comes first. */
 struct dft_region {
@@ -175,7 +178,50 @@ int dft_metadata(void)
 
 /* ---- threads and buffers ------------------------------------------------ */
 
+/*
+ * Buffers are blocks of DFT_CHUNK bytes that circulate between the threads
+ * and the writer and are reused, never grown: the first touch of a fresh
+ * page is expensive (on a virtual machine with shadow page tables it costs
+ * microseconds, more than formatting the events that fill it), so the
+ * tracer keeps writing into the same few hot pages.  A flush hands a block
+ * of at most DFT_CHUNK - DFT_LINE bytes to the writer (or less, with a
+ * smaller DFTRACER_WRITE_BUFFER_SIZE).
+ */
+#define DFT_BLOCK0 (128u << 10)
+#define DFT_CHUNK (128u << 10)
+
+static char *blk_alloc(size_t n)
+{
+	void *p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				  -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void blk_free(char *p, size_t n)
+{
+	if (p)
+		syscall(SYS_munmap, p, n);
+}
+
+/* bytes a buffer of capacity cap may hold before it is flushed */
+static size_t flush_at(size_t cap)
+{
+	size_t room = cap - DFT_LINE;
+
+	return G.bufsize < room ? G.bufsize : room;
+}
+
+static size_t next_cap(size_t cap)
+{
+	if (G.bufsize + DFT_LINE <= cap || cap >= DFT_CHUNK)
+		return cap;
+	return cap * 2 < DFT_CHUNK ? cap * 2 : DFT_CHUNK;
+}
+
 static void tbuf_flush_locked(struct dft_tbuf *b);
+static int tbuf_flush_async(struct dft_tbuf *b);
 
 static void thread_exit(void *p)
 {
@@ -186,12 +232,13 @@ static void thread_exit(void *p)
 		return;
 	b = t->buf;
 	pthread_mutex_lock(&b->lock);
-	tbuf_flush_locked(b);
+	if (b->len)
+		tbuf_flush_async(b);
 	b->dead = 1;
 	pthread_mutex_unlock(&b->lock);
 }
 
-static struct dft_thread *thread_new(struct dft_thread *t)
+struct dft_thread *dft_thread_new(struct dft_thread *t)
 {
 	struct dft_tbuf *b;
 
@@ -205,9 +252,8 @@ static struct dft_thread *thread_new(struct dft_thread *t)
 	if (!b)
 		return NULL;
 	pthread_mutex_init(&b->lock, NULL);
-	b->cap = G.bufsize + DFT_LINE < (1u << 20) ? G.bufsize + DFT_LINE
-						    : (1u << 20);
-	b->data = malloc(b->cap);
+	b->cap = DFT_BLOCK0;
+	b->data = blk_alloc(b->cap);
 	if (!b->data) {
 		free(b);
 		return NULL;
@@ -216,6 +262,9 @@ static struct dft_thread *thread_new(struct dft_thread *t)
 	t->n = 0;
 	t->gen = G.gen;
 	t->tid = G.tids ? (pid_t)syscall(SYS_gettid) : 0;
+	t->pidtid_len = (unsigned)snprintf(t->pidtid, sizeof(t->pidtid),
+					   ",\"pid\":%d,\"tid\":%d",
+					   (int)G.pid, (int)t->tid);
 	pthread_mutex_lock(&G.reg_lock);
 	/* drop buffers of exited threads that were already flushed */
 	for (struct dft_tbuf **pp = &G.bufs; *pp;) {
@@ -223,7 +272,7 @@ static struct dft_thread *thread_new(struct dft_thread *t)
 
 		if (o->dead && o->len == 0) {
 			*pp = o->next;
-			free(o->data);
+			blk_free(o->data, o->cap);
 			free(o);
 		} else {
 			pp = &o->next;
@@ -237,14 +286,6 @@ static struct dft_thread *thread_new(struct dft_thread *t)
 	return t;
 }
 
-struct dft_thread *dft_self(void)
-{
-	struct dft_thread *t = t_self;
-
-	if (DFT_LIKELY(t && t->gen == G.gen))
-		return t;
-	return thread_new(t);
-}
 
 static void zout_reserve(size_t n)
 {
@@ -297,32 +338,219 @@ static void tbuf_flush_locked(struct dft_tbuf *b)
 	b->len = 0;
 }
 
+/*
+ * The background writer: a full thread buffer is handed over as a job and
+ * the thread goes on with a fresh block, so deflate runs off the traced
+ * thread.  At most two jobs wait; past that the thread writes its buffer
+ * itself (bounded memory, natural back-pressure).  Started on the first
+ * full buffer, so short processes never have it; after fork the child
+ * starts its own.
+ */
+struct dft_job {
+	char *data;
+	size_t len, cap;
+	struct dft_job *next;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	struct dft_job *head, *tail, *spare;
+	int pending, nspare, stop, started, failed;
+	pthread_t th;
+} W = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+static void *writer_main(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	dft_guard = 1;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&W.lock);
+	for (;;) {
+		struct dft_job *j;
+
+		while (!W.head && !W.stop)
+			pthread_cond_wait(&W.work, &W.lock);
+		if (!W.head)
+			break;
+		j = W.head;
+		W.head = j->next;
+		if (!W.head)
+			W.tail = NULL;
+		pthread_mutex_unlock(&W.lock);
+		pthread_mutex_lock(&G.file_lock);
+		out_write(j->data, j->len);
+		pthread_mutex_unlock(&G.file_lock);
+		pthread_mutex_lock(&W.lock);
+		W.pending--;
+		if (W.nspare < 2) {
+			j->next = W.spare;
+			W.spare = j;
+			W.nspare++;
+		} else {
+			blk_free(j->data, j->cap);
+			free(j);
+		}
+		pthread_cond_broadcast(&W.done);
+	}
+	pthread_mutex_unlock(&W.lock);
+	return NULL;
+}
+
+/* Hands b's data to the writer; 0 on success. Caller holds b->lock. */
+static int tbuf_flush_async(struct dft_tbuf *b)
+{
+	struct dft_job *j, *fresh;
+	size_t want;
+
+	pthread_mutex_lock(&W.lock);
+	if (W.failed || W.stop || W.pending >= 2)
+		goto inline_write;
+	if (!W.started) {
+		pthread_attr_t a;
+		sigset_t all, old;
+		int rc;
+
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 256 << 10);
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		rc = pthread_create(&W.th, &a, writer_main, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&a);
+		if (rc != 0) {
+			W.failed = 1;
+			goto inline_write;
+		}
+		W.started = 1;
+	}
+	want = next_cap(b->cap);
+	fresh = W.spare;
+	if (fresh && fresh->cap >= want) {
+		W.spare = fresh->next;
+		W.nspare--;
+	} else {
+		fresh = calloc(1, sizeof(*fresh));
+		if (fresh)
+			fresh->data = blk_alloc(want);
+		if (!fresh || !fresh->data) {
+			free(fresh);
+			goto inline_write;
+		}
+		fresh->cap = want;
+	}
+	j = fresh;
+	/* swap: the job takes b's block, b takes the fresh one */
+	{
+		char *d = j->data;
+		size_t c = j->cap;
+
+		j->data = b->data;
+		j->cap = b->cap;
+		j->len = b->len;
+		b->data = d;
+		b->cap = c;
+		b->len = 0;
+	}
+	j->next = NULL;
+	if (W.tail)
+		W.tail->next = j;
+	else
+		W.head = j;
+	W.tail = j;
+	W.pending++;
+	pthread_cond_signal(&W.work);
+	pthread_mutex_unlock(&W.lock);
+	return 0;
+inline_write:
+	pthread_mutex_unlock(&W.lock);
+	tbuf_flush_locked(b);
+	return -1;
+}
+
+/* Waits until the writer has written every queued job. */
+static void writer_drain(void)
+{
+	pthread_mutex_lock(&W.lock);
+	while (W.started && W.pending > 0)
+		pthread_cond_wait(&W.done, &W.lock);
+	pthread_mutex_unlock(&W.lock);
+}
+
+static void writer_stop(void)
+{
+	int join;
+
+	pthread_mutex_lock(&W.lock);
+	join = W.started;
+	W.stop = 1;
+	pthread_cond_signal(&W.work);
+	pthread_mutex_unlock(&W.lock);
+	if (join)
+		pthread_join(W.th, NULL);
+	pthread_mutex_lock(&W.lock);
+	W.started = 0;
+	W.stop = 0;
+	pthread_mutex_unlock(&W.lock);
+}
+
+/* In a forked child: the parent's jobs are the parent's to write. */
+static void writer_reset_child(void)
+{
+	struct dft_job *j, *n;
+
+	pthread_mutex_init(&W.lock, NULL);
+	pthread_cond_init(&W.work, NULL);
+	pthread_cond_init(&W.done, NULL);
+	for (j = W.head; j; j = n) {
+		n = j->next;
+		blk_free(j->data, j->cap);
+		free(j);
+	}
+	W.head = W.tail = NULL;
+	W.pending = 0;
+	W.started = 0;
+	W.stop = 0;
+}
+
+/*
+ * Lines are short; copy them with plain 8-byte moves.  glibc's memcpy picks
+ * AVX-512 on this class of machine, and the first wide-register use after
+ * each system call made the copy cost more than formatting the event.
+ */
+static void copy_line(char *dst, const char *src, size_t n)
+{
+	while (n >= 8) {
+		uint64_t v;
+
+		__builtin_memcpy(&v, src, 8);
+		__builtin_memcpy(dst, &v, 8);
+		dst += 8;
+		src += 8;
+		n -= 8;
+	}
+	while (n--)
+		*dst++ = *src++;
+}
+
 static void commit(struct dft_thread *t)
 {
 	struct dft_tbuf *b = t->buf;
 
 	pthread_mutex_lock(&b->lock);
-	if (b->len + t->n > b->cap) {
-		size_t cap = b->cap * 2;
-		char *p;
-
-		if (cap < b->len + t->n)
-			cap = b->len + t->n;
-		p = realloc(b->data, cap);
-		if (!p) {
-			tbuf_flush_locked(b);
-			goto copy;
-		}
-		b->data = p;
-		b->cap = cap;
-	}
-copy:
-	if (b->len + t->n <= b->cap) {
-		memcpy(b->data + b->len, t->line, t->n);
-		b->len += t->n;
-	}
-	if (b->len >= G.bufsize)
-		tbuf_flush_locked(b);
+	if (DFT_UNLIKELY(b->len + t->n > b->cap))
+		tbuf_flush_locked(b);	/* cannot happen: flush_at leaves room */
+	copy_line(b->data + b->len, t->line, t->n);
+	b->len += t->n;
+	if (DFT_UNLIKELY(b->len >= flush_at(b->cap)))
+		tbuf_flush_async(b);
 	pthread_mutex_unlock(&b->lock);
 	t->n = 0;
 	t->overflow = 0;
@@ -332,6 +560,8 @@ void dft_flush_all(int final)
 {
 	struct dft_tbuf *b;
 
+	if (final != 2)
+		writer_drain();
 	pthread_mutex_lock(&G.reg_lock);
 	for (b = G.bufs; b; b = b->next) {
 		if (final == 2) {	/* from a signal: never block */
@@ -348,29 +578,36 @@ void dft_flush_all(int final)
 
 /* ---- line formatting ---------------------------------------------------- */
 
-void ev_raw(struct dft_thread *t, const char *s, size_t n)
-{
-	if (DFT_UNLIKELY(t->n + n > DFT_LINE - 64)) {
-		t->overflow = 1;
-		return;
-	}
-	memcpy(t->line + t->n, s, n);
-	t->n += n;
-}
 
-static void put_u64(struct dft_thread *t, uint64_t v)
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+void put_u64(struct dft_thread *t, uint64_t v)
 {
 	char tmp[24];
 	int i = 24;
 
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--i] = digits2[d + 1];
+		tmp[--i] = digits2[d];
+	}
+	if (v >= 10) {
+		unsigned d = (unsigned)v * 2;
+
+		tmp[--i] = digits2[d + 1];
+		tmp[--i] = digits2[d];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
 	ev_raw(t, tmp + i, (size_t)(24 - i));
 }
 
-static void put_i64(struct dft_thread *t, long long v)
+void put_i64(struct dft_thread *t, long long v)
 {
 	if (v < 0) {
 		DFT_LIT(t, "-");
@@ -409,6 +646,13 @@ static int utf8_len(const unsigned char *s)
 	return 0;
 }
 
+/* 1: must be escaped (control, quote, backslash, non-ASCII, and NUL which
+ * ends the scan); 2: replaced by a space in dftracer's hashed names */
+static const unsigned char esc_tab[256] = {
+	[0 ... 31] = 1, ['"'] = 1, ['\\'] = 1, [128 ... 255] = 1,
+	['('] = 2, [')'] = 2, ['\''] = 2, ['|'] = 2,
+};
+
 /*
  * A JSON string.  Always valid JSON: control characters and bytes that are
  * not UTF-8 become \u00XX.  With upstream != 0 the characters dftracer
@@ -419,10 +663,18 @@ static void put_str(struct dft_thread *t, const char *s, int upstream)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *p = (const unsigned char *)s;
-	size_t room;
+	const unsigned char mask = upstream ? 3 : 1;
+	size_t room, k;
 	char *o;
 
 	DFT_LIT(t, "\"");
+	for (k = 0; !(esc_tab[p[k]] & mask); k++)
+		;
+	if (!p[k]) {		/* nothing to escape: the common case */
+		ev_raw(t, s, k);
+		DFT_LIT(t, "\"");
+		return;
+	}
 	room = DFT_LINE - 128 - t->n;
 	o = t->line + t->n;
 	while (*p && room > 8) {
@@ -483,21 +735,31 @@ static void put_key(struct dft_thread *t, const char *key)
 	DFT_LIT(t, ":");
 }
 
+/* keys of the runtime's own args: plain ASCII, no escaping needed */
+static void put_key_plain(struct dft_thread *t, const char *key)
+{
+	size_t n = strlen(key);
+
+	DFT_LIT(t, ",\"");
+	ev_raw(t, key, n);
+	DFT_LIT(t, "\":");
+}
+
 void ev_int(struct dft_thread *t, const char *key, long long v)
 {
-	put_key(t, key);
+	put_key_plain(t, key);
 	put_i64(t, v);
 }
 
 void ev_str(struct dft_thread *t, const char *key, const char *v)
 {
-	put_key(t, key);
+	put_key_plain(t, key);
 	put_str(t, v ? v : "", 0);
 }
 
 void ev_hash(struct dft_thread *t, const char *key, const char *h)
 {
-	put_key(t, key);
+	put_key_plain(t, key);
 	DFT_LIT(t, "\"");
 	ev_raw(t, h, 16);
 	DFT_LIT(t, "\"");
@@ -537,10 +799,7 @@ static void put_head(struct dft_thread *t, long long id, const char *name,
 	put_str(t, name, 0);
 	DFT_LIT(t, ",\"cat\":");
 	put_str(t, cat, 0);
-	DFT_LIT(t, ",\"pid\":");
-	put_i64(t, G.pid);
-	DFT_LIT(t, ",\"tid\":");
-	put_i64(t, t->tid);
+	ev_raw(t, t->pidtid, t->pidtid_len);
 }
 
 int ev_begin(struct dft_thread *t, long long id, const char *name,
@@ -667,12 +926,18 @@ static size_t norm_path(const char *base, const char *path, char *out,
 	return n;
 }
 
-static int needs_norm(const char *p)
+/* Does an absolute path need lexical normalisation ("/." or "//" or a
+ * trailing "/")?  One memchr per component keeps the untraced path cheap. */
+static int needs_norm(const char *p, size_t n)
 {
-	for (; *p; p++)
-		if (p[0] == '/' && (p[1] == '/' || p[1] == '.'))
-			return 1;
-	return p[-1] == '/';
+	const char *q = p, *end = p + n;
+
+	while ((q = memchr(q, '/', (size_t)(end - q))) != NULL) {
+		if (q[1] == '/' || q[1] == '.' || q[1] == '\0')
+			return q[1] != '\0' || q > p;
+		q++;
+	}
+	return 0;
 }
 
 static const char *const excl_prefix[] = {
@@ -791,6 +1056,39 @@ static size_t fd_dir(int dirfd, char *out, size_t cap)
 	return (size_t)n;
 }
 
+/*
+ * The untraced fast path for absolute paths: could this path be inside a
+ * data directory?  Compares with each directory while skipping repeated
+ * slashes in the path, and says yes to any path with a "/." (".", ".."
+ * components need real normalisation).  About a hundred instructions for
+ * a typical path outside DATA_DIR; dft_path_file does the exact check.
+ */
+int dft_abs_maybe(const char *path)
+{
+	const char *q;
+	int i;
+
+	if (G.all)
+		return 1;
+	for (q = strchr(path, '.'); q; q = strchr(q + 1, '.'))
+		if (q[-1] == '/')
+			return 1;
+	for (i = 0; i < G.ndirs; i++) {
+		const char *d = G.dirs[i];
+		size_t k = 0;
+
+		while (d[k] && d[k] == path[k])
+			k++;
+		if (!d[k]) {
+			if (path[k] == '/' || path[k] == '\0' || d[k - 1] == '/')
+				return 1;
+		} else if (k > 0 && path[k - 1] == '/' && path[k] == '/') {
+			return 1;	/* "//": let the exact check decide */
+		}
+	}
+	return 0;
+}
+
 struct dft_file *dft_path_file(int dirfd, const char *path)
 {
 	char abs[DFT_PATH], base[DFT_PATH];
@@ -800,7 +1098,7 @@ struct dft_file *dft_path_file(int dirfd, const char *path)
 		return NULL;
 	if (path[0] == '/') {
 		n = strlen(path);
-		if (!dir_match(path, n) && !needs_norm(path))
+		if (!dir_match(path, n) && !needs_norm(path, n))
 			return NULL;
 		n = norm_path("", path, abs, sizeof(abs));
 	} else if (dirfd == AT_FDCWD) {
@@ -1181,7 +1479,7 @@ static int start_trace(void)
 		return -1;
 	if (G.compress && !G.z_ready) {
 		memset(&G.z, 0, sizeof(G.z));
-		if (deflateInit2(&G.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 31, 8,
+		if (deflateInit2(&G.z, Z_BEST_SPEED, Z_DEFLATED, 31, 8,
 				 Z_DEFAULT_STRATEGY) == Z_OK)
 			G.z_ready = 1;
 		else
@@ -1189,6 +1487,7 @@ static int start_trace(void)
 	}
 	atomic_store(&G.next_id, 1);
 	G.gen++;
+	dft_gen = G.gen;
 	G.inited = 1;
 	G.finalized = 0;
 	write_header();
@@ -1273,6 +1572,7 @@ void dft_fini(void)
 	set_switches();
 	t = dft_self();
 	/* everything else first, so "end" and "]" close the file */
+	writer_stop();
 	pthread_mutex_lock(&G.reg_lock);
 	for (struct dft_tbuf *b = G.bufs; b; b = b->next) {
 		if (t && b == t->buf)
@@ -1316,10 +1616,12 @@ void dft_fork_prepare(void)
 	pthread_mutex_lock(&G.init_lock);
 	pthread_mutex_lock(&G.intern_lock);
 	pthread_mutex_lock(&G.file_lock);
+	pthread_mutex_lock(&W.lock);
 }
 
 void dft_fork_parent(void)
 {
+	pthread_mutex_unlock(&W.lock);
 	pthread_mutex_unlock(&G.file_lock);
 	pthread_mutex_unlock(&G.intern_lock);
 	pthread_mutex_unlock(&G.init_lock);
@@ -1335,6 +1637,7 @@ void dft_fork_child(void)
 	pthread_mutex_init(&G.intern_lock, NULL);
 	pthread_mutex_init(&G.init_lock, NULL);
 	pthread_mutex_init(&G.reg_lock, NULL);
+	writer_reset_child();
 	if (!G.inited || G.finalized) {
 		G.inited = 0;
 		set_switches();
@@ -1342,7 +1645,7 @@ void dft_fork_child(void)
 	}
 	for (b = G.bufs; b; b = next) {
 		next = b->next;
-		free(b->data);
+		blk_free(b->data, b->cap);
 		free(b);
 	}
 	G.bufs = NULL;

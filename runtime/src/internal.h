@@ -48,6 +48,8 @@ struct dft_thread {
 	struct dft_tbuf *buf;
 	size_t n;		/* bytes in line */
 	int overflow;
+	unsigned pidtid_len;
+	char pidtid[64];	/* ,"pid":P,"tid":T */
 	char line[DFT_LINE];
 };
 
@@ -57,7 +59,11 @@ extern int dft_on_stdio;
 extern int dft_on_any;		/* tracing active (API events) */
 extern _Atomic(struct dft_file *) *dft_fds;
 extern int dft_nfds;
-extern __thread int dft_guard;
+#define DFT_TLS __attribute__((tls_model("initial-exec")))
+extern __thread int dft_guard DFT_TLS;
+extern __thread struct dft_thread *dft_tself DFT_TLS;
+/* Cheap test: could an absolute path be traced at all? */
+int dft_abs_maybe(const char *path);
 
 /* md5.c */
 void dft_md5(const void *data, size_t len, unsigned char out[16]);
@@ -65,7 +71,16 @@ void dft_hash16(const char *s, size_t len, char out[17]);
 
 /* core.c */
 uint64_t dft_now(void);
-struct dft_thread *dft_self(void);
+struct dft_thread *dft_thread_new(struct dft_thread *t);
+extern unsigned dft_gen;
+static inline struct dft_thread *dft_self(void)
+{
+	struct dft_thread *t = dft_tself;
+
+	if (DFT_LIKELY(t && t->gen == dft_gen))
+		return t;
+	return dft_thread_new(t);
+}
 int dft_metadata(void);
 void dft_set_cwd(void);
 /* If path (as passed, relative to dirfd) is traced, return its interned
@@ -85,7 +100,23 @@ void dft_fd_set(int fd, struct dft_file *f);
 int ev_begin(struct dft_thread *t, long long id, const char *name,
 	     const char *cat, uint64_t ts, uint64_t dur);
 void ev_end(struct dft_thread *t, int args);
-void ev_raw(struct dft_thread *t, const char *s, size_t n);
+static inline void ev_raw(struct dft_thread *t, const char *s, size_t n)
+{
+	if (DFT_UNLIKELY(t->n + n > DFT_LINE - 64)) {
+		t->overflow = 1;
+		return;
+	}
+	__builtin_memcpy(t->line + t->n, s, n);
+	t->n += n;
+}
+void put_u64(struct dft_thread *t, uint64_t v);
+void put_i64(struct dft_thread *t, long long v);
+/* ,"key":v with a key known to need no escaping (a literal) */
+#define EV_INT(t, key, v) \
+	do { \
+		DFT_LIT(t, ",\"" key "\":"); \
+		put_i64(t, v); \
+	} while (0)
 void ev_int(struct dft_thread *t, const char *key, long long v);
 void ev_str(struct dft_thread *t, const char *key, const char *v);
 void ev_hash(struct dft_thread *t, const char *key, const char *h);

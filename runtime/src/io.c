@@ -134,13 +134,13 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 		a = ev_begin(t, dft_next_id(), name, cat, t0, t1 - t0);
 		if (a) {
 			ev_level(t);
-			ev_int(t, "ret", ret);
+			EV_INT(t, "ret", ret);
 			if (has_off)
-				ev_int(t, "offset", off);
+				EV_INT(t, "offset", off);
 			ev_pidx(t);
-			ev_int(t, "count", count);
+			EV_INT(t, "count", count);
 			if (size >= 0)
-				ev_int(t, "size", size);
+				EV_INT(t, "size", size);
 			ev_hash(t, "fhash", f->hash);
 		}
 		ev_end(t, a);
@@ -159,7 +159,11 @@ static struct dft_file *path_file(int on, int dirfd, const char *path)
 {
 	struct dft_file *f;
 
-	if (!on || dft_guard)
+	if (!on || !path)
+		return NULL;
+	if (path[0] == '/' && !dft_abs_maybe(path))
+		return NULL;	/* the common case: no TLS, no copy */
+	if (dft_guard)
 		return NULL;
 	dft_guard++;
 	f = dft_path_file(dirfd, path);
