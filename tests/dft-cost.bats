@@ -1,0 +1,161 @@
+#!/usr/bin/env bats
+# dft-cost: cost and decision on function records.
+
+load test_helper
+
+F="$FIXTURES/funcs"
+
+setup() {
+	IN="$BATS_TEST_TMPDIR/funcs.ndjson"
+	# the golden function records are dft-cost's input
+	cp "$F/expected/funcs.ndjson" "$IN"
+}
+
+decisions() {
+	jq -r 'select(.type=="function") | "\(.qualified_name) \(.decision.annotate) \(.decision.rule)"' "$@"
+}
+
+fn() {	# a synthetic function record
+	printf '{"type":"function","v":1,"file":"x.c","language":"c","parse_ok":true,"name":"%s","qualified_name":"%s","calls":%s,"call_count":%s,"loops":%s,"branches":%s,"nodes":%s,"statements":3,"io_direct":false,"io_reach":null,"exits":[]}\n' "$@"
+}
+
+@test "dft-cost: --help" { checklist_help dft-cost; }
+@test "dft-cost: --version" { checklist_version dft-cost; }
+@test "dft-cost: unknown option" { checklist_unknown_option dft-cost; }
+@test "dft-cost: empty input" { checklist_empty_input dft-cost; }
+@test "dft-cost: - is stdin, pass-through" { checklist_dash_is_stdin dft-cost; }
+@test "dft-cost: malformed line" { checklist_malformed_line dft-cost; }
+@test "dft-cost: missing file" { checklist_missing_file dft-cost; }
+@test "dft-cost: /dev/full" { checklist_dev_full dft-cost; }
+@test "dft-cost: man page" { checklist_man dft-cost; }
+
+@test "the fixtures give the golden decisions" {
+	run -0 --separate-stderr bash -c "dft-cost '$IN' | grep -v '\"type\":\"step\"'"
+	diff -u "$F/expected/cost.ndjson" <(echo "$output")
+}
+
+@test "the score is the reference formula" {
+	fn f f '{"read":2,"MPI_Send":1,"malloc":1,"gpfs_stat":1,"x":1}' 6 3 4 150 >"$BATS_TEST_TMPDIR/f"
+	run -0 bash -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -c 'select(.cost) | .cost | [.io_calls,.mpi_calls,.mem_calls,.vendor_calls,.score]'"
+	# 30*2 + 25 + 15 + 30 + 10*3 + 3*4 + 2*6 + min(150/5, 20)
+	assert_output "[2,1,1,1,204]"
+}
+
+@test "each rule decides what the reference says" {
+	{
+		fn store_init store_init '{}' 0 0 0 3
+		fn GPFS_tune GPFS_tune '{}' 0 0 0 3
+		fn uses_vendor uses_vendor '{"daos_obj_fetch":1}' 1 0 0 3
+		fn busy busy '{"a":1,"b":1}' 2 1 1 30
+		fn cheap cheap '{"a":1}' 1 0 1 20
+	} >"$BATS_TEST_TMPDIR/f"
+	run -0 decisions <(dft-cost "$BATS_TEST_TMPDIR/f")
+	assert_output "store_init true R6-lifecycle
+GPFS_tune true R7-vendor-name
+uses_vendor true R7-vendor-call
+busy true score
+cheap false score"
+}
+
+@test "main is always annotated, comp cpu" {
+	run -0 bash -c "dft-cost '$IN' | jq -r 'select(.is_entry) | \"\(.file) \(.decision.rule) \(.decision.comp) \(.decision.form)\"'"
+	assert_output "basic.c main cpu main
+model.py main cpu main
+model.py main cpu main
+mpi_main.c main cpu main
+shapes.cpp main cpu main"
+}
+
+@test "unsafe functions are skipped and say why" {
+	run -0 bash -c "dft-cost '$IN' | jq -r 'select(.name==\"checked\" or .name==\"get_counter\" or .name==\"broken\") | \"\(.name) \(.decision.rule): \(.decision.reason)\"'"
+	assert_output "get_counter macro-body: the body comes from a macro expansion; it cannot be edited in place
+checked macro-return: 1 return spelled inside a macro: END could not be placed before it
+broken parse-error: the file did not parse cleanly; it must not be edited"
+}
+
+@test "refinements: never skip I/O, skip header accessors and tiny leaves" {
+	run -0 decisions <(dft-cost "$IN")
+	assert_line "copy_file true io-direct"
+	assert_line "util_write_all true io-direct"
+	assert_line "util_twice false header-accessor"
+	assert_line "classify false tiny-leaf"
+	run -0 decisions <(dft-cost --no-rule tiny-leaf "$IN")
+	assert_line "classify false score"
+	run -0 decisions <(dft-cost --reference "$IN")
+	refute_line --partial "io-direct"
+	refute_line --partial "tiny-leaf"
+}
+
+@test "Python never-annotate rules and forms" {
+	run -0 bash -c "dft-cost '$IN' | jq -r 'select(.language==\"python\") | \"\(.qualified_name) \(.decision.annotate) \(.decision.rule) \(.decision.form)\"'"
+	assert_line "Samples.__len__ false py-dataset-len null"
+	assert_line "dot false py-jit null"
+	assert_line "Samples.size false py-rule0 null"
+	assert_line "Samples.__getitem__ true py-data decorator"
+	assert_line "save true py-io decorator"
+	fn_py='{"type":"function","v":1,"file":"m.py","language":"python","parse_ok":true,"name":"stats","qualified_name":"S.stats","is_staticmethod":true,"is_method":true,"calls":{"open":1,"read":1},"call_count":2,"loops":1,"branches":0,"nodes":20,"statements":4,"io_direct":true,"ml_imports":[]}'
+	run -0 bash -c "echo '$fn_py' | dft-cost | jq -r 'select(.decision) | \"\(.decision.rule) \(.decision.form) \(.cost.model)\"'"
+	assert_output "io-direct context generic"
+}
+
+@test "--threshold, --exclude and --comp" {
+	run -0 decisions <(dft-cost -t 1000 "$IN")
+	assert_line "geo::largest false score"
+	run -0 decisions <(dft-cost --exclude 'copy_*' "$IN")
+	assert_line "copy_file false exclude"
+	run -0 bash -c "dft-cost --comp 'geo::*=comm' '$IN' | jq -r 'select(.name==\"save\" and .language==\"cpp\") | .decision.comp'"
+	assert_output "comm"
+	run -2 --separate-stderr dft-cost --comp save=disk "$IN"
+}
+
+@test "--select takes TAU's selective instrumentation file" {
+	cat >"$BATS_TEST_TMPDIR/sel" <<SEL
+# comment
+BEGIN_EXCLUDE_LIST
+int guarded(int)
+geo::#
+END_EXCLUDE_LIST
+BEGIN_FILE_EXCLUDE_LIST
+model.py
+END_FILE_EXCLUDE_LIST
+SEL
+	run -0 decisions <(dft-cost --select "$BATS_TEST_TMPDIR/sel" "$IN")
+	assert_line "guarded false select"
+	assert_line "geo::Shape::save false select"
+	assert_line "Samples.__getitem__ false select"
+	assert_line "copy_file true io-direct"
+	printf 'BEGIN_INCLUDE_LIST\nclassify\nEND_INCLUDE_LIST\n' >"$BATS_TEST_TMPDIR/inc"
+	run -0 bash -c "dft-cost --select '$BATS_TEST_TMPDIR/inc' '$IN' | jq -r 'select(.decision.annotate) | \"\(.file) \(.name) \(.decision.rule)\"'"
+	assert_output "basic.c classify select
+basic.c main main
+model.py main main
+model.py __main__ main
+mpi_main.c main main
+shapes.cpp main main"
+}
+
+@test "--profile throttles hot tiny functions and estimates the trace" {
+	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
+{"type":"summary","v":1,"functions":[{"name":"guarded","cat":"C_APP","count":500000,"time_s":1.0},{"name":"copy_file","cat":"C_APP","count":10,"time_s":1.0}]}
+PROF
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$IN" >"$BATS_TEST_TMPDIR/out"
+	run -0 decisions "$BATS_TEST_TMPDIR/out"
+	assert_line "guarded false profile-throttle"
+	assert_line "copy_file true io-direct"
+	run -0 jq -c 'select(.type=="cost_summary") | [.est_events, .est_bytes]' "$BATS_TEST_TMPDIR/out"
+	assert_output "[10,1600]"
+}
+
+@test "the summary counts every decision by rule" {
+	dft-cost "$IN" >"$BATS_TEST_TMPDIR/out"
+	run -0 jq -r 'select(.type=="cost_summary") | "\(.functions) \(.annotate + .skip) \([.by_rule[] | .annotate + .skip] | add) \(([.by_comp[]] | add) == .annotate)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "47 47 47 true"
+	run -0 bash -c "grep -c '\"decision\"' '$BATS_TEST_TMPDIR/out'"
+	assert_output "47"
+}
+
+@test "the man page example runs" {
+	cd "$F"
+	run -0 bash -c "dft-funcs -p . 2>/dev/null | dft-cost | jq -r 'select(.decision) | [.name, .decision.rule] | @tsv' | head -n 3"
+	assert_output "$(printf 'add\ttiny-leaf\nis_even\ttiny-leaf\ncount_even\tscore')"
+}
