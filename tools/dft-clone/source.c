@@ -318,6 +318,12 @@ clone_git(const char *url, const char *src, const struct opts *o,
 
 	memset(&c, 0, sizeof(c));
 	git_clone_options_init(&co, GIT_CLONE_OPTIONS_VERSION);
+	/*
+	 * A file:// URL is copied like a local path (hard links where
+	 * possible) instead of going through the pack protocol, which in
+	 * libgit2 1.5 is ten times slower; remote URLs are unaffected.
+	 */
+	co.local = GIT_CLONE_LOCAL;
 	dft_progress_init(&c.checkout, "checking out", 0);
 	set_fetch_opts(&co.fetch_opts, &c);
 	set_checkout_opts(&co.checkout_opts, &c,
