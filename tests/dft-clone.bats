@@ -71,6 +71,18 @@ nothing_made() {
 	checklist_man dft-clone
 }
 
+@test "dft-clone's man page examples run (those that need no network)" {
+	local cmd n=0
+	cd "$REPO"
+	while IFS= read -r cmd; do
+		[[ "$cmd" == *"https://"* ]] && continue
+		run -0 --separate-stderr bash -c "${cmd//\/tmp\/ws/$WS}"
+		n=$((n + 1))
+	done < <(sed -n 's/^\.Dl \$ //p' "$REPO/man/dft-clone.1")
+	[ "$n" -eq 3 ]
+	[ -f "$WS/sample/.current_run" ]
+}
+
 @test "dft-clone without a url is a usage error" {
 	run -2 --separate-stderr dft-clone
 	assert_output ""
