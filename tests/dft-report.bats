@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# dft-report: session_report.md with exactly the structure users asked for
+# (golden file), report.html well-formed and self-contained with its SVG
+# charts drawn from real numbers, "not run" where there is no data.
+
+load test_helper
+
+R="$FIXTURES/report"
+
+setup() {
+	# the report is written next to the records' workspace or in the
+	# current directory: keep both inside the test's own directory
+	cd "$BATS_TEST_TMPDIR" || return 1
+	WS="$BATS_TEST_TMPDIR/ws"
+	mkdir -p "$WS/annotated" "$WS/build_ann" "$WS/traces"
+	sed -e "s#@WS@#$WS#g" -e "s#@TRACES@#$TRACES#g" "$R/run.ndjson" >"$BATS_TEST_TMPDIR/run.ndjson"
+}
+
+@test "dft-report --help prints the usage on stdout" { checklist_help dft-report; }
+@test "dft-report --version prints the version" { checklist_version dft-report; }
+@test "dft-report rejects an unknown option" { checklist_unknown_option dft-report; }
+@test "dft-report copes with empty input" { checklist_empty_input dft-report; }
+@test "dft-report reads files, stdin and -" { checklist_dash_is_stdin dft-report; }
+@test "dft-report reports a malformed line and goes on" {
+	# the checklist's own pipe check expects grep's status to be 1; this
+	# checks the same things with the tool's status kept
+	local f="$BATS_TEST_TMPDIR/bad.ndjson"
+	printf '%s\n{"type": bad\n%s\n' "$PASS_RECORD" "$PASS_RECORD" >"$f"
+	run -1 --separate-stderr dft-report <"$f"
+	[[ "$stderr" == *"dft-report: <stdin>:2: "* ]] || fail "no position: $stderr"
+	run -0 bash -c "dft-report <'$f' 2>/dev/null >'$BATS_TEST_TMPDIR/out'; [ \$? -eq 1 ] && grep -c x-test '$BATS_TEST_TMPDIR/out'"
+	assert_output 2
+}
+@test "dft-report reports a missing file" { checklist_missing_file dft-report; }
+@test "dft-report fails on a full disk" { checklist_dev_full dft-report; }
+@test "dft-report man page lints and documents every option" { checklist_man dft-report; }
+
+@test "session_report.md matches the golden file" {
+	run -0 dft-report "$BATS_TEST_TMPDIR/run.ndjson"
+	sed "s#$WS#@WS@#g" "$WS/session_report.md" >"$BATS_TEST_TMPDIR/got.md"
+	diff -u "$R/run.md" "$BATS_TEST_TMPDIR/got.md"
+}
+
+@test "the report has the sections of user-facing-formats.md in order" {
+	dft-report "$BATS_TEST_TMPDIR/run.ndjson" >/dev/null
+	run -0 grep -E '^#' "$WS/session_report.md"
+	assert_output "# DFTracer Session Report — cm1/20261130_001122
+## What Ran Correctly (Pipeline Flow)
+### Iteration 1 — L1: —; L2: small_write.L2.cb; L3: —
+### Iteration 2 — L1: —; L2: fs_bw.L2.striping_hints; L3: — (rolled back)
+## Lessons Learned (Pitfalls)
+### Pitfall: MPI launcher refused to run as root
+## Summary
+## Step Timings
+## Artifacts"
+	run -0 sed -n '2,4p' "$WS/session_report.md"
+	assert_output "Application: file:///srv/apps/cm1 @ main
+Date: 2026-11-30 00:11 UTC
+Platform: Linux 6.1.0 / x86_64 / node01"
+	run -0 grep -c '^| Iter | L1 applied | L2 applied | L3 applied | New bottlenecks | Resolved | Raw rate |$' "$WS/session_report.md"
+}
+
+@test "records pass through and a report record follows" {
+	run -0 bash -c "dft-report '$BATS_TEST_TMPDIR/run.ndjson' | grep -v '\"type\":\"step\"' | tail -n 2"
+	assert_line --index 0 '{"type":"x-test","n":1}'
+	assert_line --index 1 --partial '"type":"report","v":1,"run_id":"cm1/20261130_001122"'
+	run -0 bash -c "dft-report '$BATS_TEST_TMPDIR/run.ndjson' | grep -c -v '\"type\":\"report\"'"
+	assert_output "$(( $(wc -l <"$BATS_TEST_TMPDIR/run.ndjson") + 1 ))"
+}
+
+@test "report.html is well-formed, self-contained and draws the charts" {
+	dft-report "$BATS_TEST_TMPDIR/run.ndjson" >/dev/null
+	run -0 xmllint --noout "$WS/report.html"
+	# nothing is fetched: no scripts, no external references
+	run -1 grep -E '<script|<link|src="|href="http' "$WS/report.html"
+	run -0 grep -c '<svg xmlns="http://www.w3.org/2000/svg"' "$WS/report.html"
+	assert_output 6
+	for t in "I/O timeline per process" "Time by layer" "Time by function (top 15)" \
+		"Transfer-size histogram" "Raw write rate before and after each iteration" \
+		"Completion time before and after each iteration"; do
+		run -0 grep -c "<figcaption>$t" "$WS/report.html"
+	done
+	# real numbers: the four cm1 processes, the write histogram's 9064
+	# requests of 4-16 KiB, the iteration rates
+	run -0 grep -c '>pid 3537780<' "$WS/report.html"
+	run -0 grep -c '>9064<' "$WS/report.html"
+	run -0 grep -c '>0.151<' "$WS/report.html"
+	run -1 grep -c 'class="notrun"' "$WS/report.html"
+}
+
+@test "sections without data say not run and nothing is invented" {
+	printf '%s\n' '{"type":"x-test","n":1}' '{"type":"function","v":1}' >"$BATS_TEST_TMPDIR/none.ndjson"
+	# an output directory that does not exist is a write error
+	run -2 --separate-stderr dft-report -o "$BATS_TEST_TMPDIR/out/r.md" "$BATS_TEST_TMPDIR/none.ndjson"
+	[[ "$stderr" == *"cannot write '$BATS_TEST_TMPDIR/out/r.md'"* ]] || fail "$stderr"
+	mkdir -p "$BATS_TEST_TMPDIR/out"
+	SOURCE_DATE_EPOCH=1795000000 run -0 dft-report -o "$BATS_TEST_TMPDIR/out/r.md" "$BATS_TEST_TMPDIR/none.ndjson"
+	sed "s#$BATS_TEST_TMPDIR/out/r.md#@OUT@#" "$BATS_TEST_TMPDIR/out/r.md" >"$BATS_TEST_TMPDIR/got.md"
+	diff -u "$R/empty.md" "$BATS_TEST_TMPDIR/got.md"
+	run -0 xmllint --noout "$BATS_TEST_TMPDIR/out/report.html"
+	run -0 grep -c 'class="notrun"' "$BATS_TEST_TMPDIR/out/report.html"
+	assert_output 6
+	run -0 bash -c "dft-report -o '$BATS_TEST_TMPDIR/out/r.md' '$BATS_TEST_TMPDIR/none.ndjson' | jq -r 'select(.type==\"report\") | .not_run | length'"
+	assert_output 15
+}
+
+@test "missing trace files leave the timeline not run, with the reason" {
+	sed "s#$TRACES#/nonexistent#g" "$BATS_TEST_TMPDIR/run.ndjson" >"$BATS_TEST_TMPDIR/moved.ndjson"
+	dft-report --no-html -o "$BATS_TEST_TMPDIR/a.md" "$BATS_TEST_TMPDIR/moved.ndjson" >/dev/null
+	[ ! -e "$BATS_TEST_TMPDIR/report.html" ]
+	dft-report --html "$BATS_TEST_TMPDIR/x.html" -o "$BATS_TEST_TMPDIR/a.md" "$BATS_TEST_TMPDIR/moved.ndjson" >/dev/null
+	run -0 grep -c 'not run: trace files not found (/nonexistent/gen1-cm1/' "$BATS_TEST_TMPDIR/x.html"
+	run -0 xmllint --noout "$BATS_TEST_TMPDIR/x.html"
+}
+
+@test "--workspace reads records/ and writes the report there" {
+	mkdir -p "$WS/records"
+	cp "$BATS_TEST_TMPDIR/run.ndjson" "$WS/records/all.ndjson"
+	run -0 dft-report --workspace "$WS"
+	[ -s "$WS/session_report.md" ] && [ -s "$WS/report.html" ]
+	# without all.ndjson every records/*.ndjson is read, in name order
+	rm "$WS/records/all.ndjson" "$WS/session_report.md"
+	grep '"type":"session"' "$BATS_TEST_TMPDIR/run.ndjson" >"$WS/records/01_session.ndjson"
+	grep -v '"type":"session"' "$BATS_TEST_TMPDIR/run.ndjson" >"$WS/records/13_rest.ndjson"
+	run -0 dft-report --workspace "$WS"
+	sed "s#$WS#@WS@#g" "$WS/session_report.md" >"$BATS_TEST_TMPDIR/got.md"
+	diff -u "$R/run.md" "$BATS_TEST_TMPDIR/got.md"
+}
+
+@test "verdicts alone fill the iteration table" {
+	grep -v -e '"type":"iteration"' -e '"type":"loop"' "$BATS_TEST_TMPDIR/run.ndjson" >"$BATS_TEST_TMPDIR/v.ndjson"
+	dft-compare --after-label opt1 --applied B5.small_write.L2.cb "$FIXTURES/compare/before.ndjson" \
+		"$FIXTURES/compare/after.ndjson" >>"$BATS_TEST_TMPDIR/v.ndjson"
+	dft-report -o "$BATS_TEST_TMPDIR/v.md" "$BATS_TEST_TMPDIR/v.ndjson" >/dev/null
+	run -0 grep -E '^\| [01] \|' "$BATS_TEST_TMPDIR/v.md"
+	assert_output "| 0 | baseline | baseline | baseline | — | — | 0.100 GB/s |
+| 1 | — | B5.small_write.L2.cb | — | fs_bw:app:all | metadata_time_pct:app:all | 0.200 GB/s |"
+	run -0 grep -c '^9. Optimization loop — 1 comparisons, stop reason not recorded$' "$BATS_TEST_TMPDIR/v.md"
+}
+
+@test "option combinations are checked before any work" {
+	run -2 --separate-stderr dft-report --html x.html --no-html
+	[[ "$stderr" == *"--html and --no-html cannot be used together"* ]]
+	run -2 --separate-stderr dft-report --workspace "$BATS_TEST_TMPDIR/nope"
+	[[ "$stderr" == *"--workspace: not a directory"* ]]
+}

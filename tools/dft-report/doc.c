@@ -1,0 +1,256 @@
+/*
+ * doc.c - the report written twice at once: Markdown for
+ * session_report.md and the matching HTML for report.html.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void
+doc_init(struct doc *d)
+{
+	dft_buf_init(&d->md);
+	dft_buf_init(&d->html);
+	d->in_list = 0;
+}
+
+void
+doc_release(struct doc *d)
+{
+	dft_buf_release(&d->md);
+	dft_buf_release(&d->html);
+}
+
+void
+html_escape(struct dft_buf *b, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++) {
+		switch (*s) {
+		case '&': dft_buf_adds(b, "&amp;"); break;
+		case '<': dft_buf_adds(b, "&lt;"); break;
+		case '>': dft_buf_adds(b, "&gt;"); break;
+		case '"': dft_buf_adds(b, "&quot;"); break;
+		default:
+			/* control characters are not allowed in XML 1.0 */
+			if ((unsigned char)*s < 0x20 && *s != '\n' &&
+			    *s != '\t')
+				dft_buf_addc(b, ' ');
+			else
+				dft_buf_addc(b, *s);
+		}
+	}
+}
+
+/* Text with `code` spans to HTML. */
+static void
+html_inline(struct dft_buf *b, const char *s)
+{
+	const char *p = s;
+
+	while (*p != '\0') {
+		const char *tick = strchr(p, '`'), *end;
+		char *seg;
+
+		if (tick == NULL || (end = strchr(tick + 1, '`')) == NULL) {
+			html_escape(b, p);
+			return;
+		}
+		seg = dft_xstrndup(p, (size_t)(tick - p));
+		html_escape(b, seg);
+		free(seg);
+		seg = dft_xstrndup(tick + 1, (size_t)(end - tick - 1));
+		dft_buf_adds(b, "<code>");
+		html_escape(b, seg);
+		dft_buf_adds(b, "</code>");
+		free(seg);
+		p = end + 1;
+	}
+}
+
+static char *
+vfmt(const char *fmt, va_list ap)
+{
+	va_list aq;
+	int n;
+	char *s;
+
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	s = dft_xmalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+/* One line of Markdown never spans lines: newlines become spaces. */
+static void
+md_line(struct dft_buf *b, const char *s)
+{
+	for (; *s != '\0'; s++)
+		dft_buf_addc(b, *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+void
+doc_end_list(struct doc *d)
+{
+	if (d->in_list == 'o')
+		dft_buf_adds(&d->html, "</ol>\n");
+	else if (d->in_list == 'u')
+		dft_buf_adds(&d->html, "</ul>\n");
+	d->in_list = 0;
+}
+
+void
+doc_blank(struct doc *d)
+{
+	doc_end_list(d);
+	dft_buf_addc(&d->md, '\n');
+}
+
+void
+doc_h(struct doc *d, int level, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	doc_end_list(d);
+	va_start(ap, fmt);
+	s = vfmt(fmt, ap);
+	va_end(ap);
+	for (int i = 0; i < level; i++)
+		dft_buf_addc(&d->md, '#');
+	dft_buf_addc(&d->md, ' ');
+	md_line(&d->md, s);
+	dft_buf_addc(&d->md, '\n');
+	dft_buf_addf(&d->html, "<h%d>", level);
+	html_inline(&d->html, s);
+	dft_buf_addf(&d->html, "</h%d>\n", level);
+	free(s);
+}
+
+void
+doc_line(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	doc_end_list(d);
+	va_start(ap, fmt);
+	s = vfmt(fmt, ap);
+	va_end(ap);
+	md_line(&d->md, s);
+	dft_buf_addc(&d->md, '\n');
+	dft_buf_adds(&d->html, "<p>");
+	html_inline(&d->html, s);
+	dft_buf_adds(&d->html, "</p>\n");
+	free(s);
+}
+
+static void
+list_item(struct doc *d, int kind, int n, char *s)
+{
+	if (d->in_list != kind) {
+		doc_end_list(d);
+		dft_buf_adds(&d->html, kind == 'o' ? "<ol>\n" : "<ul>\n");
+		d->in_list = kind;
+	}
+	if (kind == 'o')
+		dft_buf_addf(&d->md, "%d. ", n);
+	else
+		dft_buf_adds(&d->md, "- ");
+	md_line(&d->md, s);
+	dft_buf_addc(&d->md, '\n');
+	if (kind == 'o')
+		dft_buf_addf(&d->html, "<li value=\"%d\">", n);
+	else
+		dft_buf_adds(&d->html, "<li>");
+	html_inline(&d->html, s);
+	dft_buf_adds(&d->html, "</li>\n");
+	free(s);
+}
+
+void
+doc_oli(struct doc *d, int n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	list_item(d, 'o', n, vfmt(fmt, ap));
+	va_end(ap);
+}
+
+void
+doc_uli(struct doc *d, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	list_item(d, 'u', 0, vfmt(fmt, ap));
+	va_end(ap);
+}
+
+static void
+md_cell(struct dft_buf *b, const char *s)
+{
+	for (; s != NULL && *s != '\0'; s++) {
+		if (*s == '|')
+			dft_buf_adds(b, "\\|");
+		else
+			dft_buf_addc(b, *s == '\n' ? ' ' : *s);
+	}
+}
+
+void
+doc_table(struct doc *d, int ncols, const char *const *head)
+{
+	doc_end_list(d);
+	dft_buf_addc(&d->md, '|');
+	dft_buf_adds(&d->html, "<table>\n<thead><tr>");
+	for (int i = 0; i < ncols; i++) {
+		dft_buf_addc(&d->md, ' ');
+		md_cell(&d->md, head[i]);
+		dft_buf_adds(&d->md, " |");
+		dft_buf_adds(&d->html, "<th>");
+		html_inline(&d->html, head[i]);
+		dft_buf_adds(&d->html, "</th>");
+	}
+	dft_buf_adds(&d->md, "\n|");
+	for (int i = 0; i < ncols; i++)
+		dft_buf_adds(&d->md, "---|");
+	dft_buf_addc(&d->md, '\n');
+	dft_buf_adds(&d->html, "</tr></thead>\n<tbody>\n");
+}
+
+void
+doc_row(struct doc *d, int ncols, const char *const *cells)
+{
+	dft_buf_addc(&d->md, '|');
+	dft_buf_adds(&d->html, "<tr>");
+	for (int i = 0; i < ncols; i++) {
+		const char *c = cells[i] != NULL ? cells[i] : "";
+
+		dft_buf_addc(&d->md, ' ');
+		md_cell(&d->md, c);
+		dft_buf_adds(&d->md, *c ? " |" : "|");
+		dft_buf_adds(&d->html, "<td>");
+		html_inline(&d->html, c);
+		dft_buf_adds(&d->html, "</td>");
+	}
+	dft_buf_addc(&d->md, '\n');
+	dft_buf_adds(&d->html, "</tr>\n");
+}
+
+void
+doc_end_table(struct doc *d)
+{
+	dft_buf_adds(&d->html, "</tbody>\n</table>\n");
+}
+
+void
+doc_html(struct doc *d, const char *s)
+{
+	doc_end_list(d);
+	dft_buf_adds(&d->html, s);
+}

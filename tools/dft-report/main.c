@@ -1,0 +1,1583 @@
+/*
+ * dft-report - the session report of a run: session_report.md (the
+ * structure users asked for, user-facing-formats.md section 8) and
+ * report.html (the same text plus inline SVG charts, self-contained).
+ *
+ * Reads every record of a run (files, stdin, or a workspace's records/),
+ * copies them to standard output unchanged, writes the two files and
+ * emits one `report` record and its `step` record.  Every value comes
+ * from a record or from a file of the workspace; a section without data
+ * says "not run".  It does not run anything and does not guess.
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "report.h"
+
+struct opts {
+	const char *output;
+	const char *html;
+	int no_html;
+	const char *workspace;
+};
+
+/* One analysis: a summary and what followed it. */
+struct seg {
+	json_object *summary, *layers, *views, *bottlenecks, *proposals;
+};
+
+struct run {
+	json_object *session, *pipeline, *loop;
+	json_object *steps;		/* label -> last step record */
+	json_object *annotations, *iterations, *pitfalls, *verdicts;
+	json_object *chunks;
+	json_object *by_id, *by_strategy;	/* proposals */
+	json_object *cited;		/* citation key -> relevance score */
+	struct seg *segs;
+	int nsegs;
+	long functions, diagnostics;
+	long known;			/* records of a known type */
+	json_object *not_run;		/* array of strings */
+};
+
+static const char usage_text[] =
+	"usage: dft-report [-o FILE] [--html FILE | --no-html] "
+	"[--workspace DIR] [file ...]\n"
+	"       dft-report -h | --help | -V | --version\n";
+
+static void
+usage(int code)
+{
+	fputs(usage_text, code == 0 ? stdout : stderr);
+	exit(code);
+}
+
+static const char *NR = "not run";
+
+/* ---- collecting --------------------------------------------------------- */
+
+static struct seg *
+cur_seg(struct run *r)
+{
+	return r->nsegs > 0 ? &r->segs[r->nsegs - 1] : NULL;
+}
+
+static void
+new_seg(struct run *r, json_object *summary)
+{
+	struct seg *s;
+
+	r->segs = dft_xreallocarray(r->segs, (size_t)r->nsegs + 1,
+				    sizeof(*r->segs));
+	s = &r->segs[r->nsegs++];
+	s->summary = summary;
+	s->layers = json_object_new_array();
+	s->views = json_object_new_array();
+	s->bottlenecks = json_object_new_array();
+	s->proposals = json_object_new_array();
+}
+
+static void
+cite(struct run *r, json_object *c)
+{
+	const char *k = dft_json_str(c, "doi", NULL);
+	json_object *rel;
+
+	if (k == NULL)
+		k = dft_json_str(c, "arxiv", NULL);
+	if (k == NULL)
+		k = dft_json_str(c, "title", NULL);
+	if (k == NULL || json_object_object_get_ex(r->cited, k, NULL))
+		return;
+	json_object_object_get_ex(c, "relevance", &rel);
+	json_object_object_add(r->cited, k, json_object_new_double(
+		dft_json_double(rel, "score", 0)));
+}
+
+static void
+collect(struct run *r, json_object *rec)
+{
+	const char *t = dft_record_type(rec);
+	struct seg *s = cur_seg(r);
+	static const char *const known[] = { "session", "pipeline", "loop",
+		"step", "annotation", "function", "diagnostic", "chunk",
+		"summary", "layer", "view", "bottleneck", "literature",
+		"paper", "proposal", "delta", "verdict", "iteration",
+		"pitfall", NULL };
+
+	for (int i = 0; known[i] != NULL; i++)
+		if (strcmp(t, known[i]) == 0)
+			r->known++;
+
+	if (strcmp(t, "session") == 0) {
+		if (r->session == NULL)
+			r->session = json_object_get(rec);
+	} else if (strcmp(t, "pipeline") == 0) {
+		json_object_put(r->pipeline);
+		r->pipeline = json_object_get(rec);
+	} else if (strcmp(t, "loop") == 0) {
+		json_object_put(r->loop);
+		r->loop = json_object_get(rec);
+	} else if (strcmp(t, "step") == 0) {
+		const char *st = dft_json_str(rec, "step", "");
+
+		if (dft_has_prefix(st, "step_"))
+			json_object_object_add(r->steps, st,
+					       json_object_get(rec));
+	} else if (strcmp(t, "annotation") == 0) {
+		json_object_array_add(r->annotations, json_object_get(rec));
+	} else if (strcmp(t, "function") == 0) {
+		r->functions++;
+	} else if (strcmp(t, "diagnostic") == 0) {
+		r->diagnostics++;
+	} else if (strcmp(t, "chunk") == 0) {
+		json_object_array_add(r->chunks, json_object_get(rec));
+	} else if (strcmp(t, "summary") == 0) {
+		new_seg(r, json_object_get(rec));
+	} else if (strcmp(t, "layer") == 0 && s != NULL) {
+		json_object_array_add(s->layers, json_object_get(rec));
+	} else if (strcmp(t, "view") == 0 && s != NULL) {
+		json_object_array_add(s->views, json_object_get(rec));
+	} else if (strcmp(t, "bottleneck") == 0 && s != NULL) {
+		json_object_array_add(s->bottlenecks, json_object_get(rec));
+	} else if (strcmp(t, "proposal") == 0) {
+		const char *id = dft_json_str(rec, "id", NULL);
+		const char *sid = dft_json_str(rec, "strategy", NULL);
+		json_object *cs;
+
+		if (s != NULL)
+			json_object_array_add(s->proposals,
+					      json_object_get(rec));
+		if (id != NULL)
+			json_object_object_add(r->by_id, id,
+					       json_object_get(rec));
+		if (sid != NULL)
+			json_object_object_add(r->by_strategy, sid,
+					       json_object_get(rec));
+		if (json_object_object_get_ex(rec, "citations", &cs))
+			for (size_t i = 0; i < json_object_array_length(cs);
+			     i++)
+				cite(r, json_object_array_get_idx(cs, i));
+	} else if (strcmp(t, "verdict") == 0) {
+		json_object_array_add(r->verdicts, json_object_get(rec));
+	} else if (strcmp(t, "iteration") == 0) {
+		json_object_array_add(r->iterations, json_object_get(rec));
+	} else if (strcmp(t, "pitfall") == 0) {
+		json_object_array_add(r->pitfalls, json_object_get(rec));
+	}
+}
+
+static int
+process_stream(struct dft_reader *rd, void *ctx)
+{
+	struct run *r = ctx;
+	json_object *rec;
+	int rc;
+
+	while ((rc = dft_reader_next(rd, &rec)) == 1) {
+		dft_pass(stdout, rd);
+		collect(r, rec);
+		json_object_put(rec);
+	}
+	return rc < 0 ? DFT_EXIT_FATAL : DFT_EXIT_OK;
+}
+
+static void
+run_init(struct run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->steps = json_object_new_object();
+	r->annotations = json_object_new_array();
+	r->iterations = json_object_new_array();
+	r->pitfalls = json_object_new_array();
+	r->verdicts = json_object_new_array();
+	r->chunks = json_object_new_array();
+	r->by_id = json_object_new_object();
+	r->by_strategy = json_object_new_object();
+	r->cited = json_object_new_object();
+	r->not_run = json_object_new_array();
+}
+
+static void
+run_release(struct run *r)
+{
+	json_object_put(r->session);
+	json_object_put(r->pipeline);
+	json_object_put(r->loop);
+	json_object_put(r->steps);
+	json_object_put(r->annotations);
+	json_object_put(r->iterations);
+	json_object_put(r->pitfalls);
+	json_object_put(r->verdicts);
+	json_object_put(r->chunks);
+	json_object_put(r->by_id);
+	json_object_put(r->by_strategy);
+	json_object_put(r->cited);
+	json_object_put(r->not_run);
+	for (int i = 0; i < r->nsegs; i++) {
+		json_object_put(r->segs[i].summary);
+		json_object_put(r->segs[i].layers);
+		json_object_put(r->segs[i].views);
+		json_object_put(r->segs[i].bottlenecks);
+		json_object_put(r->segs[i].proposals);
+	}
+	free(r->segs);
+}
+
+static void
+said_not_run(struct run *r, const char *what)
+{
+	json_object_array_add(r->not_run, dft_jstr(what));
+}
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static json_object *
+step(struct run *r, const char *label)
+{
+	json_object *s = NULL;
+
+	json_object_object_get_ex(r->steps, label, &s);
+	return s;
+}
+
+static const char *
+workspace(struct run *r, const struct opts *o)
+{
+	const char *w = o->workspace;
+
+	if (w == NULL && r->session != NULL)
+		w = dft_json_str(r->session, "workspace", NULL);
+	if (w == NULL && r->pipeline != NULL)
+		w = dft_json_str(r->pipeline, "workspace", NULL);
+	return w;
+}
+
+static char *
+join_strings(json_object *arr, const char *sep, const char *empty)
+{
+	struct dft_buf b;
+	size_t n = arr != NULL && json_object_is_type(arr, json_type_array) ?
+		   json_object_array_length(arr) : 0;
+
+	if (n == 0)
+		return dft_xstrdup(empty);
+	dft_buf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		const char *s = json_object_is_type(e, json_type_string) ?
+			json_object_get_string(e) : dft_json_str(e, "id",
+			json_object_get_string(e));
+
+		if (i > 0)
+			dft_buf_adds(&b, sep);
+		dft_buf_adds(&b, s != NULL ? s : "?");
+	}
+	return dft_buf_detach(&b);
+}
+
+static char *
+authors_short(json_object *c)
+{
+	json_object *a;
+	size_t n;
+	const char *first;
+
+	if (!json_object_object_get_ex(c, "authors", &a) ||
+	    (n = json_object_array_length(a)) == 0)
+		return dft_xstrdup("unknown authors");
+	first = json_object_get_string(json_object_array_get_idx(a, 0));
+	if (n == 1)
+		return dft_xstrdup(first);
+	if (n == 2)
+		return dft_xasprintf("%s and %s", first,
+			json_object_get_string(json_object_array_get_idx(a, 1)));
+	return dft_xasprintf("%s et al.", first);
+}
+
+static char *
+evidence_text(json_object *p)
+{
+	json_object *ev, *rel;
+	char *au, *s;
+
+	if (p == NULL || !json_object_object_get_ex(p, "evidence", &ev) ||
+	    ev == NULL)
+		return NULL;
+	json_object_object_get_ex(ev, "relevance", &rel);
+	au = authors_short(ev);
+	s = dft_xasprintf("%s, %s, %lld, score=%lld/100 — %s",
+			  dft_json_str(ev, "title", "?"), au,
+			  (long long)dft_json_int(ev, "year", 0),
+			  (long long)dft_json_int(rel, "score", 0),
+			  dft_json_str(ev, "url", "(no url)"));
+	free(au);
+	return s;
+}
+
+static double
+summary_write_rate_gbs(json_object *sum, int *ok)
+{
+	json_object *w = dft_json_path(sum, "io.write");
+	double t = dft_json_double(w, "time_s", 0);
+
+	*ok = w != NULL && t > 0;
+	return *ok ? dft_json_double(w, "bytes", 0) / t / 1e9 : 0;
+}
+
+static int
+iter_cmp(const void *a, const void *b)
+{
+	json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b;
+
+	return (int)(dft_json_int(x, "iteration", 0) -
+		     dft_json_int(y, "iteration", 0));
+}
+
+static int
+step_cmp(const void *a, const void *b)
+{
+	json_object *x = *(json_object *const *)a, *y = *(json_object *const *)b;
+
+	return strcmp(dft_json_str(x, "started_at", ""),
+		      dft_json_str(y, "started_at", ""));
+}
+
+static int
+count_bottlenecks(json_object *bns, int min, int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; bns != NULL && i < json_object_array_length(bns);
+	     i++) {
+		int s = (int)dft_json_int(json_object_array_get_idx(bns, i),
+					  "score", 0);
+		if (s >= min && s <= max)
+			n++;
+	}
+	return n;
+}
+
+/* Unique "metric" list of the bottlenecks (score 4+), in order. */
+static char *
+bottleneck_list(json_object *bns, int with_view)
+{
+	json_object *seen = json_object_new_object();
+	struct dft_buf b;
+
+	dft_buf_init(&b);
+	for (size_t i = 0; bns != NULL && i < json_object_array_length(bns);
+	     i++) {
+		json_object *bn = json_object_array_get_idx(bns, i);
+		char *k;
+
+		if (dft_json_int(bn, "score", 0) < 4)
+			continue;
+		k = with_view ? dft_xasprintf("%s:%s",
+			dft_json_str(bn, "metric", "?"),
+			dft_json_str(bn, "view", "?")) :
+			dft_xstrdup(dft_json_str(bn, "metric", "?"));
+		if (!json_object_object_get_ex(seen, k, NULL)) {
+			json_object_object_add(seen, k, NULL);
+			if (b.len > 0)
+				dft_buf_adds(&b, ", ");
+			dft_buf_adds(&b, k);
+		}
+		free(k);
+	}
+	json_object_put(seen);
+	return dft_buf_detach(&b);
+}
+
+/* ---- the document ------------------------------------------------------- */
+
+static void
+flow(struct doc *d, struct run *r)
+{
+	json_object *s4 = step(r, "step_4_build_install");
+	json_object *s5 = step(r, "step_5_smoke_test");
+	json_object *s6 = step(r, "step_6_copy_annotated");
+	json_object *s9 = step(r, "step_9_build_annotated");
+	json_object *s10 = step(r, "step_10_trace_run");
+	json_object *tr = dft_json_path(r->pipeline, "tracer");
+	struct seg *base = r->nsegs > 0 ? &r->segs[0] : NULL;
+	const char *bt = dft_json_str(r->pipeline, "build_tool",
+				      dft_json_str(r->session, "build_tool",
+						   NULL));
+
+	doc_h(d, 2, "What Ran Correctly (Pipeline Flow)");
+	/* 1 */
+	if (r->session != NULL) {
+		const char *how = strcmp(dft_json_str(r->session,
+			"source_kind", "git"), "copy") == 0 ? "copied" :
+			"cloned";
+		const char *st4 = dft_json_str(s4, "status", NULL);
+
+		if (st4 == NULL)
+			doc_oli(d, 1, "Session setup — %s %s, build not run",
+				how, dft_json_str(r->session, "url", "?"));
+		else if (strcmp(st4, "ok") == 0)
+			doc_oli(d, 1, "Session setup — %s %s, built with %s",
+				how, dft_json_str(r->session, "url", "?"),
+				bt != NULL ? bt : "unknown build tool");
+		else
+			doc_oli(d, 1, "Session setup — %s %s, build with %s "
+				"%s", how, dft_json_str(r->session, "url", "?"),
+				bt != NULL ? bt : "unknown build tool", st4);
+	} else {
+		doc_oli(d, 1, "Session setup — %s", NR);
+		said_not_run(r, "session setup");
+	}
+	/* 2 */
+	if (tr != NULL && json_object_is_type(tr, json_type_object)) {
+		const char *kind = dft_json_str(tr, "kind", "");
+
+		doc_oli(d, 2, "dftracer install — version %s, installed to %s%s",
+			dft_json_str(tr, "version", "unknown"),
+			dft_json_str(tr, "dir", "?"),
+			strcmp(kind, "bundled") == 0 ?
+			" (the bundled dft runtime)" :
+			strcmp(kind, "system") == 0 ? " (found on the system)" :
+			"");
+	} else {
+		doc_oli(d, 2, "dftracer install — %s", NR);
+		said_not_run(r, "dftracer install");
+	}
+	/* 3 */
+	if (s6 != NULL && dft_json_path(s6, "files") != NULL)
+		doc_oli(d, 3, "Source copy — %lld files copied to annotated/",
+			(long long)dft_json_int(s6, "files", 0));
+	else if (s6 != NULL)
+		doc_oli(d, 3, "Source copy — %s (file count not recorded)",
+			dft_json_str(s6, "status", "?"));
+	else {
+		doc_oli(d, 3, "Source copy — %s", NR);
+		said_not_run(r, "source copy");
+	}
+	/* 4 */
+	{
+		size_t n = json_object_array_length(r->annotations);
+		long files = 0, funcs = 0, skipped = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			json_object *a = json_object_array_get_idx(
+				r->annotations, i);
+			json_object *sk;
+			long f = (long)dft_json_int(a, "functions", 0);
+
+			if (strcmp(dft_json_str(a, "status", ""),
+				   "annotated") == 0 && f > 0)
+				files++;
+			funcs += f;
+			if (json_object_object_get_ex(a, "skipped", &sk) &&
+			    json_object_is_type(sk, json_type_array))
+				skipped += (long)json_object_array_length(sk);
+		}
+		if (n > 0)
+			doc_oli(d, 4, "Annotation — %ld files annotated (%ld "
+				"functions), %ld skipped", files, funcs,
+				skipped);
+		else {
+			doc_oli(d, 4, "Annotation — %s", NR);
+			said_not_run(r, "annotation");
+		}
+	}
+	/* 5 */
+	if (s9 != NULL) {
+		const char *st = dft_json_str(s9, "status", "?");
+
+		if (strcmp(st, "ok") == 0) {
+			const char *w = workspace(r, &(struct opts){ 0 });
+			char *p = w != NULL ? dft_path_join(w, "build_ann") :
+				  NULL;
+
+			doc_oli(d, 5, "Build — annotated binary built "
+				"successfully at %s", p != NULL &&
+				dft_is_dir(p) ? p : "(path not recorded)");
+			free(p);
+		}
+		else
+			doc_oli(d, 5, "Build — annotated build %s", st);
+	} else {
+		doc_oli(d, 5, "Build — %s", NR);
+		said_not_run(r, "annotated build");
+	}
+	/* 6 */
+	if (s5 != NULL) {
+		const char *cmd = dft_json_str(s5, "command",
+			dft_json_str(r->pipeline, "smoke_cmd", "?"));
+		double secs = dft_json_double(s5, "run_s",
+			dft_json_double(s5, "duration_s", 0));
+		long rc = (long)dft_json_int(s5, "exit", 0);
+
+		if (rc == 0)
+			doc_oli(d, 6, "Smoke test — ran `%s`, completed in "
+				"%.3f s", cmd, secs);
+		else
+			doc_oli(d, 6, "Smoke test — ran `%s`, failed with exit "
+				"%ld after %.3f s", cmd, rc, secs);
+	} else {
+		doc_oli(d, 6, "Smoke test — %s", NR);
+		said_not_run(r, "smoke test");
+	}
+	/* 7 */
+	if (s10 != NULL && dft_json_path(s10, "trace_files") != NULL) {
+		doc_oli(d, 7, "Trace collection — %lld trace files, %lld "
+			"events, %.1f KB",
+			(long long)dft_json_int(s10, "trace_files", 0),
+			(long long)dft_json_int(s10, "events", 0),
+			dft_json_double(s10, "trace_bytes", 0) / 1024);
+	} else if (base != NULL) {
+		json_object *in = NULL;
+		size_t n = 0;
+		double bytes = 0;
+		int sized = 1;
+
+		if (json_object_object_get_ex(base->summary, "inputs", &in))
+			n = json_object_array_length(in);
+		for (size_t i = 0; i < n; i++) {
+			struct stat st;
+			const char *p = json_object_get_string(
+				json_object_array_get_idx(in, i));
+
+			if (p != NULL && stat(p, &st) == 0)
+				bytes += (double)st.st_size;
+			else
+				sized = 0;
+		}
+		if (sized && n > 0)
+			doc_oli(d, 7, "Trace collection — %zu trace files, "
+				"%lld events, %.1f KB", n,
+				(long long)dft_json_int(base->summary, "events",
+							0), bytes / 1024);
+		else
+			doc_oli(d, 7, "Trace collection — %zu trace files, "
+				"%lld events, size not recorded", n,
+				(long long)dft_json_int(base->summary, "events",
+							0));
+	} else {
+		doc_oli(d, 7, "Trace collection — %s", NR);
+		said_not_run(r, "trace collection");
+	}
+	/* 8 */
+	if (base != NULL) {
+		int nb = count_bottlenecks(base->bottlenecks, 4, 5);
+		char *l = bottleneck_list(base->bottlenecks, 0);
+
+		doc_oli(d, 8, "Trace analysis — %d bottlenecks found: %s", nb,
+			nb > 0 ? l : "none");
+		free(l);
+	} else {
+		doc_oli(d, 8, "Trace analysis — %s", NR);
+		said_not_run(r, "trace analysis");
+	}
+	/* 9 */
+	if (r->loop != NULL) {
+		doc_oli(d, 9, "Optimization loop — %lld iterations (stopped: "
+			"%s); best speedup at iter %lld",
+			(long long)dft_json_int(r->loop, "iterations", 0),
+			dft_json_str(r->loop, "stop_reason", "?"),
+			(long long)dft_json_int(r->loop, "best_iteration", 0));
+	} else if (json_object_array_length(r->verdicts) > 0) {
+		doc_oli(d, 9, "Optimization loop — %zu comparisons, stop "
+			"reason not recorded",
+			json_object_array_length(r->verdicts));
+	} else {
+		doc_oli(d, 9, "Optimization loop — %s", NR);
+		said_not_run(r, "optimization loop");
+	}
+	doc_blank(d);
+}
+
+/* Applied proposal ids of one level, or "—". */
+static char *
+applied_level(json_object *it, const char *level)
+{
+	json_object *ap, *sel = json_object_new_array();
+	char *s;
+
+	if (json_object_object_get_ex(it, "applied", &ap) &&
+	    json_object_is_type(ap, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(ap); i++) {
+			json_object *a = json_object_array_get_idx(ap, i);
+			const char *lv = json_object_is_type(a,
+				json_type_string) ? NULL :
+				dft_json_str(a, "level", NULL);
+			const char *id = json_object_is_type(a,
+				json_type_string) ? json_object_get_string(a) :
+				dft_json_str(a, "id", "?");
+			char pat[8];
+
+			snprintf(pat, sizeof(pat), ".%s.", level);
+			if ((lv != NULL && strcmp(lv, level) == 0) ||
+			    (lv == NULL && strstr(id, pat) != NULL))
+				json_object_array_add(sel, dft_jstr(id));
+		}
+	s = join_strings(sel, ", ", "—");
+	json_object_put(sel);
+	return s;
+}
+
+static json_object *
+proposal_for(struct run *r, const char *id)
+{
+	json_object *p = NULL;
+
+	if (!json_object_object_get_ex(r->by_id, id, &p))
+		json_object_object_get_ex(r->by_strategy, id, &p);
+	return p;
+}
+
+/* "change" texts of the applied proposals of one level. */
+static char *
+applied_changes(struct run *r, json_object *it, const char *level,
+		json_object **first)
+{
+	json_object *ap;
+	struct dft_buf b;
+
+	dft_buf_init(&b);
+	if (json_object_object_get_ex(it, "applied", &ap) &&
+	    json_object_is_type(ap, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(ap); i++) {
+			json_object *a = json_object_array_get_idx(ap, i);
+			const char *id = json_object_is_type(a,
+				json_type_string) ? json_object_get_string(a) :
+				dft_json_str(a, "id", "?");
+			json_object *p = proposal_for(r, id);
+			const char *lv = json_object_is_type(a,
+				json_type_string) ? dft_json_str(p, "level", "") :
+				dft_json_str(a, "level", "");
+			const char *ch;
+
+			if (strcmp(lv, level) != 0)
+				continue;
+			ch = json_object_is_type(a, json_type_string) ? NULL :
+			     dft_json_str(a, "change", NULL);
+			if (ch == NULL)
+				ch = dft_json_str(p, "change", id);
+			if (b.len > 0)
+				dft_buf_adds(&b, "; ");
+			dft_buf_addf(&b, "%s (`%s`)", ch, id);
+			if (first != NULL && *first == NULL && p != NULL)
+				*first = p;
+		}
+	return dft_buf_detach(&b);
+}
+
+/* The iteration rows: pipeline iteration records, else verdicts. */
+static int
+iterations(struct run *r, json_object **out)
+{
+	size_t n = json_object_array_length(r->iterations);
+	json_object *arr = json_object_new_array();
+
+	if (n > 0) {
+		json_object **v = dft_xcalloc(n, sizeof(*v));
+
+		for (size_t i = 0; i < n; i++)
+			v[i] = json_object_array_get_idx(r->iterations, i);
+		qsort(v, n, sizeof(*v), iter_cmp);
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(arr, json_object_get(v[i]));
+		free(v);
+		*out = arr;
+		return (int)n;
+	}
+	n = json_object_array_length(r->verdicts);
+	for (size_t i = 0; i < n; i++) {
+		json_object *v = json_object_array_get_idx(r->verdicts, i);
+		json_object *it = json_object_new_object(), *bl, *x;
+
+		if (i == 0) {
+			json_object *z = json_object_new_object();
+
+			json_object_object_add(z, "iteration", dft_jint(0));
+			json_object_object_add(z, "status", dft_jstr("baseline"));
+			json_object_object_add(z, "raw_write_rate_gbs",
+				dft_jdouble(dft_json_double(dft_json_path(v,
+				"raw_write_rate"), "before", 0) / 1e9));
+			json_object_object_add(z, "completion_s", dft_jdouble(
+				dft_json_double(dft_json_path(v,
+				"completion_time"), "before", 0)));
+			json_object_array_add(arr, z);
+		}
+		json_object_object_add(it, "iteration", dft_jint((int64_t)i + 1));
+		json_object_object_add(it, "status", dft_jstr("compared"));
+		if (json_object_object_get_ex(v, "applied", &x))
+			json_object_object_add(it, "applied",
+					       json_object_get(x));
+		if (json_object_object_get_ex(v, "bottlenecks", &bl)) {
+			if (json_object_object_get_ex(bl, "new", &x))
+				json_object_object_add(it, "new",
+						       json_object_get(x));
+			if (json_object_object_get_ex(bl, "resolved", &x))
+				json_object_object_add(it, "resolved",
+						       json_object_get(x));
+		}
+		json_object_object_add(it, "raw_write_rate_gbs", dft_jdouble(
+			dft_json_double(dft_json_path(v, "raw_write_rate"),
+					"after", 0) / 1e9));
+		json_object_object_add(it, "completion_s", dft_jdouble(
+			dft_json_double(dft_json_path(v, "completion_time"),
+					"after", 0)));
+		json_object_object_add(it, "verdict", dft_jstr(dft_json_str(v,
+			"verdict", NULL)));
+		json_object_array_add(arr, it);
+	}
+	*out = arr;
+	return (int)json_object_array_length(arr);
+}
+
+static void
+iteration_table(struct doc *d, struct run *r, json_object *its, int n)
+{
+	static const char *const head[] = { "Iter", "L1 applied",
+		"L2 applied", "L3 applied", "New bottlenecks", "Resolved",
+		"Raw rate" };
+
+	doc_table(d, 7, head);
+	if (n == 0) {
+		struct seg *base = r->nsegs > 0 ? &r->segs[0] : NULL;
+		char *bl = base != NULL ? bottleneck_list(base->bottlenecks, 1) :
+			   NULL;
+		char rate[64];
+		int ok = 0;
+		double g = base != NULL ? summary_write_rate_gbs(base->summary,
+								 &ok) : 0;
+
+		if (ok)
+			snprintf(rate, sizeof(rate), "%.3f GB/s", g);
+		if (base != NULL) {
+			const char *row[] = { "0", "baseline", "baseline",
+				"baseline", *bl ? bl : "—", "—",
+				ok ? rate : NR };
+			doc_row(d, 7, row);
+		} else {
+			const char *row[] = { "0", NR, NR, NR, NR, "—", NR };
+			doc_row(d, 7, row);
+		}
+		free(bl);
+		doc_end_table(d);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		json_object *it = json_object_array_get_idx(its, (size_t)i);
+		int k = (int)dft_json_int(it, "iteration", i);
+		char num[16], rate[64];
+		char *l1, *l2, *l3, *nw, *rs;
+		json_object *x = NULL;
+
+		snprintf(num, sizeof(num), "%d", k);
+		snprintf(rate, sizeof(rate), "%.3f GB/s%s",
+			 dft_json_double(it, "raw_write_rate_gbs", 0),
+			 strcmp(dft_json_str(it, "status", ""),
+				"rolled_back") == 0 ? " (rolled back)" : "");
+		if (k == 0) {
+			l1 = dft_xstrdup("baseline");
+			l2 = dft_xstrdup("baseline");
+			l3 = dft_xstrdup("baseline");
+			json_object_object_get_ex(it, "bottlenecks", &x);
+			nw = join_strings(x, ", ", "—");
+			rs = dft_xstrdup("—");
+		} else {
+			l1 = applied_level(it, "L1");
+			l2 = applied_level(it, "L2");
+			l3 = applied_level(it, "L3");
+			json_object_object_get_ex(it, "new", &x);
+			nw = join_strings(x, ", ", "—");
+			x = NULL;
+			json_object_object_get_ex(it, "resolved", &x);
+			rs = join_strings(x, ", ", "—");
+		}
+		{
+			const char *row[] = { num, l1, l2, l3, nw, rs, rate };
+
+			doc_row(d, 7, row);
+		}
+		free(l1);
+		free(l2);
+		free(l3);
+		free(nw);
+		free(rs);
+	}
+	doc_end_table(d);
+}
+
+static void
+iteration_sections(struct doc *d, struct run *r, json_object *its, int n)
+{
+	for (int i = 0; i < n; i++) {
+		json_object *it = json_object_array_get_idx(its, (size_t)i);
+		int k = (int)dft_json_int(it, "iteration", i);
+		json_object *prev = NULL, *first = NULL, *l1 = NULL;
+		char *c1, *c2, *c3, *ev;
+		double b, a, cb, ca;
+
+		if (k == 0)
+			continue;
+		/* the previous accepted iteration */
+		for (int j = i - 1; j >= 0; j--) {
+			json_object *p = json_object_array_get_idx(its,
+								   (size_t)j);
+			if (strcmp(dft_json_str(p, "status", ""),
+				   "rolled_back") != 0) {
+				prev = p;
+				break;
+			}
+		}
+		c2 = applied_changes(r, it, "L2", &first);
+		c3 = applied_changes(r, it, "L3", &first);
+		c1 = applied_changes(r, it, "L1", &first);
+		doc_blank(d);
+		{
+			char *s1 = applied_level(it, "L1");
+			char *s2 = applied_level(it, "L2");
+			char *s3 = applied_level(it, "L3");
+
+			doc_h(d, 3, "Iteration %d — L1: %s; L2: %s; L3: %s%s", k,
+			      s1, s2, s3, strcmp(dft_json_str(it, "status", ""),
+						 "rolled_back") == 0 ?
+			      " (rolled back)" : "");
+			free(s1);
+			free(s2);
+			free(s3);
+		}
+		if (*c1 == '\0') {
+			json_object *lst;
+			const char *id = NULL;
+
+			if (json_object_object_get_ex(it, "listed_l1", &lst) &&
+			    json_object_array_length(lst) > 0) {
+				id = json_object_get_string(
+					json_object_array_get_idx(lst, 0));
+				l1 = proposal_for(r, id);
+			}
+			if (l1 != NULL)
+				doc_uli(d, "L1 (app): not applied automatically; "
+					"listed for people: %s (`%s`)",
+					dft_json_str(l1, "change", "?"), id);
+			else
+				doc_uli(d, "L1 (app): none applied");
+		} else {
+			doc_uli(d, "L1 (app): %s", c1);
+		}
+		doc_uli(d, "L2 (middleware): %s", *c2 ? c2 : "none applied");
+		doc_uli(d, "L3 (filesystem): %s", *c3 ? c3 : "none applied");
+		ev = evidence_text(first != NULL ? first : l1);
+		doc_uli(d, "Evidence: %s", ev != NULL ? ev :
+			"none (no cited proposal was applied)");
+		b = dft_json_double(prev, "raw_write_rate_gbs", 0);
+		a = dft_json_double(it, "raw_write_rate_gbs", 0);
+		cb = dft_json_double(prev, "completion_s", 0);
+		ca = dft_json_double(it, "completion_s", 0);
+		if (prev != NULL && b > 0)
+			doc_uli(d, "Result: Before: raw_write_rate=%.3f GB/s, "
+				"After: raw_write_rate=%.3f GB/s, Δ = %+.1f%% "
+				"(completion %.3f s → %.3f s%s%s)", b, a,
+				(a - b) / b * 100, cb, ca,
+				dft_json_str(it, "verdict", NULL) ? ", verdict " :
+				"", dft_json_str(it, "verdict", ""));
+		else
+			doc_uli(d, "Result: Before: raw_write_rate=%s, After: "
+				"raw_write_rate=%.3f GB/s, Δ = %s",
+				prev != NULL ? "0 (no writes)" : NR, a, NR);
+		if (i == n - 1 && r->loop != NULL)
+			doc_uli(d, "Stop reason: %s",
+				dft_json_str(r->loop, "stop_reason", "?"));
+		free(c1);
+		free(c2);
+		free(c3);
+		free(ev);
+	}
+}
+
+static void
+pitfalls(struct doc *d, struct run *r)
+{
+	size_t n = json_object_array_length(r->pitfalls);
+
+	doc_blank(d);
+	doc_h(d, 2, "Lessons Learned (Pitfalls)");
+	if (n == 0) {
+		doc_line(d, "No pitfall recorded.");
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *p = json_object_array_get_idx(r->pitfalls, i), *x;
+		char *files, *tags, *err;
+
+		json_object_object_get_ex(p, "lesson_files", &x);
+		files = join_strings(x, ", ", "not recorded");
+		x = NULL;
+		json_object_object_get_ex(p, "tags", &x);
+		tags = join_strings(x, ", ", "none");
+		err = dft_xstrdup(dft_json_str(p, "error", ""));
+		for (char *c = err; *c != '\0'; c++)
+			if (*c == '`' || *c == '\n')
+				*c = *c == '`' ? '\'' : ' ';
+		if (i > 0)
+			doc_blank(d);
+		doc_h(d, 3, "Pitfall: %s", dft_json_str(p, "title", "?"));
+		doc_uli(d, "Step: %s", dft_json_str(p, "step", "?"));
+		doc_uli(d, "Error: (verbatim excerpt) `%s`", err);
+		doc_uli(d, "Root cause: %s", dft_json_str(p, "root_cause", "?"));
+		doc_uli(d, "Fix: %s", dft_json_str(p, "fix", "?"));
+		doc_uli(d, "Lesson added to: %s as tag `%s`", files, tags);
+		free(files);
+		free(tags);
+		free(err);
+	}
+}
+
+static void
+summary_table(struct doc *d, struct run *r, json_object *its, int n)
+{
+	static const char *const head[] = { "Category", "Value" };
+	struct seg *base = r->nsegs > 0 ? &r->segs[0] : NULL;
+	size_t na = json_object_array_length(r->annotations);
+	char v[8][160];
+	long files = 0, funcs = 0;
+	int l[3] = { 0, 0, 0 };
+	json_object *best = NULL, *it0 = n > 0 ?
+		json_object_array_get_idx(its, 0) : NULL;
+
+	for (size_t i = 0; i < na; i++) {
+		json_object *a = json_object_array_get_idx(r->annotations, i);
+		long f = (long)dft_json_int(a, "functions", 0);
+
+		if (strcmp(dft_json_str(a, "status", ""), "annotated") == 0 &&
+		    f > 0)
+			files++;
+		funcs += f;
+	}
+	if (na > 0) {
+		snprintf(v[0], sizeof(v[0]), "%ld", files);
+		snprintf(v[1], sizeof(v[1]), "%ld", funcs);
+	} else {
+		snprintf(v[0], sizeof(v[0]), "%s", NR);
+		snprintf(v[1], sizeof(v[1]), "%s", NR);
+	}
+	if (base != NULL)
+		snprintf(v[2], sizeof(v[2]), "%d (high: %d, medium: %d)",
+			 count_bottlenecks(base->bottlenecks, 4, 5),
+			 count_bottlenecks(base->bottlenecks, 4, 5),
+			 count_bottlenecks(base->bottlenecks, 3, 3));
+	else
+		snprintf(v[2], sizeof(v[2]), "%s", NR);
+	if (r->loop != NULL)
+		snprintf(v[3], sizeof(v[3]), "%lld (max 10, stopped: %s)",
+			 (long long)dft_json_int(r->loop, "iterations", 0),
+			 dft_json_str(r->loop, "stop_reason", "?"));
+	else if (n > 1)
+		snprintf(v[3], sizeof(v[3]), "%d (max 10, stop reason not "
+			 "recorded)", n - 1);
+	else
+		snprintf(v[3], sizeof(v[3]), "%s", NR);
+	for (int i = 0; i < n; i++) {
+		json_object *it = json_object_array_get_idx(its, (size_t)i), *ap;
+
+		if (json_object_object_get_ex(it, "applied", &ap) &&
+		    json_object_is_type(ap, json_type_array))
+			for (size_t k = 0; k < json_object_array_length(ap);
+			     k++) {
+				json_object *a = json_object_array_get_idx(ap, k);
+				const char *id = json_object_is_type(a,
+					json_type_string) ?
+					json_object_get_string(a) :
+					dft_json_str(a, "id", "");
+				const char *lv = json_object_is_type(a,
+					json_type_string) ? NULL :
+					dft_json_str(a, "level", NULL);
+
+				if (lv == NULL)
+					lv = strstr(id, ".L1.") ? "L1" :
+					     strstr(id, ".L2.") ? "L2" :
+					     strstr(id, ".L3.") ? "L3" : "";
+				if (lv[0] == 'L' && lv[1] >= '1' && lv[1] <= '3')
+					l[lv[1] - '1']++;
+			}
+		if (i > 0 && strcmp(dft_json_str(it, "status", ""),
+				    "rolled_back") != 0 &&
+		    (best == NULL || dft_json_double(it, "raw_write_rate_gbs",
+			0) > dft_json_double(best, "raw_write_rate_gbs", 0)))
+			best = it;
+	}
+	if (n > 1)
+		snprintf(v[4], sizeof(v[4]), "L1=%d, L2=%d, L3=%d", l[0], l[1],
+			 l[2]);
+	else
+		snprintf(v[4], sizeof(v[4]), "%s", NR);
+	if (best != NULL && dft_json_double(it0, "raw_write_rate_gbs", 0) > 0) {
+		double r0 = dft_json_double(it0, "raw_write_rate_gbs", 0);
+		double rb = dft_json_double(best, "raw_write_rate_gbs", 0);
+
+		snprintf(v[5], sizeof(v[5]), "%+.1f %% (iter 0 → iter %lld)",
+			 (rb - r0) / r0 * 100,
+			 (long long)dft_json_int(best, "iteration", 0));
+	} else {
+		snprintf(v[5], sizeof(v[5]), "%s", NR);
+	}
+	if (best != NULL && dft_json_double(it0, "completion_s", 0) > 0) {
+		double c0 = dft_json_double(it0, "completion_s", 0);
+		double cb = dft_json_double(best, "completion_s", 0);
+
+		snprintf(v[6], sizeof(v[6]), "%+.1f %% (%.3f s → %.3f s)",
+			 (c0 - cb) / c0 * 100, c0, cb);
+	} else {
+		snprintf(v[6], sizeof(v[6]), "%s", NR);
+	}
+	{
+		int nc = 0;
+		double sum = 0;
+
+		json_object_object_foreach(r->cited, k, sc) {
+			(void)k;
+			nc++;
+			sum += json_object_get_double(sc);
+		}
+		if (nc > 0)
+			snprintf(v[7], sizeof(v[7]), "%d (avg %.0f/100)", nc,
+				 sum / nc);
+		else
+			snprintf(v[7], sizeof(v[7]), "%s", NR);
+	}
+	doc_blank(d);
+	doc_h(d, 2, "Summary");
+	doc_table(d, 2, head);
+	{
+		const char *rows[][2] = {
+			{ "Files annotated", v[0] },
+			{ "Functions annotated", v[1] },
+			{ "Bottlenecks diagnosed", v[2] },
+			{ "Optimization iterations", v[3] },
+			{ "Optimizations applied", v[4] },
+			{ "Raw write rate improvement", v[5] },
+			{ "Observed completion improvement", v[6] },
+			{ "Papers cited (avg relevance score)", v[7] },
+		};
+		char pit[32];
+		size_t np = json_object_array_length(r->pitfalls);
+		long fixed = 0;
+
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+			doc_row(d, 2, rows[i]);
+		for (size_t i = 0; i < np; i++)
+			if (*dft_json_str(json_object_array_get_idx(
+				r->pitfalls, i), "fix", "") != '\0')
+				fixed++;
+		if (np == 0 && r->pipeline == NULL &&
+		    json_object_object_length(r->steps) == 0)
+			snprintf(pit, sizeof(pit), "%s", NR);
+		else
+			snprintf(pit, sizeof(pit), "%ld", fixed);
+		{
+			const char *row[] = { "Pitfalls resolved", pit };
+
+			doc_row(d, 2, row);
+		}
+	}
+	doc_end_table(d);
+}
+
+static json_object *
+timings_from_file(const char *ws)
+{
+	char *p;
+	json_object *a;
+
+	if (ws == NULL)
+		return NULL;
+	p = dft_path_join(ws, "step_timings.json");
+	a = dft_exists(p) ? dft_json_load(p) : NULL;
+	free(p);
+	if (a != NULL && !json_object_is_type(a, json_type_array)) {
+		json_object_put(a);
+		a = NULL;
+	}
+	return a;
+}
+
+static void
+step_timings(struct doc *d, struct run *r, const char *ws)
+{
+	static const char *const head[] = { "Step", "Started at", "Ended at",
+		"Duration (s)" };
+	json_object **v = NULL, *file = NULL;
+	size_t n = 0;
+
+	json_object_object_foreach(r->steps, k, s) {
+		(void)k;
+		v = dft_xreallocarray(v, n + 1, sizeof(*v));
+		v[n++] = s;
+	}
+	if (n == 0 && (file = timings_from_file(ws)) != NULL) {
+		for (size_t i = 0; i < json_object_array_length(file); i++) {
+			v = dft_xreallocarray(v, n + 1, sizeof(*v));
+			v[n++] = json_object_array_get_idx(file, i);
+		}
+	}
+	qsort(v, n, sizeof(*v), step_cmp);
+	doc_blank(d);
+	doc_h(d, 2, "Step Timings");
+	doc_table(d, 4, head);
+	for (size_t i = 0; i < n; i++) {
+		char dur[32];
+		const char *row[4];
+
+		snprintf(dur, sizeof(dur), "%.3f",
+			 dft_json_double(v[i], "duration_s", 0));
+		row[0] = dft_json_str(v[i], "step", "?");
+		row[1] = dft_json_str(v[i], "started_at", "");
+		row[2] = dft_json_str(v[i], "ended_at", "");
+		row[3] = dur;
+		doc_row(d, 4, row);
+	}
+	if (n == 0) {
+		const char *row[] = { NR, "", "", "" };
+
+		doc_row(d, 4, row);
+		said_not_run(r, "step timings");
+	}
+	doc_end_table(d);
+	free(v);
+	json_object_put(file);
+}
+
+static void
+artifacts(struct doc *d, struct run *r, const char *ws, const char *md)
+{
+	static const char *const head[] = { "Artifact", "Path" };
+	const char *names[] = { "Annotated source", "Annotated build",
+		"Trace files", "Split traces", "Step timings",
+		"Session report" };
+	const char *rel[] = { "annotated/", "build_ann/", "traces/",
+		"traces_split/", "step_timings.json", NULL };
+
+	doc_blank(d);
+	doc_h(d, 2, "Artifacts");
+	doc_table(d, 2, head);
+	for (int i = 0; i < 6; i++) {
+		char *p = NULL;
+		const char *row[2];
+
+		if (i == 5)
+			p = dft_xstrdup(md);
+		else if (ws != NULL) {
+			p = dft_path_join(ws, rel[i]);
+			if (rel[i][strlen(rel[i]) - 1] == '/' && p[0] != '\0' &&
+			    p[strlen(p) - 1] != '/') {
+				char *q = dft_xasprintf("%s/", p);
+
+				free(p);
+				p = q;
+			}
+			if (!dft_exists(p)) {
+				free(p);
+				p = NULL;
+			}
+		}
+		row[0] = names[i];
+		row[1] = p != NULL ? p : NR;
+		doc_row(d, 2, row);
+		free(p);
+	}
+	doc_end_table(d);
+	(void)r;
+}
+
+/* ---- charts --------------------------------------------------------------- */
+
+static void
+charts(struct doc *d, struct run *r, json_object *its, int n)
+{
+	struct seg *base = r->nsegs > 0 ? &r->segs[0] : NULL;
+	struct dft_buf b;
+	const char *ws = workspace(r, &(struct opts){ 0 });
+
+	dft_buf_init(&b);
+	dft_buf_adds(&b, "<h2>Charts</h2>\n");
+	if (base != NULL) {
+		chart_timeline(&b, dft_json_path(base->summary, "inputs"),
+			       dft_json_double(base->summary, "time_start_us",
+					       0),
+			       dft_json_double(base->summary, "time_end_us", 0),
+			       ws);
+	} else {
+		chart_not_run(&b, "I/O timeline per process",
+			      "no trace analysis in the records");
+		said_not_run(r, "I/O timeline chart");
+	}
+	/* time by layer */
+	{
+		size_t nl = base != NULL ? json_object_array_length(
+			base->layers) : 0;
+		const char **lab = dft_xcalloc(nl + 1, sizeof(char *));
+		double *val = dft_xcalloc(nl + 1, sizeof(double));
+
+		for (size_t i = 0; i < nl; i++) {
+			json_object *l = json_object_array_get_idx(base->layers,
+								   i);
+			lab[i] = dft_json_str(l, "layer", "?");
+			val[i] = dft_json_double(l, "time_s", 0);
+		}
+		chart_hbars(&b, "layers", "Time by layer", lab, val, (int)nl,
+			    "s");
+		if (nl == 0)
+			said_not_run(r, "time by layer chart");
+		free(lab);
+		free(val);
+	}
+	/* time by function */
+	{
+		json_object *fs = base != NULL ?
+			dft_json_path(base->summary, "functions") : NULL;
+		size_t nf = fs != NULL ? json_object_array_length(fs) : 0;
+		const char **lab;
+		double *val;
+		char **keep;
+		int k = 0;
+
+		if (nf > 15)
+			nf = 15;
+		lab = dft_xcalloc(nf + 1, sizeof(char *));
+		val = dft_xcalloc(nf + 1, sizeof(double));
+		keep = dft_xcalloc(nf + 1, sizeof(char *));
+		for (size_t i = 0; i < nf; i++) {
+			json_object *f = json_object_array_get_idx(fs, i);
+
+			if (dft_json_double(f, "time_s", 0) <= 0)
+				continue;
+			keep[k] = dft_xasprintf("%s (%s)",
+				dft_json_str(f, "name", "?"),
+				dft_json_str(f, "cat", "?"));
+			lab[k] = keep[k];
+			val[k] = dft_json_double(f, "time_s", 0);
+			k++;
+		}
+		chart_hbars(&b, "functions", "Time by function (top 15)", lab,
+			    val, k, "s");
+		if (k == 0)
+			said_not_run(r, "time by function chart");
+		for (int i = 0; i < k; i++)
+			free(keep[i]);
+		free(keep);
+		free(lab);
+		free(val);
+	}
+	chart_histogram(&b, base != NULL ? dft_json_path(base->summary,
+		"size_histogram") : NULL);
+	if (base == NULL || dft_json_path(base->summary,
+					  "size_histogram") == NULL)
+		said_not_run(r, "transfer-size histogram");
+	/* before/after per iteration */
+	{
+		const char **lab = dft_xcalloc((size_t)n + 1, sizeof(char *));
+		char **keep = dft_xcalloc((size_t)n + 1, sizeof(char *));
+		double *rb = dft_xcalloc((size_t)n + 1, sizeof(double));
+		double *ra = dft_xcalloc((size_t)n + 1, sizeof(double));
+		double *cb = dft_xcalloc((size_t)n + 1, sizeof(double));
+		double *ca = dft_xcalloc((size_t)n + 1, sizeof(double));
+		int k = 0;
+
+		for (int i = 1; i < n; i++) {
+			json_object *it = json_object_array_get_idx(its,
+								    (size_t)i);
+			json_object *prev = NULL;
+
+			for (int j = i - 1; j >= 0; j--) {
+				json_object *p = json_object_array_get_idx(its,
+					(size_t)j);
+				if (strcmp(dft_json_str(p, "status", ""),
+					   "rolled_back") != 0) {
+					prev = p;
+					break;
+				}
+			}
+			keep[k] = dft_xasprintf("iter %lld",
+				(long long)dft_json_int(it, "iteration", i));
+			lab[k] = keep[k];
+			rb[k] = dft_json_double(prev, "raw_write_rate_gbs", 0);
+			ra[k] = dft_json_double(it, "raw_write_rate_gbs", 0);
+			cb[k] = dft_json_double(prev, "completion_s", 0);
+			ca[k] = dft_json_double(it, "completion_s", 0);
+			k++;
+		}
+		chart_before_after(&b, "Raw write rate before and after each "
+				   "iteration", lab, rb, ra, k, "GB/s");
+		chart_before_after(&b, "Completion time before and after each "
+				   "iteration", lab, cb, ca, k, "s");
+		if (k == 0)
+			said_not_run(r, "before/after charts");
+		for (int i = 0; i < k; i++)
+			free(keep[i]);
+		free(keep);
+		free(lab);
+		free(rb);
+		free(ra);
+		free(cb);
+		free(ca);
+	}
+	doc_html(d, b.s != NULL ? b.s : "");
+	dft_buf_release(&b);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+static const char css[] =
+	"body{font-family:sans-serif;max-width:980px;margin:2em auto;"
+	"color:#222;line-height:1.45}\n"
+	"table{border-collapse:collapse;margin:.5em 0}\n"
+	"th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;"
+	"vertical-align:top}\n"
+	"th{background:#f2f4f7}\n"
+	"code{background:#f2f4f7;padding:0 3px}\n"
+	"figure{margin:1em 0}\n"
+	"figcaption{font-weight:bold;margin-bottom:.3em}\n"
+	"svg text{font-family:sans-serif;font-size:11px;fill:#333}\n"
+	"svg text.axis{fill:#777}\n"
+	"svg .ax{stroke:#999;stroke-width:1}\n"
+	"svg .lane{fill:#f4f5f7}\n"
+	".notrun{color:#888;font-style:italic}\n";
+
+static int
+write_outputs(struct doc *d, const char *md_path, const char *html_path,
+	      const char *title)
+{
+	struct dft_buf h;
+	int ret = 0;
+
+	if (dft_write_file_atomic(md_path, d->md.s, d->md.len) != 0) {
+		dft_warn("cannot write '%s':", md_path);
+		ret = DFT_EXIT_FATAL;
+	}
+	if (html_path == NULL)
+		return ret;
+	dft_buf_init(&h);
+	dft_buf_adds(&h, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/"
+		     "1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\""
+		     "/>\n<title>");
+	html_escape(&h, title);
+	dft_buf_adds(&h, "</title>\n<style>\n");
+	dft_buf_adds(&h, css);
+	dft_buf_adds(&h, "</style>\n</head>\n<body>\n");
+	dft_buf_add(&h, d->html.s, d->html.len);
+	dft_buf_adds(&h, "</body>\n</html>\n");
+	if (dft_write_file_atomic(html_path, h.s, h.len) != 0) {
+		dft_warn("cannot write '%s':", html_path);
+		ret = DFT_EXIT_FATAL;
+	}
+	dft_buf_release(&h);
+	return ret;
+}
+
+/*
+ * Reads a workspace's records: records/all.ndjson (what dft-pipeline
+ * assembles), else every .ndjson file of records/ in name order.
+ */
+static int
+read_workspace(struct run *r, const char *ws)
+{
+	char *all = dft_xasprintf("%s/records/all.ndjson", ws);
+	char *argv[1];
+	int st = 0;
+
+	if (dft_exists(all)) {
+		argv[0] = all;
+		st = dft_each_input(1, argv, process_stream, r);
+	} else {
+		const char *subs[] = { "records", NULL };
+		struct dirent **ents;
+		char *dir = dft_path_join(ws, subs[0]);
+		int n = scandir(dir, &ents, NULL, alphasort);
+
+		if (n < 0) {
+			dft_warn("cannot open '%s':", dir);
+			st = DFT_EXIT_DATA;
+		}
+		for (int i = 0; i < n; i++) {
+			if (dft_has_suffix(ents[i]->d_name, ".ndjson") &&
+			    strcmp(ents[i]->d_name, "all.ndjson") != 0) {
+				char *p = dft_path_join(dir, ents[i]->d_name);
+
+				argv[0] = p;
+				st = dft_worst(st, dft_each_input(1, argv,
+					process_stream, r));
+				free(p);
+			}
+			free(ents[i]);
+		}
+		if (n >= 0)
+			free(ents);
+		free(dir);
+	}
+	free(all);
+	return st;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "html", required_argument, NULL, 256 },
+		{ "no-html", no_argument, NULL, 257 },
+		{ "workspace", required_argument, NULL, 258 },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct opts o;
+	struct run r;
+	struct doc d;
+	struct dft_step stp;
+	json_object *its = NULL, *rec;
+	char *md = NULL, *html = NULL, *title;
+	const char *ws, *run_id;
+	int c, status, n;
+	char when[96];
+
+	dft_init("dft-report");
+	memset(&o, 0, sizeof(o));
+	while ((c = getopt_long(argc, argv, "o:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.output = optarg; break;
+		case 256: o.html = optarg; break;
+		case 257: o.no_html = 1; break;
+		case 258: o.workspace = optarg; break;
+		case 'h': usage(0); break;
+		case 'V': dft_print_version(); return 0;
+		default: usage(DFT_EXIT_FATAL);
+		}
+	}
+	if (o.html != NULL && o.no_html)
+		dft_usage_error(usage_text, "--html and --no-html cannot be used "
+				"together");
+	if (o.workspace != NULL && !dft_is_dir(o.workspace))
+		dft_usage_error(usage_text, "--workspace: not a directory: '%s'",
+				o.workspace);
+
+	dft_step_begin(&stp, "report");
+	run_init(&r);
+	if (o.workspace != NULL && argc - optind == 0)
+		status = read_workspace(&r, o.workspace);
+	else
+		status = dft_each_input(argc - optind, argv + optind,
+					process_stream, &r);
+
+	ws = workspace(&r, &o);
+	if (o.output != NULL)
+		md = dft_xstrdup(o.output);
+	else if (ws != NULL && dft_is_dir(ws))
+		md = dft_path_join(ws, "session_report.md");
+	else
+		md = dft_xstrdup("session_report.md");
+	if (!o.no_html) {
+		if (o.html != NULL) {
+			html = dft_xstrdup(o.html);
+		} else {
+			char *dir = dft_xstrdup(md), *sl = strrchr(dir, '/');
+
+			if (sl != NULL) {
+				*sl = '\0';
+				html = dft_path_join(*dir ? dir : "/",
+						     "report.html");
+			} else {
+				html = dft_xstrdup("report.html");
+			}
+			free(dir);
+		}
+	}
+
+	run_id = dft_json_str(r.session, "run_id",
+			      dft_json_str(r.pipeline, "run_id", NULL));
+	doc_init(&d);
+	title = dft_xasprintf("DFTracer Session Report — %s",
+			      run_id != NULL ? run_id : "unknown run");
+	doc_h(&d, 1, "%s", title);
+	{
+		const char *url = dft_json_str(r.session, "url",
+			dft_json_str(r.pipeline, "url", NULL));
+		const char *ref = dft_json_str(r.session, "ref",
+			dft_json_str(r.pipeline, "ref", NULL));
+		const char *created = dft_json_str(r.session, "created_at",
+						   NULL);
+
+		if (url != NULL)
+			doc_line(&d, "Application: %s @ %s", url,
+				 ref != NULL ? ref : "default branch");
+		else
+			doc_line(&d, "Application: %s", NR);
+		if (created != NULL) {
+			snprintf(when, sizeof(when), "%.10s %.5s UTC", created,
+				 strlen(created) > 11 ? created + 11 : "");
+		} else {
+			time_t now = time(NULL);
+			const char *sde = getenv("SOURCE_DATE_EPOCH");
+			long v;
+			struct tm tm;
+
+			if (sde != NULL && dft_parse_long(sde, 0, 4102444800L,
+							  &v) == 0)
+				now = (time_t)v;
+			gmtime_r(&now, &tm);
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M UTC "
+				 "(report written; run date not recorded)", &tm);
+		}
+		doc_line(&d, "Date: %s", when);
+		doc_line(&d, "Platform: %s", dft_json_str(r.pipeline, "platform",
+							  "not recorded"));
+	}
+	doc_blank(&d);
+	flow(&d, &r);
+	n = iterations(&r, &its);
+	charts(&d, &r, its, n);
+	iteration_table(&d, &r, its, n);
+	iteration_sections(&d, &r, its, n);
+	pitfalls(&d, &r);
+	summary_table(&d, &r, its, n);
+	step_timings(&d, &r, ws);
+	artifacts(&d, &r, ws, md);
+
+	status = dft_worst(status, write_outputs(&d, md, html, title));
+
+	/*
+	 * The report record says what was written; it is left out when no
+	 * record of a run came in (an empty stream reports nothing).
+	 */
+	rec = json_object_new_object();
+	json_object_object_add(rec, "type", dft_jstr("report"));
+	json_object_object_add(rec, "v", dft_jint(1));
+	json_object_object_add(rec, "run_id", dft_jstr(run_id));
+	json_object_object_add(rec, "markdown", dft_jstr(md));
+	json_object_object_add(rec, "html", dft_jstr(html));
+	json_object_object_add(rec, "analyses", dft_jint(r.nsegs));
+	json_object_object_add(rec, "iterations", dft_jint(n > 0 ? n - 1 : 0));
+	json_object_object_add(rec, "bottlenecks", dft_jint(r.nsegs > 0 ?
+		count_bottlenecks(r.segs[0].bottlenecks, 4, 5) : 0));
+	json_object_object_add(rec, "papers_cited",
+			       dft_jint(json_object_object_length(r.cited)));
+	json_object_object_add(rec, "not_run", json_object_get(r.not_run));
+	if (r.known > 0)
+		dft_emit_put(stdout, rec);
+	else
+		json_object_put(rec);
+	rec = dft_step_end(&stp, status == 0 ? "ok" : "partial");
+	json_object_object_add(rec, "markdown", dft_jstr(md));
+	json_object_object_add(rec, "html", dft_jstr(html));
+	dft_emit_put(stdout, rec);
+	status = dft_worst(status, dft_close_stdout());
+
+	json_object_put(its);
+	free(title);
+	doc_release(&d);
+	run_release(&r);
+	free(md);
+	free(html);
+	return status;
+}
