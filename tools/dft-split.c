@@ -77,6 +77,7 @@ struct state {
 	struct dft_tmap cur;		/* key -> struct chunk * */
 	struct dft_buf pending;		/* metadata lines waiting for a chunk */
 	long pending_n;
+	struct dft_tmap pending_keys;	/* their kind+hash keys */
 	struct chunk *last;
 	/* verification */
 	uint64_t in_sum, in_xor;
@@ -266,6 +267,13 @@ chunk_new(struct state *s, const char *key, const char *source)
 		dft_buf_reset(&s->pending);
 		s->pending_n = 0;
 	}
+	for (size_t i = 0; i < s->pending_keys.count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&s->pending_keys, i, &kn);
+
+		dft_tmap_get(&c->written, k, kn, 1, NULL);
+	}
+	dft_tmap_release(&s->pending_keys);
 	if (s->nall == s->capall) {
 		s->capall = s->capall ? 2 * s->capall : 64;
 		s->all = dft_xreallocarray(s->all, s->capall, sizeof(*s->all));
@@ -435,6 +443,15 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 				dft_buf_add(&s->pending, ev.line, ev.len);
 				dft_buf_addc(&s->pending, '\n');
 				s->pending_n++;
+				if (ev.name.n == 2 && ev.mvalue.p != NULL &&
+				    ev.mvalue.n < 250) {
+					char mk[256];
+
+					mk[0] = ev.name.p[0];
+					memcpy(mk + 1, ev.mvalue.p, ev.mvalue.n);
+					dft_tmap_get(&s->pending_keys, mk,
+						     ev.mvalue.n + 1, 1, NULL);
+				}
 			}
 			continue;
 		}
@@ -470,6 +487,14 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 		}
 		if (c->text.len >= s->target * 95 / 100)
 			chunk_close(s, c);
+	}
+	/* trailing metadata goes to the last chunk still open */
+	if (s->pending.len > 0 && s->last != NULL) {
+		dft_buf_add(&s->last->text, s->pending.s, s->pending.len);
+		s->last->meta += s->pending_n;
+		dft_buf_reset(&s->pending);
+		s->pending_n = 0;
+		dft_tmap_release(&s->pending_keys);
 	}
 	/* chunks never mix input files */
 	close_all(s);
@@ -699,6 +724,7 @@ main(int argc, char **argv)
 		s.target = 64;
 	dft_tmap_init(&s.cur, sizeof(struct chunk *));
 	dft_buf_init(&s.pending);
+	dft_tmap_init(&s.pending_keys, 1);
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
 	pthread_cond_init(&s.room, NULL);
@@ -795,7 +821,7 @@ main(int argc, char **argv)
 				       dft_jint((int64_t)c->bytes));
 		json_object_object_add(r, "compressed_bytes",
 				       dft_jint((int64_t)c->compressed));
-		if (o.by == BY_PID)
+		if (o.by == BY_PID && c->key[0] != '\0')
 			json_object_object_add(r, "pid", dft_jstr(c->key));
 		if (c->tmin <= c->tmax) {
 			json_object_object_add(r, "time_start_us",
@@ -827,5 +853,6 @@ main(int argc, char **argv)
 	free(s.th);
 	dft_tmap_release(&s.cur);
 	dft_buf_release(&s.pending);
+	dft_tmap_release(&s.pending_keys);
 	return dft_worst(s.status, dft_close_stdout());
 }

@@ -1,0 +1,115 @@
+#!/usr/bin/env bats
+# dft-split: chunk files and records, the 95 % rule, self-contained
+# chunks, --by pid / time, --verify, bad input.
+
+load test_helper
+
+BAD="$FIXTURES/traces-bad"
+GEN2="$TRACES/gen2-dftracer-2.0.2/app-c02066f3eb9b3ec0-app.pfw.gz"
+
+setup() {
+	cd "$BATS_TEST_TMPDIR"
+}
+
+@test "dft-split --help" { checklist_help dft-split; }
+@test "dft-split --version" { checklist_version dft-split; }
+@test "dft-split rejects an unknown option" { checklist_unknown_option dft-split; }
+@test "dft-split on empty input prints nothing but its step" {
+	checklist_empty_input dft-split
+	[ ! -e split ]
+}
+@test "dft-split reads a file operand, stdin and -" { checklist_dash_is_stdin dft-split; }
+@test "dft-split reports a missing file" { checklist_missing_file dft-split; }
+@test "dft-split reports a write error" { checklist_dev_full dft-split; }
+@test "dft-split man page lints and documents every option" { checklist_man dft-split; }
+
+@test "usage errors exit 2" {
+	run -2 --separate-stderr dft-split --by nosuch "$GEN2"
+	run -2 --separate-stderr dft-split --by time "$GEN2"
+	[[ "$stderr" == *"--by time needs SECONDS > 0"* ]]
+	run -2 --separate-stderr dft-split --by time 0 "$GEN2"
+	run -2 --separate-stderr dft-split -s 0 "$GEN2"
+	run -2 --separate-stderr dft-split -n a/b "$GEN2"
+}
+
+@test "default: one 4 MiB chunk named app-1.pfw.gz under ./split" {
+	run -0 --separate-stderr dft-split "$GEN2"
+	[ -f split/app-1.pfw.gz ]
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 bash -c "dft-split '$GEN2' | jq -c 'select(.type==\"chunk\") | [.path,.app,.index,.by,.events,.metadata]'"
+	assert_output '["split/app-1.pfw.gz","app",1,"size",517,6]'
+	# the chunk is framed like dftracer's and a single gzip member
+	run -0 bash -c "zcat split/app-1.pfw.gz | head -n 1; zcat split/app-1.pfw.gz | tail -n 1"
+	assert_output "$(printf '[\n]')"
+}
+
+@test "chunks close at 95 % of the target and hold every event" {
+	run -0 --separate-stderr dft-split -n demo -o out -s 0.02 --verify "$GEN2"
+	n=$(printf '%s\n' "$output" | grep -c '"type":"chunk"')
+	[ "$n" -ge 4 ]
+	[ -f out/demo-1.pfw.gz ] && [ -f "out/demo-$n.pfw.gz" ]
+	# every chunk but the last reached 95 % of 0.02 MiB
+	run -0 bash -c "dft-split -n demo -o out -s 0.02 '$GEN2' | jq -r 'select(.type==\"chunk\") | .bytes' | head -n -1 | awk '\$1 < 0.95 * 0.02 * 1048576' | wc -l"
+	assert_output "0"
+	run -0 bash -c "dft-split -n demo -o out -s 0.02 --verify '$GEN2' | jq -s -c '[map(select(.type==\"chunk\")) | (map(.events) | add), all(.verified)]'"
+	assert_output "[517,true]"
+	# the same events as zcat shows, none lost or doubled
+	[ "$(zcat out/demo-*.pfw.gz | jq -R -c 'fromjson? | select(.ph=="X") | .id' | sort -n | uniq | wc -l)" = 517 ]
+}
+
+@test "every chunk is self-contained: its files and host resolve alone" {
+	dft-split -o out -s 0.01 "$TRACES/gen1-cm1/cm1-DEFAULT-3537781-preload.pfw.gz" >chunks.ndjson
+	[ "$(grep -c '"type":"chunk"' chunks.ndjson)" -gt 5 ]
+	for c in out/app-*.pfw.gz; do
+		run -0 bash -c "dft-analyze -t 100000 '$c' | jq -r 'select(.type==\"view\" and (.view==\"file\" or .view==\"process\")) | .key'"
+		if printf '%s\n' "$output" | grep -q -e 'fhash:' -e 'hhash:'; then
+			fail "$c has unresolved hashes: $output"
+		fi
+	done
+}
+
+@test "--by pid: one series per process" {
+	run -0 --separate-stderr dft-split --by pid -o out "$TRACES"/gen1-cm1/*.pfw.gz
+	run -0 bash -c "dft-split --by pid -o out '$TRACES'/gen1-cm1/*.pfw.gz | jq -r 'select(.type==\"chunk\") | .pid' | sort -u"
+	assert_output "$(printf 'corona173#3537780\ncorona173#3537781\ncorona173#3537782\ncorona173#3537783')"
+}
+
+@test "--by time: chunks per time window" {
+	run -0 bash -c "dft-split --by time 10 -o out '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -s -c '[map(select(.type==\"chunk\")) | length, (map(.events)|add)]'"
+	# the trace spans about 105 s: eleven or more windows of 10 s
+	[ "$(printf '%s' "$output" | jq '.[0]')" -ge 11 ]
+	[ "$(printf '%s' "$output" | jq '.[1]')" = 93894 ]
+	run -0 bash -c "dft-split --by time=10 -o out2 '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -c 'select(.type==\"chunk\") | .by' | sort -u"
+	assert_output '"time"'
+}
+
+@test "chunk records on stdin are split again, other records pass through" {
+	dft-split -o a -s 0.02 "$GEN2" >first.ndjson
+	printf '%s\n' "$PASS_RECORD" >>first.ndjson
+	run -0 bash -c "dft-split -o b -s 1 <first.ndjson | grep -v '\"type\":\"step\"'"
+	assert_line "$PASS_RECORD"
+	[ "$(printf '%s\n' "$output" | jq -s '[.[] | select(.type=="chunk") | .events] | add')" = 517 ]
+}
+
+@test "trace paths on stdin" {
+	run -0 bash -c "printf '%s\n' '$GEN2' | dft-split -o p | jq -c 'select(.type==\"chunk\") | .events'"
+	assert_output "517"
+}
+
+@test "a truncated input is split up to the cut and reported" {
+	run -1 --separate-stderr dft-split -o t --verify "$BAD/truncated.pfw.gz"
+	[[ "$stderr" == *"gzip stream is truncated"* ]]
+	[ "$(printf '%s\n' "$output" | jq -s '[.[] | select(.type=="chunk") | .events] | add')" = 285 ]
+}
+
+@test "bad lines are reported with file:line and skipped" {
+	run -1 --separate-stderr dft-split -o t "$BAD/bad-lines.pfw"
+	[[ "$stderr" == *"bad-lines.pfw:5: malformed JSON; line skipped"* ]]
+	[ "$(printf '%s\n' "$output" | jq -s '[.[] | select(.type=="chunk") | .events] | add')" = 3 ]
+}
+
+@test "an unwritable output directory is fatal" {
+	mkdir ro && chmod 500 ro
+	if [ "$(id -u)" = 0 ]; then skip "root can write anywhere"; fi
+	run -2 --separate-stderr dft-split -o ro/x "$GEN2"
+}
