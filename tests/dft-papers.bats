@@ -286,6 +286,18 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 	assert_output "$(printf 'improved\nregressed')"
 }
 
+@test "--learn takes dft-compare's output alone, with strategy ids in applied" {
+	local s="$BATS_TEST_TMPDIR/store.ndjson"
+	dft-compare --after-label opt1 --applied small_write.L2.cb,B4.small_io.L2.ds \
+		"$FIXTURES/compare/before.ndjson" "$FIXTURES/compare/after.ndjson" >"$BATS_TEST_TMPDIR/c"
+	run -0 dft-papers --learn --context "Lustre HPC" --store "$s" "$BATS_TEST_TMPDIR/c"
+	run -0 jq -r '[.class, .strategy, .context, .outcome, .run] | @tsv' "$s"
+	assert_output "$(printf 'small_write\tsmall_write.L2.cb\tlustre\timproved\topt1\nsmall_io\tsmall_io.L2.ds\tlustre\timproved\topt1')"
+	# the records pass through
+	run -0 bash -c "dft-papers --learn --context HPC --store '$s' '$BATS_TEST_TMPDIR/c' | grep -c '\"type\":\"delta\"'"
+	[ "$output" -gt 10 ]
+}
+
 @test "option combinations are checked before any work" {
 	run -2 --separate-stderr dft-papers --learn --format box
 	[[ "$stderr" == *"--learn and --format box cannot be used together"* ]]

@@ -851,6 +851,84 @@ out:
 
 /* ---- --learn ------------------------------------------------------------ */
 
+/*
+ * The learn record of one applied proposal: from its proposal record when
+ * the stream has it, else from the id itself ("B1.small_io.L2.cb" or the
+ * strategy id "small_io.L2.cb", as dft-pipeline passes to --applied).
+ */
+static json_object *
+learn_record(struct state *st, const char *id, json_object *p,
+	     json_object *verdict)
+{
+	json_object *o, *cites = json_object_new_array(), *pc;
+	const char *outcome = dft_json_str(verdict, "verdict", "unchanged");
+	const char *ctx = dft_json_str(p, "context", NULL);
+	char *strategy, *cls, *dot;
+
+	if (p != NULL && dft_json_str(p, "strategy", NULL) != NULL) {
+		strategy = dft_xstrdup(dft_json_str(p, "strategy", ""));
+	} else {
+		const char *s = id;
+
+		if (s[0] == 'B' && strchr(s, '.') != NULL &&
+		    strspn(s + 1, "0123456789") == (size_t)(strchr(s, '.') -
+							    s - 1))
+			s = strchr(s, '.') + 1;
+		strategy = dft_xstrdup(s);
+	}
+	cls = dft_xstrdup(dft_json_str(p, "class", strategy));
+	if (p == NULL || dft_json_str(p, "class", NULL) == NULL) {
+		dot = strchr(cls, '.');
+		if (dot != NULL)
+			*dot = '\0';
+	}
+	if (strstr(strategy, ".L1.") == NULL &&
+	    strstr(strategy, ".L2.") == NULL &&
+	    strstr(strategy, ".L3.") == NULL) {
+		dft_warn("--learn: '%s' is not a proposal or strategy id", id);
+		free(strategy);
+		free(cls);
+		json_object_put(cites);
+		return NULL;
+	}
+	if (json_object_object_get_ex(p, "citations", &pc))
+		for (size_t k = 0; k < json_object_array_length(pc); k++) {
+			json_object *c = json_object_array_get_idx(pc, k);
+
+			json_object_array_add(cites, dft_jstr(dft_json_str(c,
+				"doi", dft_json_str(c, "arxiv", NULL))));
+		}
+	o = json_object_new_object();
+	json_object_object_add(o, "type", dft_jstr("learn"));
+	json_object_object_add(o, "v", dft_jint(1));
+	json_object_object_add(o, "class", dft_jstr(cls));
+	json_object_object_add(o, "strategy", dft_jstr(strategy));
+	json_object_object_add(o, "metric", dft_jstr(dft_json_str(p, "metric",
+								  NULL)));
+	json_object_object_add(o, "context", dft_jstr(ctx != NULL ? ctx :
+						      st->ctx.key));
+	json_object_object_add(o, "proposal", dft_jstr(id));
+	json_object_object_add(o, "outcome", dft_jstr(outcome));
+	json_object_object_add(o, "citations", cites);
+	json_object_object_add(o, "run", dft_jstr(dft_json_str(verdict, "after",
+							       NULL)));
+	json_object_object_add(o, "at", dft_jstr(st->now_iso));
+	free(strategy);
+	free(cls);
+	return o;
+}
+
+static void
+learn_add(struct dft_buf *b, json_object *o)
+{
+	if (o == NULL)
+		return;
+	dft_buf_adds(b, json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	dft_buf_addc(b, '\n');
+	json_object_put(o);
+}
+
 static int
 learn_append(struct state *st)
 {
@@ -865,58 +943,30 @@ learn_append(struct state *st)
 	dft_buf_init(&b);
 	for (size_t i = 0; i < nv; i++) {
 		json_object *v = json_object_array_get_idx(st->verdicts, i);
-		const char *outcome = dft_json_str(v, "verdict", "unchanged");
-		json_object *applied;
+		json_object *applied = NULL, *listed = json_object_new_object();
 
+		if (json_object_object_get_ex(v, "applied", &applied) &&
+		    json_object_is_type(applied, json_type_array))
+			for (size_t k = 0; k < json_object_array_length(applied);
+			     k++) {
+				const char *id = json_object_get_string(
+					json_object_array_get_idx(applied, k));
+				json_object *p = NULL;
+
+				if (id == NULL || *id == '\0' ||
+				    json_object_object_get_ex(listed, id, NULL))
+					continue;
+				json_object_object_add(listed, id, NULL);
+				json_object_object_get_ex(st->proposals, id, &p);
+				learn_add(&b, learn_record(st, id, p, v));
+			}
 		json_object_object_foreach(st->proposals, id, p) {
-			int used = dft_json_bool(p, "applied", 0);
-
-			if (json_object_object_get_ex(v, "applied", &applied) &&
-			    json_object_is_type(applied, json_type_array))
-				for (size_t k = 0;
-				     k < json_object_array_length(applied); k++)
-					if (strcmp(json_object_get_string(
-						json_object_array_get_idx(applied,
-						k)), id) == 0)
-						used = 1;
-			if (!used)
+			if (!dft_json_bool(p, "applied", 0) ||
+			    json_object_object_get_ex(listed, id, NULL))
 				continue;
-			json_object *o = json_object_new_object();
-			json_object *cites = json_object_new_array(), *pc;
-			const char *ctx = dft_json_str(p, "context", NULL);
-
-			if (json_object_object_get_ex(p, "citations", &pc))
-				for (size_t k = 0;
-				     k < json_object_array_length(pc); k++) {
-					json_object *c =
-						json_object_array_get_idx(pc, k);
-					const char *d = dft_json_str(c, "doi",
-						dft_json_str(c, "arxiv", NULL));
-					json_object_array_add(cites, dft_jstr(d));
-				}
-			json_object_object_add(o, "type", dft_jstr("learn"));
-			json_object_object_add(o, "v", dft_jint(1));
-			json_object_object_add(o, "class", dft_jstr(
-				dft_json_str(p, "class", NULL)));
-			json_object_object_add(o, "strategy", dft_jstr(
-				dft_json_str(p, "strategy", NULL)));
-			json_object_object_add(o, "metric", dft_jstr(
-				dft_json_str(p, "metric", NULL)));
-			json_object_object_add(o, "context", dft_jstr(
-				ctx != NULL ? ctx : st->ctx_ready ?
-				st->ctx.key : "generic"));
-			json_object_object_add(o, "proposal", dft_jstr(id));
-			json_object_object_add(o, "outcome", dft_jstr(outcome));
-			json_object_object_add(o, "citations", cites);
-			json_object_object_add(o, "run", dft_jstr(
-				dft_json_str(v, "after", NULL)));
-			json_object_object_add(o, "at", dft_jstr(st->now_iso));
-			dft_buf_adds(&b, json_object_to_json_string_ext(o,
-				JSON_C_TO_STRING_PLAIN |
-				JSON_C_TO_STRING_NOSLASHESCAPE));
-			dft_buf_addc(&b, '\n');
-			json_object_put(o);
+			learn_add(&b, learn_record(st, id, p, v));
 		}
+		json_object_put(listed);
 	}
 	if (b.len == 0)
 		goto out;
@@ -1222,8 +1272,7 @@ main(int argc, char **argv)
 	status = dft_each_input(argc - optind, argv + optind, process_stream,
 				&st);
 	if (o.learn) {
-		if (o.context != NULL)
-			ensure_context(&st);
+		ensure_context(&st);
 		status = dft_worst(status, learn_append(&st));
 	}
 	if (!o.box)
