@@ -1114,7 +1114,7 @@ main(int argc, char **argv)
 	struct state st;
 	struct dft_step step;
 	double arxiv_int = 3, s2_int = 1;
-	char *bib = NULL, *cat = NULL, *cache = NULL, *store = NULL;
+	char *bib = NULL, *cat = NULL, *cache = NULL, *store = NULL, *ua;
 	const char *sde;
 	time_t now;
 	struct tm tm;
@@ -1232,6 +1232,16 @@ main(int argc, char **argv)
 	snprintf(o.so.now_date, sizeof(o.so.now_date), "%.10s", st.now_iso);
 	o.so.offline = o.offline;
 	o.so.s2_key = getenv("S2_API_KEY");
+	{
+		/* a descriptive User-Agent with a contact (arXiv, Crossref) */
+		const char *who = getenv("DFT_CONTACT");
+
+		ua = dft_xasprintf("dft-papers/%s (dft I/O diagnosis suite; "
+				   "mailto:%s)", DFT_VERSION,
+				   who != NULL && *who != '\0' ? who :
+				   "unknown");
+		o.so.http.user_agent = ua;
+	}
 	if (!o.no_cache) {
 		cache = o.cache_dir != NULL ? dft_xstrdup(o.cache_dir) :
 			default_cache_dir();
@@ -1299,5 +1309,6 @@ main(int argc, char **argv)
 	free(cat);
 	free(cache);
 	free(store);
+	free(ua);
 	return status;
 }
