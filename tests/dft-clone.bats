@@ -13,10 +13,15 @@ git_q() {
 setup_file() {
 	local r="$BATS_FILE_TMPDIR/repos"
 	mkdir -p "$r"
-	# A submodule that imports an ML framework.
+	# A submodule that imports an ML framework, with a submodule of its own.
+	git_q init "$r/deep"
+	printf 'deep\n' >"$r/deep/deep.txt"
+	git_q -C "$r/deep" add .
+	git_q -C "$r/deep" commit -m "deep"
 	git_q init "$r/sub"
 	printf 'import torch\n' >"$r/sub/train.py"
 	git_q -C "$r/sub" add .
+	git_q -C "$r/sub" submodule add "$r/deep" deep
 	git_q -C "$r/sub" commit -m "sub"
 	# ior: make + C with MPI; tag v1; branch dev; then a submodule on main.
 	git_q init "$r/ior"
@@ -160,6 +165,10 @@ EOF
 	[ "$(field '.submodules[0].status')" = ok ]
 	[ "$(field '.submodules[0].commit')" = \
 		"$(git -C "$REPOS/sub" rev-parse HEAD)" ]
+	# and so is the submodule's own submodule.
+	[ -f "$ws/source/sub/deep/deep.txt" ]
+	[ "$(field -c '[.submodules[] | [.path, .status]]')" = \
+		'[["sub","ok"],["sub/deep","ok"]]' ]
 	# session.json holds the same record; .current_run points at the run.
 	[ "$(jq -c . "$ws/session.json")" = \
 		"$(printf '%s\n' "$output" | head -n 1)" ]
@@ -211,6 +220,28 @@ EOF
 	[ "$(field .ref_kind)" = commit ]
 	[ "$(field .commit)" = "$sha" ]
 	[ "$(git -C "$(field .paths.source)" rev-parse HEAD)" = "$sha" ]
+}
+
+@test "dft-clone reports a submodule it cannot fetch and exits 1" {
+	local r="$BATS_TEST_TMPDIR/broken"
+	git_q clone "$REPOS/ior" "$r"
+	git_q -C "$r" config -f .gitmodules submodule.sub.url "$BATS_TEST_TMPDIR/gone"
+	git_q -C "$r" commit -am "point the submodule nowhere"
+	run -1 --separate-stderr dft-clone -w "$WS" "$r"
+	[[ "$stderr" == "dft-clone: submodule 'sub' from '$BATS_TEST_TMPDIR/gone': "* ]] || fail "$stderr"
+	[ "$(field '.submodules[0].status')" = failed ]
+	[ "$(field '.submodules[0].commit')" = null ]
+	printf '%s\n' "$output" | tail -n 1 | jq -e '.status == "partial"'
+	# The workspace is kept: everything else is there.
+	[ -f "$(field .workspace)/session.json" ]
+	[ -f "$(field .paths.source)/ior.c" ]
+}
+
+@test "dft-clone does not show a password of the URL" {
+	run -2 --separate-stderr dft-clone -w "$WS" 'https://bob:s3cret@127.0.0.1:1/ior.git'
+	[[ "$stderr" == "dft-clone: cannot clone 'https://bob:***@127.0.0.1:1/ior.git': "* ]] ||
+		fail "$stderr"
+	[[ "$stderr" != *s3cret* ]] || fail "$stderr"
 }
 
 @test "dft-clone fails on a ref that does not exist and leaves nothing" {
@@ -426,6 +457,14 @@ EOF
 	detect "$d"
 	[ "$(field -c .features.ml_frameworks)" = '[]' ]
 	[ "$(field .preset)" = posix ]
+	# Installed packages are not the application's imports.
+	mkdir -p "$d/venv/lib/site-packages/x" "$d/.tox" "$d/node_modules"
+	touch "$d/venv/pyvenv.cfg"
+	printf 'import torch\n' >"$d/venv/lib/site-packages/x/a.py"
+	printf 'import jax\n' >"$d/.tox/b.py"
+	printf 'import tensorflow\n' >"$d/node_modules/c.py"
+	detect "$d"
+	[ "$(field -c .features.ml_frameworks)" = '[]' ]
 }
 
 @test "dft-clone writes nothing and removes the run when stdout fails" {

@@ -34,6 +34,8 @@ DFT_NORETURN void fail(const char *fmt, ...) DFT_PRINTF(1, 2);
 void check_interrupted(void);
 /* libgit2's own reason for the last failure (borrowed). */
 const char *lg2_msg(int rc);
+/* url with its password, if any, replaced by "***" (caller frees). */
+char *redact_url(const char *url);
 
 /* source.c */
 /*

@@ -202,6 +202,28 @@ scan_file(struct detect *d, const char *path, const char *name)
 				scan_text(d, path, 0);
 }
 
+/*
+ * Directories that hold other people's code or generated files: hidden
+ * ones (.git, .venv, .tox), node_modules, site-packages, __pycache__, and
+ * Python virtual environments (they contain pyvenv.cfg). A virtual
+ * environment with torch installed does not make the application use it.
+ */
+static int
+skip_dir(const char *path, const char *name)
+{
+	char *cfg;
+	int venv;
+
+	if (name[0] == '.' || strcmp(name, "node_modules") == 0 ||
+	    strcmp(name, "site-packages") == 0 ||
+	    strcmp(name, "__pycache__") == 0)
+		return 1;
+	cfg = dft_path_join(path, "pyvenv.cfg");
+	venv = dft_exists(cfg);
+	free(cfg);
+	return venv;
+}
+
 /* Walks dir without following links, skipping .git; sorted for a stable
  * scan order (the budget makes the order matter). */
 static void
@@ -221,13 +243,13 @@ walk(struct detect *d, const char *dir, int depth)
 		char *p;
 
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-		    strcmp(name, ".git") == 0) {
+		    strcmp(name, ".git") == 0) {	/* .git may be a file */
 			free(ents[i]);
 			continue;
 		}
 		p = dft_path_join(dir, name);
 		if (lstat(p, &st) == 0) {
-			if (S_ISDIR(st.st_mode))
+			if (S_ISDIR(st.st_mode) && !skip_dir(p, name))
 				walk(d, p, depth + 1);
 			else if (S_ISREG(st.st_mode))
 				scan_file(d, p, name);

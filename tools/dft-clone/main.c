@@ -51,18 +51,18 @@ static const char help_text[] =
 	"Clone an application into a new workspace and print its session "
 	"record.\n"
 	"\n"
-	"  -w, --workspaces root  workspace root (default $DFT_WORKSPACES, "
-	"else ./workspaces)\n"
-	"  -r, --ref ref          branch, tag or commit to check out "
-	"(default: remote HEAD)\n"
+	"  -w, --workspaces root  workspace root ($DFT_WORKSPACES, else "
+	"./workspaces)\n"
+	"  -r, --ref ref          branch, tag or commit (default: the "
+	"remote's HEAD)\n"
 	"  -n, --name name        run directory name instead of "
 	"YYYYMMDD_HHMMSS\n"
-	"      --copy             copy a local directory even when it is a "
+	"      --copy             copy a local directory even if it is a "
 	"repository\n"
-	"      --resume run_id    reopen an existing workspace "
-	"(app/stamp, stamp with url, or app)\n"
-	"      --print-app-name   print the application name derived from "
-	"url and exit\n"
+	"      --resume run_id    reopen a workspace: app/stamp, stamp with "
+	"url, app\n"
+	"      --print-app-name   print the application name for url and "
+	"exit\n"
 	"  -h, --help             print this help and exit\n"
 	"  -V, --version          print the version and exit\n";
 
@@ -169,6 +169,31 @@ app_name_for(const char *url)
 	free(abs);
 	return name;
 }
+/*
+ * The URL without a password: "https://user:secret@host/x" becomes
+ * "https://user:***@host/x", so records and messages do not leak it.
+ * Caller frees.
+ */
+char *
+redact_url(const char *url)
+{
+	const char *auth = strstr(url, "://"), *end, *at, *colon;
+
+	if (auth == NULL)
+		return dft_xstrdup(url);
+	auth += 3;
+	end = auth + strcspn(auth, "/?#");
+	at = memchr(auth, '@', (size_t)(end - auth));
+	if (at == NULL)
+		return dft_xstrdup(url);
+	while (memchr(at + 1, '@', (size_t)(end - at - 1)) != NULL)
+		at = memchr(at + 1, '@', (size_t)(end - at - 1));
+	colon = memchr(auth, ':', (size_t)(at - auth));
+	if (colon == NULL)
+		return dft_xstrdup(url);
+	return dft_xasprintf("%.*s***%s", (int)(colon + 1 - url), url, at);
+}
+
 /* ---- failure and cleanup ------------------------------------------------- */
 
 static void
@@ -485,7 +510,7 @@ clone_new(const struct opts *o, const char *url)
 		fail("--copy needs a local directory, not '%s'", url);
 	}
 	app = app_name_for(url);
-	display = local != NULL ? local : dft_xstrdup(url);
+	display = local != NULL ? local : redact_url(url);
 	appdir = dft_path_join(root, app);
 	make_dir(root, &cleanup.root);
 	make_dir(appdir, &cleanup.appdir);

@@ -276,7 +276,13 @@ update_submodules(git_repository *repo, const char *prefix,
 		if (rc == 0)
 			rc = git_submodule_open(&sub, sm);
 		if (rc < 0) {
-			dft_warn("submodule '%s': %s", path, lg2_msg(rc));
+			const char *u = sm != NULL ? git_submodule_url(sm)
+						   : NULL;
+			char *shown = redact_url(u != NULL ? u : "?");
+
+			dft_warn("submodule '%s' from '%s': %s", path, shown,
+				 lg2_msg(rc));
+			free(shown);
 			status = "failed";
 			failed++;
 		} else {
@@ -333,8 +339,11 @@ clone_git(const char *url, const char *src, const struct opts *o,
 	if (c.fetch_started)
 		dft_progress_done(&c.fetch);
 	check_interrupted();
-	if (rc < 0)
-		fail("cannot clone '%s': %s", url, lg2_msg(rc));
+	if (rc < 0) {
+		char *shown = redact_url(url);
+
+		fail("cannot clone '%s': %s", shown, lg2_msg(rc));
+	}
 	if (o->ref != NULL)
 		checkout_ref(repo, o->ref, &c, &kind);
 	dft_progress_done(&c.checkout);
