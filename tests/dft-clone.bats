@@ -348,6 +348,16 @@ EOF
 	[ ! -e "$WS" ]
 }
 
+@test "dft-clone clones a repository owned by another user" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root to give the repository away"
+	local r="$BATS_TEST_TMPDIR/theirs"
+	cp -R "$REPOS/ior" "$r"
+	chown -R nobody "$r"
+	run -0 --separate-stderr dft-clone -w "$WS" "$r"
+	[ "$(field .source_kind)" = git ]
+	[ "$(field .commit)" = "$(git -C "$REPOS/ior" rev-parse main)" ]
+}
+
 @test "dft-clone copies a local directory that is not a repository" {
 	local app="$BATS_TEST_TMPDIR/plain"
 	mkdir -p "$app/src"

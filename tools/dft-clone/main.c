@@ -655,6 +655,13 @@ main(int argc, char **argv)
 		dft_die("cannot open the working directory:");
 	if (git_libgit2_init() < 0)
 		dft_die("cannot initialise libgit2: %s", lg2_msg(-1));
+	/*
+	 * A repository owned by someone else (a colleague's shared project)
+	 * is cloned, not mistaken for a plain directory: the ownership check
+	 * guards against running programs named in its configuration, and
+	 * libgit2 runs none.
+	 */
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
 	catch_signals();
 	/* Whatever way this process exits early, it leaves no half run. */
 	atexit(cleanup_run);
