@@ -294,7 +294,7 @@ chart_timeline(struct dft_buf *b, json_object *inputs, double t0_us,
 	size_t n = inputs != NULL ? json_object_array_length(inputs) : 0;
 	double span = t1_us - t0_us, col_us;
 	char first_missing[256] = "";
-	int lh = 16, left = 120, h;
+	int lh = 22, left = 120, h;
 
 	if (n == 0 || span <= 0) {
 		chart_not_run(b, title, "no traced run in the records");
@@ -397,7 +397,7 @@ chart_timeline(struct dft_buf *b, json_object *inputs, double t0_us,
 		char lab[48];
 
 		snprintf(lab, sizeof(lab), "pid %lld", (long long)lanes[k].pid);
-		text(b, left - 6, y + 11, "end", "lab", lab);
+		text(b, left - 6, y + 15, "end", "lab", lab);
 		dft_buf_addf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" "
 			     "height=\"%d\" class=\"lane\"/>\n", left, y + 1,
 			     TL_COLS, lh - 2);
@@ -410,8 +410,9 @@ chart_timeline(struct dft_buf *b, json_object *inputs, double t0_us,
 
 			if (tot <= 0)
 				continue;
+			/* any I/O in the slice shows; more I/O, darker */
 			op = tot / col_us;
-			op = op > 1 ? 1 : op < 0.15 ? 0.15 : op;
+			op = 0.35 + 0.65 * (op > 1 ? 1 : op);
 			dft_buf_addf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"1\" "
 				     "height=\"%d\" fill=\"%s\" "
 				     "fill-opacity=\"%.2f\"/>\n", left + c,
