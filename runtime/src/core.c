@@ -57,7 +57,11 @@ struct dft_region {
 	size_t alen, acap;
 	size_t *poff;		/* start of each pair in args */
 	size_t npairs, pcap;
+	int emitted;		/* written by finalize (left open at exit) */
 };
+
+static void region_emit(struct dft_thread *t, struct dft_region *r,
+			uint64_t end);
 
 static struct {
 	pthread_mutex_t init_lock;
@@ -341,8 +345,9 @@ static void tbuf_flush_locked(struct dft_tbuf *b)
 /*
  * The background writer: a full thread buffer is handed over as a job and
  * the thread goes on with a fresh block, so deflate runs off the traced
- * thread.  At most two jobs wait; past that the thread writes its buffer
- * itself (bounded memory, natural back-pressure).  Started on the first
+ * thread.  At most two jobs wait; past that the thread waits for the
+ * writer (bounded memory; order kept: a thread's blocks are written in
+ * the order it filled them).  Started on the first
  * full buffer, so short processes never have it; after fork the child
  * starts its own.
  */
@@ -411,8 +416,11 @@ static int tbuf_flush_async(struct dft_tbuf *b)
 	size_t want;
 
 	pthread_mutex_lock(&W.lock);
-	if (W.failed || W.stop || W.pending >= 2)
+	if (W.failed || W.stop)
 		goto inline_write;
+	/* back-pressure: wait rather than write past the queued jobs */
+	while (W.started && W.pending >= 2)
+		pthread_cond_wait(&W.done, &W.lock);
 	if (!W.started) {
 		pthread_attr_t a;
 		sigset_t all, old;
@@ -769,7 +777,7 @@ static long long top_id(struct dft_thread *t)
 {
 	if (t->depth <= 0)
 		return -1;
-	return t->stack[(t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1];
+	return t->stack[(t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1]->id;
 }
 
 void ev_pidx(struct dft_thread *t)
@@ -1583,8 +1591,21 @@ void dft_fini(void)
 	}
 	pthread_mutex_unlock(&G.reg_lock);
 	if (t) {
-		long long id = dft_next_id();
+		long long id;
+		uint64_t now = dft_now();
 
+		/* regions this thread left open (exit inside a function): write
+		 * them as they stand, so their I/O has its parents */
+		for (int k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
+		     k >= 0; k--) {
+			struct dft_region *r = t->stack[k];
+
+			if (r && !r->emitted) {
+				region_emit(t, r, now);
+				r->emitted = 1;
+			}
+		}
+		id = dft_next_id();
 		args = ev_begin(t, id, "end", "dftracer", dft_now(), 0);
 		if (args) {
 			DFT_LIT(t, ",\"p_idx\":-1,\"level\":1");
@@ -1609,6 +1630,8 @@ out:
 }
 
 /* ---- process lifecycle -------------------------------------------------- */
+
+static void renumber_open_regions(void);
 
 void dft_fork_prepare(void)
 {
@@ -1667,12 +1690,35 @@ void dft_fork_child(void)
 		G.tab = NULL;
 		G.tabcap = G.tabn = 0;
 		dft_guard++;
-		if (start_trace() == 0 && old)
-			for (i = 0; i < cap; i++)
-				if (old[i])
-					reintern(old[i]);
+		if (start_trace() == 0) {
+			if (old)
+				for (i = 0; i < cap; i++)
+					if (old[i])
+						reintern(old[i]);
+			renumber_open_regions();
+		}
 		dft_guard--;
 		free(old);
+	}
+}
+
+/* The regions the forking thread is inside continue in the child; they
+ * get ids in the child's file so its events have their parents there. */
+static void renumber_open_regions(void)
+{
+	struct dft_thread *t = t_self;
+	int k, n;
+
+	if (!t)
+		return;
+	n = t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth;
+	for (k = 0; k < n; k++) {
+		struct dft_region *r = t->stack[k];
+
+		r->id = dft_next_id();
+		r->p_idx = k > 0 ? t->stack[k - 1]->id : -1;
+		r->level = k + 1;
+		r->emitted = 0;
 	}
 }
 
@@ -1797,12 +1843,28 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 		r->level = t->depth + 1;
 		r->p_idx = top_id(t);
 		if (t->depth < DFT_DEPTH)
-			t->stack[t->depth] = r->id;
+			t->stack[t->depth] = r;
 		t->depth++;
 		r->ts = dft_now();
 	}
 	r->pub.profiler = r;
 	return &r->pub;
+}
+
+static void region_emit(struct dft_thread *t, struct dft_region *r,
+			uint64_t end)
+{
+	int args = ev_begin(t, r->id, r->name, r->cat, r->ts, end - r->ts);
+
+	if (args) {
+		DFT_LIT(t, ",\"p_idx\":");
+		put_i64(t, r->p_idx);
+		DFT_LIT(t, ",\"level\":");
+		put_i64(t, r->level);
+		if (r->alen)
+			ev_raw(t, r->args, r->alen);
+	}
+	ev_end(t, args);
 }
 
 DFT_API void finalize_region(struct DFTracerData *d)
@@ -1821,20 +1883,8 @@ DFT_API void finalize_region(struct DFTracerData *d)
 
 		if (t && t->depth > 0)
 			t->depth--;
-		if (t && dft_on_any) {
-			int args = ev_begin(t, r->id, r->name, r->cat, r->ts,
-					    end - r->ts);
-
-			if (args) {
-				DFT_LIT(t, ",\"p_idx\":");
-				put_i64(t, r->p_idx);
-				DFT_LIT(t, ",\"level\":");
-				put_i64(t, r->level);
-				if (r->alen)
-					ev_raw(t, r->args, r->alen);
-			}
-			ev_end(t, args);
-		}
+		if (t && dft_on_any && !r->emitted)
+			region_emit(t, r, end);
 	}
 	free(r->name);
 	free(r->cat);
@@ -1963,4 +2013,10 @@ DFT_API void dft_rt_log_metadata(const char *key, const char *value)
 	if (!dft_on_any || !(t = dft_self()))
 		return;
 	ev_meta(t, "CM", key ? key : "", 0, value ? value : "");
+}
+
+/* The 16-hex-digit dftracer 2.0.x hash of a string (tests, Python). */
+DFT_API void dft_rt_hash(const char *s, char out[17])
+{
+	dft_hash16(s ? s : "", s ? strlen(s) : 0, out);
 }

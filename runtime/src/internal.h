@@ -40,11 +40,13 @@ struct dft_tbuf {
 	int dead;		/* owning thread has exited */
 };
 
+struct dft_region;
+
 struct dft_thread {
 	pid_t tid;
 	unsigned gen;		/* state generation it belongs to */
 	int depth;
-	long long stack[DFT_DEPTH];
+	struct dft_region *stack[DFT_DEPTH];	/* open regions */
 	struct dft_tbuf *buf;
 	size_t n;		/* bytes in line */
 	int overflow;

@@ -68,7 +68,7 @@ void update_metadata_string_type(struct DFTracerData *data, const char *key,
 }
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(DFTRACER_NO_CLEANUP)
 #define DFTRACER_C_REGION_CLEANUP \
   __attribute__((cleanup(finalize_region_cleanup)))
 #else

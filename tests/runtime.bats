@@ -1,0 +1,377 @@
+#!/usr/bin/env bats
+# tests/runtime.bats - the bundled dftracer-compatible tracer (runtime/):
+# the header, libdftracer_core.so, libdftracer_preload.so, the Python
+# package and the traces they write, checked field by field against
+# dftracer-format.md (check_trace.py) and line by line with jq.
+
+load test_helper
+
+RT="$REPO/runtime/build"
+FX="$REPO/tests/fixtures/runtime"
+CHECK="$FX/check_trace.py"
+
+setup_file() {
+	make -s -C "$REPO/runtime" all >/dev/null
+	B="$BATS_FILE_TMPDIR/bin"
+	mkdir -p "$B"
+	for p in demo modes; do
+		cc -Wall -Wextra -Werror -pthread -o "$B/$p" "$FX/$p.c" \
+			-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
+	done
+	c++ -Wall -Wextra -Werror -o "$B/cxx" "$FX/cxx.cpp" \
+		-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
+	export B
+}
+
+setup() {
+	W="$BATS_TEST_TMPDIR/w"
+	mkdir -p "$W/data" "$W/other" "$W/traces"
+	cd "$W"
+	export DFTRACER_ENABLE=1 DFTRACER_INC_METADATA=1
+	export DFTRACER_DATA_DIR="$W/data" DFTRACER_LOG_FILE="$W/traces/trace"
+	unset DFTRACER_INIT DFTRACER_TRACE_COMPRESSION DFTRACER_WRITE_BUFFER_SIZE
+	unset LD_PRELOAD
+}
+
+# Prints the body of a trace (no "[" and "]" lines).
+body() {
+	case "$1" in
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}'
+}
+
+# Every line parses with jq.
+jq_ok() {
+	local n
+	n=$(body "$1" | wc -l)
+	[ "$n" -gt 0 ] || fail "$1: empty"
+	body "$1" | jq -c . >/dev/null || fail "$1: a line jq cannot parse"
+	[ "$(body "$1" | jq -c . | wc -l)" -eq "$n" ] || fail "$1: jq count"
+}
+
+the_trace() {
+	local f
+	f=$(ls "$W"/traces/*.pfw* 2>/dev/null)
+	[ "$(echo "$f" | wc -w)" -eq 1 ] || fail "want one trace file, got: $f"
+	echo "$f"
+}
+
+h16() {
+	python3 -c 'import hashlib,sys; print(hashlib.md5(sys.argv[1].encode()).digest()[0::2].hex())' "$1"
+}
+
+@test "the header compiles as strict C99 and C11, and as C++" {
+	run -0 cc -std=c99 -pedantic -Wall -Wextra -Werror -c -o /dev/null "$FX/demo.c" -I"$RT/include"
+	run -0 cc -std=c11 -Wall -Wextra -Werror -c -o /dev/null "$FX/demo.c" -I"$RT/include"
+	run -0 c++ -std=c++11 -Wall -Wextra -Werror -c -o /dev/null "$FX/cxx.cpp" -I"$RT/include"
+	[ -f "$RT/include/dftracer/dftracer.h" ]
+}
+
+@test "hashes follow dftracer 2.0.x: MD5, even digest bytes, 16 hex digits" {
+	run -0 python3 -c '
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+out = ctypes.create_string_buffer(17)
+for s in ("node001", "/data/train/img_0001.npz", "myapp-node001-12345", ""):
+    lib.dft_rt_hash(s.encode(), out)
+    print(out.value.decode())
+' "$RT/lib/libdftracer_core.so"
+	assert_line --index 0 e48c5fee263b620c
+	assert_line --index 1 0b0de84e1c96519c
+	assert_line --index 2 66a9e7bb04860e67
+	assert_line --index 3 "$(h16 '')"
+}
+
+@test "annotated C program: POSIX and STDIO inside DATA_DIR traced, outside not" {
+	run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	host=$(hostname)
+	# <prefix>-<hash of exec-host-pid>-app.pfw.gz
+	pid=$(body "$f" | jq -r 'select(.name=="start") | .pid')
+	[ "$(basename "$f")" = "trace-$(h16 "demo-$host-$pid")-app.pfw.gz" ]
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.files == ["'"$W"'", "'"$W"'/data/records.bin"]'
+	echo "$output" | jq -e '.names.write == 500 and .names.open == 2 and .names.read == 2'
+	echo "$output" | jq -e '.names.fopen == 1 and .names.fread == 1 and .names.fclose == 1'
+	echo "$output" | jq -e '.names.main == 1 and .names.write_records == 2 and .names.read_back == 2'
+	echo "$output" | jq -e '.names.CUSTOM_BLOCK == 1 and .cats.STDIO == 3'
+	# the user metadata and the CM record
+	body "$f" | jq -e -s 'map(select(.name=="read_back"))[0].args | .comp == "io" and .block == 65536'
+	body "$f" | jq -e -s 'map(select(.name=="CM"))[0].args | .name == "batch_size" and .value == "32"'
+	# dftracer 2.0.2 argument names and order
+	body "$f" | jq -e -s 'map(select(.name=="pread"))[0].args | keys_unsorted == ["hhash","level","ret","offset","p_idx","count","fhash"]'
+	body "$f" | jq -e -s 'map(select(.name=="open"))[0].args | keys_unsorted == ["hhash","p_idx","level","flags","mode","fhash"] and .flags == 577 and .mode == 420'
+	body "$f" | jq -e -s 'map(select(.name=="fread"))[0].args | keys_unsorted == ["hhash","level","ret","p_idx","count","size","fhash"] and .ret == 1000 and .size == 1'
+	body "$f" | jq -e -s 'map(select(.name=="start"))[0].args | .version == 200002 and (.date | test("^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] "))'
+	# the outside file produced no event at all (the command line, in SH,
+	# names it)
+	! body "$f" | grep -v '"SH"' | grep -q other/x.bin
+}
+
+@test "event and args key order match the real dftracer 2.0.2 trace" {
+	run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	real="$TRACES/gen2-dftracer-2.0.2/app-c02066f3eb9b3ec0-app.pfw.gz"
+	shape='[.[] | {n: .name, k: (keys_unsorted | join(",")), a: ((.args // {}) | keys_unsorted | join(","))}] | unique | map(select(.n != "main" and .n != "write_records" and .n != "read_back" and .n != "CUSTOM_BLOCK" and .n != "CM" and .n != "SH" and .n != "FH"))'
+	ours=$(body "$f" | jq -s -c "$shape")
+	theirs=$(body "$real" | jq -s -c "$shape")
+	echo "ours:   $ours"
+	echo "theirs: $theirs"
+	[ "$ours" = "$theirs" ]
+}
+
+@test "without DFTRACER_INC_METADATA events carry no args" {
+	unset DFTRACER_INC_METADATA
+	run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	jq_ok "$f"
+	run -0 python3 "$CHECK" --no-args "$f"
+	[ "$(body "$f" | jq -c 'select(.ph=="X" and has("args"))' | wc -l)" -eq 0 ]
+	[ "$(body "$f" | jq -c 'select(.name=="write")' | wc -l)" -eq 500 ]
+}
+
+@test "DFTRACER_TRACE_COMPRESSION=0 writes plain .pfw ending in ']' without a newline" {
+	export DFTRACER_TRACE_COMPRESSION=0
+	run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	[[ "$f" == *-app.pfw ]]
+	[ "$(head -n 1 "$f")" = "[" ]
+	[ "$(tail -c 2 "$f" | od -An -c | tr -d ' ')" = '\n]' ]
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+}
+
+@test "compressed traces are independent gzip members, one per flush" {
+	export DFTRACER_WRITE_BUFFER_SIZE=4096
+	run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	run -0 gzip -t "$f"
+	run -0 python3 -c '
+import sys, zlib
+data = open(sys.argv[1], "rb").read()
+n = 0
+while data:
+    d = zlib.decompressobj(31)
+    d.decompress(data)
+    data = d.unused_data
+    n += 1
+print(n)' "$f"
+	[ "$output" -gt 5 ]
+	run -0 python3 "$CHECK" "$f"
+}
+
+@test "relative paths and a relative DATA_DIR are matched after making them absolute" {
+	export DFTRACER_DATA_DIR=data
+	run -0 "$B/demo" ./data/../data//records.bin other/x.bin
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.files == ["'"$W"'", "'"$W"'/data/records.bin"]'
+	echo "$output" | jq -e '.names.write == 500'
+}
+
+@test "DFTRACER_DATA_DIR=all traces every file, except the trace itself" {
+	export DFTRACER_DATA_DIR=all
+	run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.files | index("'"$W"'/other/x.bin") != null'
+	echo "$output" | jq -e '.names.write == 510'
+	echo "$output" | jq -e '[.files[] | select(test("pfw"))] | length == 0'
+}
+
+@test "DFTRACER_ENABLE unset: no trace, same behaviour" {
+	unset DFTRACER_ENABLE
+	run -0 "$B/demo" data/records.bin other/x.bin
+	assert_output 34536
+	[ -z "$(ls "$W/traces")" ]
+}
+
+@test "DFTRACER_DISABLE_POSIX and DFTRACER_DISABLE_STDIO switch layers off" {
+	DFTRACER_DISABLE_POSIX=1 run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.cats.POSIX == null and .cats.STDIO == 3'
+	rm -f "$W"/traces/*
+	DFTRACER_DISABLE_STDIO=1 run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.cats.STDIO == null and .cats.POSIX == 509'
+}
+
+@test "DFTRACER_DISABLE_TIDS writes tid 0" {
+	DFTRACER_DISABLE_TIDS=1 run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	[ "$(body "$f" | jq -c 'select(.tid != 0)' | wc -l)" -eq 0 ]
+}
+
+@test "unsupported variables get one clear warning" {
+	DFTRACER_ENABLE_AGGREGATION=1 DFTRACER_CONFIGURATION=x.yaml \
+		run -0 --separate-stderr "$B/demo" data/records.bin other/x.bin
+	echo "$stderr"
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == *DFTRACER_CONFIGURATION* ]]
+	[[ "$stderr" == *DFTRACER_ENABLE_AGGREGATION* ]]
+	assert_output 34536
+}
+
+@test "threads: one file, each thread's events with its own tid and nesting" {
+	run -0 "$B/modes" threads data
+	f=$(the_trace)
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.tids == 5 and .names.worker == 4'
+	echo "$output" | jq -e '.names.write == 100 and .names.read == 100 and .names.open == 4'
+	[ "$(body "$f" | jq -r 'select(.name=="worker") | .tid' | sort -u | wc -l)" -eq 4 ]
+}
+
+@test "fork: the child writes its own complete file" {
+	run -0 "$B/modes" fork data
+	n=$(ls "$W"/traces/*-app.pfw.gz | wc -l)
+	[ "$n" -eq 2 ]
+	for f in "$W"/traces/*; do
+		jq_ok "$f"
+		run -0 python3 "$CHECK" "$f"
+	done
+	parent=$(grep -l . /dev/null $(for f in "$W"/traces/*; do body "$f" | grep -q '"fork"' && echo "$f"; done))
+	child_pid=$(body "$parent" | jq -r 'select(.name=="fork") | .args.ret')
+	for f in "$W"/traces/*; do
+		[ "$f" = "$parent" ] && continue
+		[ "$(body "$f" | jq -r 'select(.name=="start") | .pid')" = "$child_pid" ]
+		body "$f" | grep -q child.bin
+		! body "$f" | grep -q parent.bin
+	done
+	body "$parent" | grep -q parent.bin
+	! body "$parent" | grep -q child.bin
+}
+
+@test "_exit flushes and closes the trace, with the open regions" {
+	run -3 "$B/modes" exit data
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.main == 1 and .names.write == 2'
+}
+
+@test "SIGKILL leaves a file readable up to the last flush" {
+	export DFTRACER_WRITE_BUFFER_SIZE=4096
+	"$B/modes" loop data > "$W/out" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q ready "$W/out" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.2
+	kill -9 "$pid"
+	wait "$pid" || true
+	f=$(the_trace)
+	run -0 gzip -t "$f"
+	run -0 python3 "$CHECK" --partial "$f"
+	echo "$output" | jq -e '(.complete | not) and .names.write > 200'
+	[ "$(gzip -dc "$f" | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ]
+}
+
+@test "path names that need escaping stay valid JSON" {
+	run -0 "$B/modes" names data
+	f=$(the_trace)
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	# dftracer replaces ( ) \ " ' | with spaces; the hash is of the real name
+	body "$f" | jq -e -s --arg p "$W/data/paren x   y .bin" --arg h "$(h16 "$W/data/paren(x)|'y'.bin")" \
+		'map(select(.name=="FH" and .args.name == $p))[0].args.value == $h'
+	body "$f" | jq -e -s --arg p "$W/data/tab	here
+newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
+}
+
+@test "cp under LD_PRELOAD with DFTRACER_INIT=PRELOAD" {
+	export DFTRACER_INIT=PRELOAD
+	head -c 100000 /dev/urandom > data/src.bin
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 cp data/src.bin data/dst.bin
+	cmp data/src.bin data/dst.bin
+	f=$(the_trace)
+	[[ "$f" == *-preload.pfw.gz ]]
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.files | index("'"$W"'/data/src.bin") != null and index("'"$W"'/data/dst.bin") != null'
+	# the bytes copied show up, whichever call cp used
+	body "$f" | jq -e -s '[.[] | select(.name=="read" or .name=="copy_file_range") | .args.ret] | add == 100000'
+	body "$f" | jq -e -s 'map(select(.name=="start"))[0].args.exec_hash as $e | map(select(.name=="SH" and .args.value == $e))[0].args.name == "cp"'
+}
+
+@test "the preload library does nothing without DFTRACER_INIT=PRELOAD" {
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 cp "$FX/demo.c" data/x.c
+	[ -z "$(ls "$W/traces")" ]
+}
+
+@test "C++ macros: RAII regions, heap regions, updates, metadata" {
+	run -0 "$B/cxx" data/c.txt
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.cats.CPP_APP == 3 and .names.work == 1 and .names.inner == 1 and .names.heap == 1'
+	body "$f" | jq -e -s 'map(select(.name=="work"))[0].args | .path_len == 4 and .kind == "cpp" and .typed == 1'
+	body "$f" | jq -e -s 'map(select(.name=="CM"))[0].args | .name == "lang" and .value == "c++"'
+	body "$f" | jq -e -s 'map(select(.name=="fwrite"))[0].args.p_idx == map(select(.name=="inner"))[0].id'
+}
+
+@test "Python: dft_fn decorators, context manager, iter, ai and metadata" {
+	export PYTHONPATH="$REPO/runtime/python"
+	run -0 /usr/bin/python3 "$FX/pyapp.py" data
+	f=$(the_trace)
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.names.train == 1 and .names["Reader.__init__"] == 1 and .names["Reader.read"] == 1'
+	echo "$output" | jq -e '.names["loop.iter"] == 3 and .names["loop.yield"] == 3 and .names.forward == 1'
+	echo "$output" | jq -e '.names["fetch.iter"] == 2 and .names["fetch.block"] == 2 and .names.capture == 1'
+	echo "$output" | jq -e '.cats.COMPUTE == 1 and .cats.compute == 1 and .cats.pipeline == 1'
+	body "$f" | jq -e -s 'map(select(.name=="train"))[0].args | .epoch == 1 and .step == 3'
+	body "$f" | jq -e -s 'map(select(.name=="Reader.__init__"))[0].args | keys_unsorted == ["hhash","p_idx","level","epoch"]'
+	body "$f" | jq -e -s 'map(select(.name=="block"))[0].args.tag == "w\"x"'
+	body "$f" | jq -e -s '[.[] | select(.name=="CM") | .args.name] | sort == ["batch_size","capture.end","capture.start"]'
+	body "$f" | jq -e -s 'map(select(.name=="explicit"))[0].args | .n == 1 and .s == "v" and .f == 0.5'
+}
+
+@test "Python under LD_PRELOAD: Python events and POSIX I/O in one file" {
+	export PYTHONPATH="$REPO/runtime/python" DFTRACER_INIT=PRELOAD
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 /usr/bin/python3 "$FX/pyapp.py" data
+	f=$(the_trace)
+	[[ "$f" == *-preload.pfw.gz ]]
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.names.train == 1 and .cats.POSIX > 0'
+	# the write of sample.bin nests inside train
+	body "$f" | jq -e -s '(map(select(.name=="train"))[0].id) as $t | [.[] | select(.name=="write" and .args.p_idx == $t)] | length == 1'
+}
+
+@test "Python without DFTRACER_ENABLE is a no-op" {
+	unset DFTRACER_ENABLE
+	export PYTHONPATH="$REPO/runtime/python"
+	run -0 /usr/bin/python3 "$FX/pyapp.py" data
+	[ -z "$(ls "$W/traces")" ]
+}
+
+@test "make install: header, libraries, Python package and dftracer.pc" {
+	D="$BATS_TEST_TMPDIR/dest"
+	run -0 make -s -C "$REPO/runtime" install DESTDIR="$D" PREFIX=/opt/dft VERSION=9.9.9
+	[ -f "$D/opt/dft/include/dftracer/dftracer.h" ]
+	[ -x "$D/opt/dft/lib/libdftracer_core.so" ]
+	[ -x "$D/opt/dft/lib/libdftracer_preload.so" ]
+	[ -f "$D/opt/dft/lib/pkgconfig/dftracer.pc" ]
+	pydir=$(ls -d "$D"/opt/dft/lib/python3*/dist-packages/dftracer)
+	[ -f "$pydir/python/__init__.py" ]
+	grep -q "LIBDIR = '/opt/dft/lib'" "$pydir/_paths.py"
+	run -0 env PKG_CONFIG_PATH="$D/opt/dft/lib/pkgconfig" pkg-config --modversion dftracer
+	assert_output 9.9.9
+	run -0 env PKG_CONFIG_PATH="$D/opt/dft/lib/pkgconfig" pkg-config --libs dftracer
+	assert_output --partial -ldftracer_core
+	run -0 make -s -C "$REPO/runtime" uninstall DESTDIR="$D" PREFIX=/opt/dft
+	[ ! -e "$D/opt/dft/lib/libdftracer_core.so" ]
+	[ ! -e "$pydir" ]
+}
+
+@test "man page dftracer-runtime.7 lints clean and documents every variable" {
+	run -0 mandoc -Tlint -Wwarning "$REPO/man/dftracer-runtime.7"
+	for v in ENABLE INIT LOG_FILE DATA_DIR INC_METADATA TRACE_COMPRESSION \
+		WRITE_BUFFER_SIZE DISABLE_IO DISABLE_POSIX DISABLE_STDIO DISABLE_TIDS \
+		LOG_LEVEL BIND_SIGNALS; do
+		grep -q "DFTRACER_$v" "$REPO/man/dftracer-runtime.7" || fail "DFTRACER_$v undocumented"
+	done
+}
