@@ -17,6 +17,8 @@
 #define DFTRACER_DFTRACER_H
 #define DFT_STUB_DFTRACER_H 1
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -266,6 +266,15 @@ deliver(struct state *st, const struct job *j, const char *dst,
 	free(nb);
 	if (!dst)
 		return 0;
+	if (st->o->output) {
+		char *dir = dft_xstrdup(dst), *sl = strrchr(dir, '/');
+
+		if (sl && sl != dir) {
+			*sl = '\0';
+			dft_mkdir_p(dir, 0755);
+		}
+		free(dir);
+	}
 	if (dft_write_file_atomic(dst, new, nnew) < 0) {
 		dft_warn("cannot write '%s':", dst);
 		return -1;

@@ -1,0 +1,189 @@
+#!/usr/bin/env bats
+# dft-annotate: the standard checklist, then the acceptance loop on every
+# program of the corpus (tests/fixtures/annotate/roundtrip.sh: annotate,
+# build with -Wall -Wextra, same output, one event per call, annotate twice
+# = once, --strip = original bytes, same line numbers, dft-lint clean).
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+A=$FIXTURES/annotate
+
+@test "dft-annotate --help" { checklist_help dft-annotate; }
+@test "dft-annotate --version" { checklist_version dft-annotate; }
+@test "dft-annotate rejects an unknown option" { checklist_unknown_option dft-annotate; }
+@test "dft-annotate on empty input prints only its step" { checklist_empty_input dft-annotate; }
+@test "dft-annotate reads - as stdin" { checklist_dash_is_stdin dft-annotate; }
+@test "dft-annotate reports a malformed line" { checklist_malformed_line dft-annotate; }
+@test "dft-annotate reports a missing file" { checklist_missing_file dft-annotate; }
+@test "dft-annotate fails on a full disk" { checklist_dev_full dft-annotate; }
+@test "dft-annotate man page" { checklist_man dft-annotate; }
+
+roundtrip() {
+	local dir=$1 file=$2
+	shift 2
+	cp -R "$dir/." "$BATS_TEST_TMPDIR/w"
+	run -0 sh "$A/roundtrip.sh" "$BATS_TEST_TMPDIR/w" "$file" "$@"
+	assert_output --partial "ok $file"
+}
+
+@test "round trip: statement shapes (constructs.c)" {
+	roundtrip "$A/corpus" constructs.c
+}
+@test "round trip: MPI-shaped main (mpi_main.c)" {
+	roundtrip "$A/corpus" mpi_main.c
+}
+@test "round trip: MPI under #ifdef, built without MPI" {
+	roundtrip "$A/corpus" mpi_ifdef.c
+}
+@test "round trip: MPI under #ifdef, built with MPI" {
+	roundtrip "$A/corpus" mpi_ifdef.c -DUSE_MPI
+}
+@test "round trip: exit() in main, BSD-style main, include under #if" {
+	roundtrip "$A/corpus" exits.c
+}
+@test "round trip: CRLF line endings" {
+	roundtrip "$A/corpus" crlf.c
+}
+@test "round trip: C++ constructors, exceptions, templates, main" {
+	roundtrip "$A/corpus" cpp_main.cpp
+}
+@test "round trip: the dft-funcs C fixture" {
+	roundtrip "$FIXTURES/funcs" basic.c
+}
+@test "round trip: the dft-funcs C++ fixture" {
+	roundtrip "$FIXTURES/funcs" shapes.cpp
+}
+
+# records for one file with every function selected (the fake mpi.h on the
+# include path through a compile database, as dft-cc would log it)
+records() { # dir file
+	printf '[{"directory":"%s","file":"%s","arguments":["cc","-I%s","-c","%s"]}]\n' \
+		"$1" "$2" "$A/mpistub" "$2" >"$1/compile_commands.json"
+	(cd "$1" && dft-funcs -p . "$2") |
+		sed '/"type":"function"/s/}$/,"decision":{"annotate":true,"comp":"io"}}/'
+}
+
+@test "return values are evaluated inside the traced region" {
+	cp "$A/corpus/constructs.c" "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" constructs.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '+	{ int dft_ret_ = (next_id() + next_id()); DFTRACER_C_FUNCTION_END(); return dft_ret_; }'
+	assert_output --partial '+		{ const char * dft_ret_ = (strlen(" ") ? "space" : "?"); DFTRACER_C_FUNCTION_END(); return dft_ret_; }'
+	assert_output --partial '+static int next_id(void) { DFTRACER_C_FUNCTION_START(); DFTRACER_C_FUNCTION_UPDATE_STR("comp", "io"); { int dft_ret_ = (++calls); DFTRACER_C_FUNCTION_END(); return dft_ret_; } }'
+	# values without calls need no temporary
+	assert_output --partial '+	{ DFTRACER_C_FUNCTION_END(); return k ? add : mul; }'
+}
+
+@test "main of an MPI program: INIT after the rank and size, FINI before MPI_Finalize" {
+	cp "$A/corpus/mpi_main.c" "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" mpi_main.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '+	MPI_Comm_size(MPI_COMM_WORLD, &size); DFTRACER_C_INIT(NULL, NULL, NULL); DFTRACER_C_FUNCTION_START();'
+	assert_output --partial '+	{ DFTRACER_C_FUNCTION_END(); DFTRACER_C_FINI(); MPI_Finalize(); }'
+	# the return before MPI_Init and the one after MPI_Finalize stay as they are
+	refute_output --partial '+		{ DFTRACER_C_FUNCTION_END(); DFTRACER_C_FINI(); return 2; }'
+	refute_output --partial 'return 0; }'
+}
+
+@test "--init-args changes the INIT arguments" {
+	cp "$A/corpus/exits.c" "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" exits.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff --init-args '"/tmp/t", "/data", NULL' "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial 'DFTRACER_C_INIT("/tmp/t", "/data", NULL);'
+}
+
+@test "a file changed since its records were made is refused" {
+	cp "$A/corpus/exits.c" "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" exits.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	echo "/* edited */" >>"$BATS_TEST_TMPDIR/exits.c"
+	cp "$BATS_TEST_TMPDIR/exits.c" "$BATS_TEST_TMPDIR/before.c"
+	run -1 --separate-stderr dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '"reason":"it changed since its records were made","status":"refused"'
+	[[ "$stderr" == *"not annotated: it changed since its records were made"* ]]
+	cmp "$BATS_TEST_TMPDIR/exits.c" "$BATS_TEST_TMPDIR/before.c"
+}
+
+@test "a file whose parse had errors is refused" {
+	cp "$A/corpus/exits.c" "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" exits.c | sed 's/"parse_ok":true/"parse_ok":false/' \
+		>"$BATS_TEST_TMPDIR/r.ndjson"
+	run -1 --separate-stderr dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '"reason":"its parse had errors (see the diagnostic records)","status":"refused"'
+	run -0 cmp "$BATS_TEST_TMPDIR/exits.c" "$A/corpus/exits.c"
+}
+
+@test "functions whose exits cannot be covered are skipped whole, with the reason" {
+	cp -R "$FIXTURES/funcs/." "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" basic.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	refute_output --partial 'checked(int x)
+-{'
+	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '{"name":"checked","reason":"a return is hidden in a macro"}'
+	assert_output --partial '{"name":"get_counter","reason":"the body comes from a macro"}'
+	run -1 grep -n 'CHECK(x > 0);.*DFTRACER' "$BATS_TEST_TMPDIR/out/basic.c"
+}
+
+@test "only functions with decision.annotate (and main) are instrumented" {
+	cp "$A/corpus/constructs.c" "$BATS_TEST_TMPDIR/"
+	(cd "$BATS_TEST_TMPDIR" && dft-funcs constructs.c) |
+		sed '/"name":"kind"/s/}$/,"decision":{"annotate":true,"comp":"cpu"}}/' \
+		>"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '"annotated":["kind","main"]'
+}
+
+@test "session mode writes the annotated tree and artifacts/annotation.patch" {
+	ws=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$ws/source" "$ws/annotated" "$ws/artifacts"
+	cp "$A/corpus/mpi_main.c" "$ws/source/"
+	cp "$A/corpus/mpi_main.c" "$ws/annotated/"
+	printf '{"type":"session","v":1,"workspace":"%s","paths":{"source":"%s/source","annotated":"%s/annotated","artifacts":"%s/artifacts"}}\n' \
+		"$ws" "$ws" "$ws" "$ws" >"$BATS_TEST_TMPDIR/s.ndjson"
+	records "$ws/source" mpi_main.c | grep -v '"type":"step"' >>"$BATS_TEST_TMPDIR/s.ndjson"
+	run -0 dft-annotate "$BATS_TEST_TMPDIR/s.ndjson"
+	assert_output --partial '"type":"session"'
+	assert_output --partial '"status":"annotated"'
+	run -0 cmp "$ws/source/mpi_main.c" "$A/corpus/mpi_main.c"
+	run -0 grep -c DFTRACER_C_INIT "$ws/annotated/mpi_main.c"
+	run -0 grep -c '^+++ b/mpi_main.c' "$ws/artifacts/annotation.patch"
+	# the patch applies to the original and gives the annotated file
+	cp "$ws/source/mpi_main.c" "$BATS_TEST_TMPDIR/p.c"
+	run -0 patch -s "$BATS_TEST_TMPDIR/p.c" "$ws/artifacts/annotation.patch"
+	run -0 cmp "$BATS_TEST_TMPDIR/p.c" "$ws/annotated/mpi_main.c"
+}
+
+@test "--diff writes nothing" {
+	cp "$A/corpus/crlf.c" "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" crlf.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '--- a/crlf.c'
+	run -0 cmp "$BATS_TEST_TMPDIR/crlf.c" "$A/corpus/crlf.c"
+}
+
+@test "files with hand-written dftracer macros are left alone" {
+	cp "$A/bugs/clean.c" "$BATS_TEST_TMPDIR/"
+	mkdir -p "$BATS_TEST_TMPDIR/inc/dftracer"
+	cp "$REPO/share/dft/dftracer_stub.h" "$BATS_TEST_TMPDIR/inc/dftracer/dftracer.h"
+	printf '[{"directory":"%s","file":"clean.c","arguments":["cc","-I%s/inc","-c","clean.c"]}]\n' \
+		"$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR" >"$BATS_TEST_TMPDIR/compile_commands.json"
+	(cd "$BATS_TEST_TMPDIR" && dft-funcs -p . clean.c) |
+		sed '/"type":"function"/s/}$/,"decision":{"annotate":true,"comp":"io"}}/' \
+		>"$BATS_TEST_TMPDIR/r.ndjson"
+	run -1 dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial 'did not write'
+	run -0 cmp "$BATS_TEST_TMPDIR/clean.c" "$A/bugs/clean.c"
+}
+
+@test "--diff, --in-place and --output exclude each other" {
+	run -2 --separate-stderr dft-annotate --diff --in-place </dev/null
+	[[ "$stderr" == *"exclude each other"* ]]
+}
+
+@test "without a session record or a mode the file is refused" {
+	cp "$A/corpus/exits.c" "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" exits.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -1 --separate-stderr dft-annotate "$BATS_TEST_TMPDIR/r.ndjson"
+	[[ "$stderr" == *"no session record"* ]]
+}

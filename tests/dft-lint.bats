@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# dft-lint: the standard checklist, each seeded bug caught with its rule id,
+# clean instrumentation reported clean, records in and out.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+B=$FIXTURES/annotate/bugs
+
+@test "dft-lint --help" { checklist_help dft-lint; }
+@test "dft-lint --version" { checklist_version dft-lint; }
+@test "dft-lint rejects an unknown option" { checklist_unknown_option dft-lint; }
+@test "dft-lint on empty input prints only its step" { checklist_empty_input dft-lint; }
+@test "dft-lint reads - as stdin" { checklist_dash_is_stdin dft-lint; }
+@test "dft-lint reports a malformed line" { checklist_malformed_line dft-lint; }
+@test "dft-lint reports a missing file" { checklist_missing_file dft-lint; }
+@test "dft-lint fails on a full disk" { checklist_dev_full dft-lint; }
+@test "dft-lint man page" { checklist_man dft-lint; }
+
+# lint FILE RULE...: exit 1, and each RULE is reported as an error
+expect_rules() {
+	local f=$1 r
+	shift
+	run -1 --separate-stderr dft-lint "$B/$f" -- -I"$FIXTURES/annotate/mpistub"
+	for r in "$@"; do
+		assert_output --partial "\"rule\":\"$r\",\"severity\":\"error\""
+		[[ "$stderr" == *"$f:"*": error: "*"[$r]"* ]] || fail "no $r on stderr: $stderr"
+	done
+}
+
+@test "correct instrumentation is clean" {
+	run -0 --separate-stderr dft-lint "$B/clean.c"
+	refute_output --partial '"type":"diagnostic"'
+	[ -z "$stderr" ]
+}
+@test "seeded bug: a missing END (L6)" { expect_rules missing_end.c L6; }
+@test "seeded bug: END after return (L7, L6)" { expect_rules end_after_return.c L7 L6; }
+@test "seeded bug: START in the wrong scope (L5)" { expect_rules start_scope.c L5; }
+@test "seeded bug: INIT after START (L1)" { expect_rules init_after_start.c L1; }
+@test "seeded bug: FINI after MPI_Finalize (L3)" { expect_rules fini_after_finalize.c L3; }
+@test "seeded bug: END before a hidden-return macro (L4)" { expect_rules hidden_return.c L4; }
+@test "seeded bug: START without its comp UPDATE, fall-through without END (L2, L6)" {
+	expect_rules no_comp.c L2 L6
+}
+@test "seeded bug: Python decorators before the header, no finalize (PL1-PL4)" {
+	expect_rules pl_order.py PL1 PL2 PL3 PL4
+}
+@test "a Python syntax error is reported" { expect_rules pl_syntax.py syntax; }
+
+@test "seeded bug: instrumentation in a function dft-cost skipped (L8)" {
+	cd "$B"
+	run -1 --separate-stderr dft-lint skipped.ndjson
+	assert_output --partial '"rule":"L8"'
+	assert_output --partial '"function":"tiny"'
+	# the records are passed through
+	assert_output --partial '"type":"annotation"'
+}
+
+@test "the stub header makes scope errors visible (START twice)" {
+	cat >"$BATS_TEST_TMPDIR/twice.c" <<'C'
+#include <dftracer/dftracer.h>
+void f(void)
+{
+	DFTRACER_C_FUNCTION_START();
+	DFTRACER_C_FUNCTION_START();
+	DFTRACER_C_FUNCTION_END();
+}
+C
+	run -1 --separate-stderr dft-lint "$BATS_TEST_TMPDIR/twice.c"
+	assert_output --partial '"rule":"syntax"'
+	assert_output --partial 'redefinition'
+}
+
+@test "the stub declares the METADATA macros" {
+	cat >"$BATS_TEST_TMPDIR/meta.c" <<'C'
+#include <dftracer/dftracer.h>
+int main(void)
+{
+	DFTRACER_C_INIT(NULL, NULL, NULL);
+	DFTRACER_C_METADATA(app, "key", "value");
+	DFTRACER_C_FINI();
+	return 0;
+}
+C
+	run -0 --separate-stderr dft-lint "$BATS_TEST_TMPDIR/meta.c"
+	[ -z "$stderr" ]
+}
+
+@test "compile flags come from the compile database" {
+	cp "$B/fini_after_finalize.c" "$BATS_TEST_TMPDIR/f.c"
+	run -1 --separate-stderr dft-lint "$BATS_TEST_TMPDIR/f.c"
+	assert_output --partial "'mpi.h' file not found"
+	printf '[{"directory":"%s","file":"f.c","arguments":["cc","-I%s","-c","f.c"]}]\n' \
+		"$BATS_TEST_TMPDIR" "$FIXTURES/annotate/mpistub" >"$BATS_TEST_TMPDIR/compile_commands.json"
+	run -1 --separate-stderr dft-lint -p "$BATS_TEST_TMPDIR" "$BATS_TEST_TMPDIR/f.c"
+	refute_output --partial "file not found"
+	assert_output --partial '"rule":"L3"'
+}
+
+@test "annotation records on stdin name the files to check" {
+	printf '{"type":"annotation","v":1,"file":"missing_end.c","root":"%s","status":"annotated","path":"%s/missing_end.c"}\n' \
+		"$B" "$B" >"$BATS_TEST_TMPDIR/a.ndjson"
+	run -1 --separate-stderr dft-lint <"$BATS_TEST_TMPDIR/a.ndjson"
+	assert_output --partial '"type":"annotation"'
+	assert_output --partial '"rule":"L6"'
+	assert_output --partial '"file":"missing_end.c"'
+	assert_output --partial '"type":"step","v":1,"step":"lint"'
+}

@@ -1,0 +1,1392 @@
+/*
+ * dft-lint - check instrumented sources: syntax with the real compile flags
+ * and a stub <dftracer/dftracer.h>, and the placement rules of the dftracer
+ * macros, from the syntax tree (libclang), never from text.
+ *
+ * Input: source files as operands, and/or NDJSON records (operands that
+ * are not sources, or stdin): `annotation' records name the files to check,
+ * `function' records carry dft-cost's decisions (rule L8), `session'
+ * records say where the compile database is.  Every record is passed
+ * through; one `diagnostic' record per problem follows, then a `step'.
+ * Diagnostics also go to stderr as "file:line:col: severity: message
+ * [rule]".  Exit 1 when any diagnostic is an error.
+ *
+ * Rules (stable ids, see dft-lint(1)):
+ *   syntax  the file does not compile with the stub header
+ *   L1      main: INIT before the first START (and INIT present)
+ *   L2      START followed by its "comp" UPDATE
+ *   L3      main: FINI before MPI_Finalize and on every exit after INIT
+ *   L4      no END right before a macro that hides a return
+ *   L5      START at function scope (same scope as every END)
+ *   L6      END on every path out of a START: return, exit family,
+ *           fall-through
+ *   L7      no END that is unreachable or without an open START
+ *   L8      no instrumentation in a function dft-cost skipped
+ *   PL1-PL4 Python (share/dft/dft_pyannotate.py does the parsing)
+ *
+ * It does a path-sensitive walk of each function body (if/else, loops,
+ * switch, goto, break/continue, &&, ||, ?:); longjmp and exceptions are
+ * not followed.
+ */
+#include <clang-c/CXCompilationDatabase.h>
+#include <clang-c/Index.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dft.h"
+#include "banned.h"
+
+static const char usage_text[] =
+	"usage: dft-lint [-hV] [-p dir] [file ...] [-- flags ...]\n";
+
+struct opts {
+	const char *compdb;
+	char **extra;
+	int nextra;
+};
+
+/* ---- collected input ---------------------------------------------------- */
+struct target {
+	char *path;		/* file to check (absolute) */
+	char *src;		/* original source path for the compile db */
+	char *file, *root;	/* as in the records */
+};
+
+static struct target *targets;
+static size_t ntargets;
+static json_object *decisions;	/* "file\nname\nline" -> annotate bool */
+static char *session_db;
+static int nerrors, nwarnings;
+static json_object *diags;	/* array of records, emitted at the end */
+
+static void
+add_target(const char *path, const char *src, const char *file,
+	   const char *root)
+{
+	char *abs = dft_path_absolute(path);
+	size_t i;
+
+	for (i = 0; i < ntargets; i++)
+		if (!strcmp(targets[i].path, abs)) {
+			free(abs);
+			return;
+		}
+	targets = dft_xreallocarray(targets, ntargets + 1, sizeof(*targets));
+	targets[ntargets].path = abs;
+	targets[ntargets].src = src ? dft_path_absolute(src) : NULL;
+	targets[ntargets].file = dft_xstrdup(file ? file : path);
+	targets[ntargets].root = root ? dft_xstrdup(root) : NULL;
+	ntargets++;
+}
+
+static int
+is_source(const char *p)
+{
+	static const char *const sfx[] = { ".c", ".cc", ".cpp", ".cxx", ".C",
+					   ".c++", ".py", NULL };
+	int i;
+
+	for (i = 0; sfx[i]; i++)
+		if (dft_has_suffix(p, sfx[i]))
+			return 1;
+	return 0;
+}
+
+static int
+on_input(struct dft_reader *r, void *ctx)
+{
+	json_object *rec;
+	int rc;
+
+	(void)ctx;
+	while ((rc = dft_reader_next(r, &rec)) == 1) {
+		const char *type = dft_record_type(rec);
+
+		dft_pass(stdout, r);
+		if (!strcmp(type, "annotation")) {
+			const char *st = dft_json_str(rec, "status", "");
+			const char *path = dft_json_str(rec, "path", NULL);
+			const char *file = dft_json_str(rec, "file", NULL);
+			const char *root = dft_json_str(rec, "root", NULL);
+			char *src = NULL;
+
+			if (file && root && file[0] != '/')
+				src = dft_path_join(root, file);
+			if (path && (!strcmp(st, "annotated") ||
+				     !strcmp(st, "already_annotated")))
+				add_target(path, src ? src : file, file, root);
+			free(src);
+		} else if (!strcmp(type, "function")) {
+			json_object *d = dft_json_path(rec, "decision");
+			char *key;
+
+			if (d) {
+				key = dft_xasprintf(
+					"%s\n%s\n%lld",
+					dft_json_str(rec, "file", ""),
+					dft_json_str(rec, "name", ""),
+					(long long)dft_json_int(
+						dft_json_path(rec, "lines"),
+						"start", 0));
+				json_object_object_add(
+					decisions, key,
+					json_object_new_boolean(dft_json_bool(
+						d, "annotate", 0)));
+				free(key);
+			}
+		} else if (!strcmp(type, "session") && !session_db) {
+			const char *db = dft_json_str(rec, "compile_db", NULL);
+			const char *ws = dft_json_str(rec, "workspace", NULL);
+
+			if (!db)
+				db = dft_json_str(dft_json_path(rec, "paths"),
+						  "compile_db", NULL);
+			if (db)
+				session_db = dft_xstrdup(db);
+			else if (ws) {
+				char *c = dft_path_join(
+					ws, "baseline/compile_commands.json");
+
+				if (dft_exists(c))
+					session_db = c;
+				else
+					free(c);
+			}
+		}
+		json_object_put(rec);
+	}
+	return rc < 0 ? DFT_EXIT_FATAL : DFT_EXIT_OK;
+}
+
+/* ---- diagnostics -------------------------------------------------------- */
+struct file_ctx {
+	const struct target *t;
+	const char *text;	/* the file's bytes */
+	size_t n;
+	CXFile file;
+	CXTranslationUnit tu;
+	const char *fn;		/* qualified name of the function */
+	int report;		/* 0 while iterating to a fixpoint */
+	json_object *seen;	/* "rule:line:col" already reported */
+};
+
+static void
+diag(struct file_ctx *fc, unsigned line, unsigned col, const char *rule,
+     const char *sev, const char *fmt, ...) DFT_PRINTF(6, 7);
+
+static void
+diag(struct file_ctx *fc, unsigned line, unsigned col, const char *rule,
+     const char *sev, const char *fmt, ...)
+{
+	json_object *o;
+	char msg[512], key[64];
+	va_list ap;
+
+	if (!fc->report)
+		return;
+	snprintf(key, sizeof(key), "%s:%u:%u", rule, line, col);
+	if (json_object_object_get_ex(fc->seen, key, NULL))
+		return;
+	json_object_object_add(fc->seen, key, NULL);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o = json_object_new_object();
+	json_object_object_add(o, "type", dft_jstr("diagnostic"));
+	json_object_object_add(o, "v", dft_jint(1));
+	json_object_object_add(o, "tool", dft_jstr("dft-lint"));
+	json_object_object_add(o, "file", dft_jstr(fc->t->file));
+	json_object_object_add(o, "root", dft_jstr(fc->t->root));
+	json_object_object_add(o, "path", dft_jstr(fc->t->path));
+	json_object_object_add(o, "line", dft_jint(line));
+	json_object_object_add(o, "col", dft_jint(col));
+	json_object_object_add(o, "rule", dft_jstr(rule));
+	json_object_object_add(o, "severity", dft_jstr(sev));
+	json_object_object_add(o, "message", dft_jstr(msg));
+	if (fc->fn)
+		json_object_object_add(o, "function", dft_jstr(fc->fn));
+	json_object_array_add(diags, o);
+	fprintf(stderr, "%s:%u:%u: %s: %s [%s]\n", fc->t->path, line, col, sev,
+		msg, rule);
+	if (!strcmp(sev, "error"))
+		nerrors++;
+	else if (!strcmp(sev, "warning"))
+		nwarnings++;
+}
+
+/* ---- a small tree of the body ------------------------------------------- */
+struct node {
+	enum CXCursorKind kind;
+	CXCursor cur;
+	unsigned off, end;	/* expansion offsets in the main file */
+	unsigned line, col;
+	int in_macro;		/* the node's first token is not in the text */
+	struct node **kid;
+	int nkid, cap;
+};
+
+static void
+loc_of(struct file_ctx *fc, CXSourceLocation l, unsigned *off, unsigned *line,
+       unsigned *col, int *mainfile)
+{
+	CXFile f;
+
+	clang_getExpansionLocation(l, &f, line, col, off);
+	*mainfile = f && clang_File_isEqual(f, fc->file);
+}
+
+static enum CXChildVisitResult build_visit(CXCursor c, CXCursor parent,
+					   CXClientData data);
+static char *cursor_name(CXCursor c);
+
+static struct node *
+node_new(struct file_ctx *fc, CXCursor c)
+{
+	struct node *n = dft_xcalloc(1, sizeof(*n));
+	CXSourceRange r = clang_getCursorExtent(c);
+	unsigned l2, c2;
+	int m1, m2;
+	CXSourceLocation sp = clang_getRangeStart(r);
+	CXFile sf = NULL;
+	unsigned soff = 0;
+
+	n->kind = clang_getCursorKind(c);
+	n->cur = c;
+	loc_of(fc, clang_getRangeStart(r), &n->off, &n->line, &n->col, &m1);
+	loc_of(fc, clang_getRangeEnd(r), &n->end, &l2, &c2, &m2);
+	/*
+	 * Written where it is expanded, or produced by a macro? libclang 14's
+	 * spelling locations are not reliable, so look at the text: a return
+	 * or a call that is really written there starts with its keyword or
+	 * callee name.
+	 */
+	(void)sp, (void)sf, (void)soff;
+	n->in_macro = !m1;
+	if (m1 && n->kind == CXCursor_ReturnStmt)
+		n->in_macro = n->off + 6 > fc->n ||
+			      memcmp(fc->text + n->off, "return", 6) != 0;
+	else if (m1 && n->kind == CXCursor_CallExpr) {
+		char *nm = cursor_name(c);
+		size_t l = strlen(nm);
+
+		n->in_macro = l && (n->off + l > fc->n ||
+				    memcmp(fc->text + n->off, nm, l) != 0);
+		free(nm);
+	} else if (m1 && n->kind == CXCursor_CompoundStmt)
+		n->in_macro = n->off >= fc->n || fc->text[n->off] != '{';
+	return n;
+}
+
+struct build_ctx {
+	struct file_ctx *fc;
+	struct node *parent;
+};
+
+static enum CXChildVisitResult
+build_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct build_ctx *b = data;
+	struct node *n;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	struct build_ctx sub;
+
+	(void)parent;
+	if (k == CXCursor_LambdaExpr || k == CXCursor_BlockExpr)
+		return CXChildVisit_Continue;
+	n = node_new(b->fc, c);
+	if (b->parent->nkid == b->parent->cap) {
+		b->parent->cap = b->parent->cap ? b->parent->cap * 2 : 4;
+		b->parent->kid = dft_xreallocarray(b->parent->kid,
+						   (size_t)b->parent->cap,
+						   sizeof(*b->parent->kid));
+	}
+	b->parent->kid[b->parent->nkid++] = n;
+	if (k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod ||
+	    k == CXCursor_TypeRef || k == CXCursor_TemplateRef)
+		return CXChildVisit_Continue;
+	sub.fc = b->fc;
+	sub.parent = n;
+	clang_visitChildren(c, build_visit, &sub);
+	return CXChildVisit_Continue;
+}
+
+static void
+node_free(struct node *n)
+{
+	int i;
+
+	for (i = 0; i < n->nkid; i++)
+		node_free(n->kid[i]);
+	free(n->kid);
+	free(n);
+}
+
+static char *
+cursor_name(CXCursor c)
+{
+	CXString s = clang_getCursorSpelling(c);
+	char *r = dft_xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
+
+	clang_disposeString(s);
+	return r;
+}
+
+/* Name of the function a CallExpr calls ("" when unknown); caller frees. */
+static char *
+callee_name(CXCursor call)
+{
+	CXCursor d = clang_getCursorReferenced(call);
+
+	if (clang_Cursor_isNull(d))
+		return cursor_name(call);
+	return cursor_name(d);
+}
+
+/* ---- the path walk ------------------------------------------------------ */
+/*
+ * A state is one combination of: the function's region (none, open,
+ * closed), main's tracer (not initialised, initialised, finalised) and
+ * MPI (running, finalised). A set of states is a bitmask of 18 bits.
+ */
+enum { R_NONE, R_OPEN, R_CLOSED };
+enum { I_NO, I_YES, I_FINI };
+#define ST(r, i, m) (1u << ((r) * 6 + (i) * 2 + (m)))
+#define ST_R(b) ((b) / 6)
+#define ST_I(b) (((b) / 2) % 3)
+#define ST_M(b) ((b) % 2)
+typedef unsigned stset;
+
+struct walk {
+	struct file_ctx *fc;
+	int is_main;
+	int in_switch;
+	stset brk, cont;	/* states reaching break / continue */
+	stset sw_entry;		/* state at the switch's head */
+	json_object *labels;	/* label offset -> states (int) */
+	int labels_changed;
+	int starts;		/* START seen */
+	int inits;
+};
+
+static int
+any(stset s, int what, int val)
+{
+	int b;
+
+	for (b = 0; b < 18; b++)
+		if ((s & (1u << b)) &&
+		    (what == 0 ? ST_R(b) : what == 1 ? ST_I(b) : ST_M(b)) ==
+			    val)
+			return 1;
+	return 0;
+}
+
+/* Maps every state through f(r, i, m) -> new (r, i, m). */
+static stset
+set_r(stset s, int r)
+{
+	stset o = 0;
+	int b;
+
+	for (b = 0; b < 18; b++)
+		if (s & (1u << b))
+			o |= ST(r, ST_I(b), ST_M(b));
+	return o;
+}
+
+static stset
+set_i(stset s, int i)
+{
+	stset o = 0;
+	int b;
+
+	for (b = 0; b < 18; b++)
+		if (s & (1u << b))
+			o |= ST(ST_R(b), i, ST_M(b));
+	return o;
+}
+
+static stset
+set_m(stset s, int m)
+{
+	stset o = 0;
+	int b;
+
+	for (b = 0; b < 18; b++)
+		if (s & (1u << b))
+			o |= ST(ST_R(b), ST_I(b), m);
+	return o;
+}
+
+static const char *const exit_names[] = {
+	"exit", "_exit", "_Exit", "quick_exit", "abort", "longjmp",
+	"siglongjmp", "_longjmp", "pthread_exit", "err", "errx", "verr",
+	"verrx", "__assert_fail", "__builtin_trap", "__builtin_unreachable",
+	NULL
+};
+
+static int
+is_exit_call(const char *name)
+{
+	int i;
+
+	for (i = 0; exit_names[i]; i++)
+		if (!strcmp(name, exit_names[i]))
+			return 1;
+	return 0;
+}
+
+static stset walk_stmt(struct walk *w, struct node *n, stset s);
+
+/* The last child: the statement of a label, case or default. */
+static struct node *
+last_kid(struct node *n)
+{
+	return n->nkid ? n->kid[n->nkid - 1] : NULL;
+}
+
+static int
+contains_macro_return(struct node *n)
+{
+	int i;
+
+	if (n->kind == CXCursor_ReturnStmt && n->in_macro)
+		return 1;
+	for (i = 0; i < n->nkid; i++)
+		if (contains_macro_return(n->kid[i]))
+			return 1;
+	return 0;
+}
+
+/* A START: `data_fn' from the stub or main's heap region. */
+static int
+is_start_decl(struct node *n, int *raii)
+{
+	char *name;
+	int r = 0;
+
+	*raii = 0;
+	if (n->kind != CXCursor_VarDecl)
+		return 0;
+	name = cursor_name(n->cur);
+	if (!strcmp(name, "data_fn") || !strcmp(name, "profiler_main"))
+		r = 1;
+	else if (!strcmp(name, "profiler_dft_fn"))
+		r = 1, *raii = 1;
+	free(name);
+	return r;
+}
+
+static int
+is_region_end(struct node *n)
+{
+	char *name;
+	int r = 0;
+
+	if (n->kind == CXCursor_CallExpr) {
+		name = callee_name(n->cur);
+		r = !strcmp(name, "dft_stub_function_end");
+		free(name);
+		return r;
+	}
+	if (n->kind == CXCursor_CXXDeleteExpr && n->nkid > 0) {
+		CXCursor d = clang_getCursorReferenced(n->kid[0]->cur);
+
+		if (n->kid[0]->nkid > 0 && clang_Cursor_isNull(d))
+			d = clang_getCursorReferenced(n->kid[0]->kid[0]->cur);
+		name = cursor_name(d);
+		r = !strcmp(name, "profiler_main");
+		free(name);
+	}
+	return r;
+}
+
+static stset
+walk_kids(struct walk *w, struct node *n, stset s)
+{
+	int i;
+
+	for (i = 0; i < n->nkid; i++)
+		s = walk_stmt(w, n->kid[i], s);
+	return s;
+}
+
+static void
+on_end(struct walk *w, struct node *n, stset s)
+{
+	struct file_ctx *fc = w->fc;
+
+	if (!s)
+		diag(fc, n->line, n->col, "L7", "error",
+		     "END is unreachable (after a return or exit): the event "
+		     "is never written");
+	else if (any(s, 0, R_NONE))
+		diag(fc, n->line, n->col, "L7", "error",
+		     "END without a START on some path");
+	else if (any(s, 0, R_CLOSED))
+		diag(fc, n->line, n->col, "L7", "error",
+		     "END after END on some path (the region is finalised "
+		     "twice)");
+}
+
+static void
+on_exit_point(struct walk *w, struct node *n, stset s, const char *what,
+	      int soft)
+{
+	struct file_ctx *fc = w->fc;
+
+	if (any(s, 0, R_OPEN))
+		diag(fc, n->line, n->col, "L6", soft ? "warning" : "error",
+		     "%s without END: the function's event is never written",
+		     what);
+	if (w->is_main && any(s, 1, I_YES))
+		diag(fc, n->line, n->col, "L3", soft ? "warning" : "error",
+		     "%s in main after INIT without FINI", what);
+}
+
+static stset
+walk_call(struct walk *w, struct node *n, stset s)
+{
+	struct file_ctx *fc = w->fc;
+	char *name;
+
+	s = walk_kids(w, n, s);
+	name = callee_name(n->cur);
+	if (!strcmp(name, "dft_stub_function_end")) {
+		on_end(w, n, s);
+		s = set_r(s, R_CLOSED);
+	} else if (!s) {
+		;	/* unreachable: only END is worth a word */
+	} else if (!strcmp(name, "dft_stub_init") ||
+		   !strcmp(name, "dft_stub_init_no_bind")) {
+		w->inits++;
+		if (!w->is_main)
+			diag(fc, n->line, n->col, "L1", "warning",
+			     "INIT outside main");
+		if (any(s, 0, R_OPEN) || any(s, 0, R_CLOSED))
+			diag(fc, n->line, n->col, "L1", "error",
+			     "INIT after the first START: main's event "
+			     "starts before the tracer");
+		s = set_i(s, I_YES);
+	} else if (!strcmp(name, "dft_stub_fini")) {
+		if (any(s, 2, 1))
+			diag(fc, n->line, n->col, "L3", "error",
+			     "FINI after MPI_Finalize");
+		if (any(s, 0, R_OPEN))
+			diag(fc, n->line, n->col, "L3", "error",
+			     "FINI while the function's region is open (END "
+			     "first)");
+		s = set_i(s, I_FINI);
+	} else if (!strcmp(name, "MPI_Finalize")) {
+		if (w->is_main && any(s, 1, I_YES))
+			diag(fc, n->line, n->col, "L3", "error",
+			     "MPI_Finalize before FINI");
+		s = set_m(s, 1);
+	} else if (is_exit_call(name)) {
+		/* an exit inside a macro (assert) cannot be covered: the
+		 * process ends, the program's behaviour is the same */
+		if (s && !n->in_macro)
+			on_exit_point(w, n, s, name, 0);
+		s = 0;
+	}
+	free(name);
+	return s;
+}
+
+static stset
+walk_loop(struct walk *w, struct node *body, struct node **pre, int npre,
+	  struct node **post, int npost, stset s, int do_loop)
+{
+	stset head = s, out, save_b = w->brk, save_c = w->cont, prev;
+	int report = w->fc->report, i, it;
+	int save_sw = w->in_switch;
+
+	/* fixpoint of the loop head, silently */
+	w->fc->report = 0;
+	for (it = 0; it < 8; it++) {
+		stset x = head;
+
+		prev = head;
+		w->brk = w->cont = 0;
+		w->in_switch = 0;
+		if (!do_loop)
+			for (i = 0; i < npre; i++)
+				x = walk_stmt(w, pre[i], x);
+		x = walk_stmt(w, body, x) | w->cont;
+		for (i = 0; i < npost; i++)
+			x = walk_stmt(w, post[i], x);
+		head = s | x;
+		if (head == prev)
+			break;
+	}
+	w->fc->report = report;
+	/* once more, reporting */
+	w->brk = w->cont = 0;
+	w->in_switch = 0;
+	out = head;
+	if (!do_loop)
+		for (i = 0; i < npre; i++)
+			out = walk_stmt(w, pre[i], out);
+	{
+		stset cond = out, b = walk_stmt(w, body, out) | w->cont;
+
+		for (i = 0; i < npost; i++)
+			b = walk_stmt(w, post[i], b);
+		out = (do_loop ? b : cond) | w->brk;
+	}
+	w->brk = save_b;
+	w->cont = save_c;
+	w->in_switch = save_sw;
+	return out;
+}
+
+/* Is there an `else' keyword between the end of a and the start of b? */
+static int
+else_between(struct file_ctx *fc, struct node *a, struct node *b)
+{
+	unsigned i;
+
+	if (a->in_macro || b->in_macro || a->end >= b->off || b->off > fc->n)
+		return -1;
+	for (i = a->end; i + 4 <= b->off; i++)
+		if (!memcmp(fc->text + i, "else", 4))
+			return 1;
+	return 0;
+}
+
+static stset
+walk_stmt(struct walk *w, struct node *n, stset s)
+{
+	struct file_ctx *fc = w->fc;
+	int i, raii;
+
+	switch ((int)n->kind) {
+	case CXCursor_CompoundStmt: {
+		for (i = 0; i < n->nkid; i++) {
+			struct node *k = n->kid[i];
+
+			/* L4: END right before a hidden return */
+			if (i + 1 < n->nkid && s && is_region_end(k) &&
+			    contains_macro_return(n->kid[i + 1]))
+				diag(fc, k->line, k->col, "L4", "error",
+				     "END before a macro that may return: "
+				     "the region ends twice or never");
+			s = walk_stmt(w, k, s);
+		}
+		return s;
+	}
+	case CXCursor_DeclStmt:
+		for (i = 0; i < n->nkid; i++) {
+			struct node *v = n->kid[i];
+
+			s = walk_kids(w, v, s);
+			if (is_start_decl(v, &raii)) {
+				w->starts++;
+				if (!s)
+					diag(fc, v->line, v->col, "L7", "error",
+					     "START is unreachable");
+				if (w->is_main && !raii &&
+				    (any(s, 1, I_NO) || w->inits == 0))
+					diag(fc, v->line, v->col, "L1",
+					     "error",
+					     "START in main before INIT");
+				if (!raii && any(s, 0, R_OPEN))
+					diag(fc, v->line, v->col, "L5",
+					     "error",
+					     "START while a START is open");
+				if (!raii)
+					s = set_r(s, R_OPEN);
+			}
+		}
+		return s;
+	case CXCursor_ReturnStmt:
+		s = walk_kids(w, n, s);
+		if (s)
+			on_exit_point(w, n, s, "return", 0);
+		return 0;
+	case CXCursor_CallExpr:
+		return walk_call(w, n, s);
+	case CXCursor_CXXDeleteExpr:
+		s = walk_kids(w, n, s);
+		if (is_region_end(n)) {
+			on_end(w, n, s);
+			s = set_r(s, R_CLOSED);
+		}
+		return s;
+	case CXCursor_IfStmt: {
+		struct node *then, *els = NULL;
+		int nc = n->nkid, conds, e;
+		stset a, b;
+
+		if (nc < 2)
+			return walk_kids(w, n, s);
+		e = nc >= 3 ? else_between(fc, n->kid[nc - 2], n->kid[nc - 1])
+			    : 0;
+		if (e < 0)
+			e = nc == 3;
+		if (e) {
+			then = n->kid[nc - 2];
+			els = n->kid[nc - 1];
+			conds = nc - 2;
+		} else {
+			then = n->kid[nc - 1];
+			conds = nc - 1;
+		}
+		for (i = 0; i < conds; i++)
+			s = walk_stmt(w, n->kid[i], s);
+		a = walk_stmt(w, then, s);
+		b = els ? walk_stmt(w, els, s) : s;
+		return a | b;
+	}
+	case CXCursor_WhileStmt:
+		if (n->nkid < 2)
+			return walk_kids(w, n, s);
+		return walk_loop(w, n->kid[n->nkid - 1], n->kid, n->nkid - 1,
+				 NULL, 0, s, 0);
+	case CXCursor_ForStmt:
+	case CXCursor_CXXForRangeStmt: {
+		/* init; cond; inc; body - children present only when written */
+		if (n->nkid < 1)
+			return s;
+		return walk_loop(w, n->kid[n->nkid - 1], n->kid, n->nkid - 1,
+				 NULL, 0, s, 0);
+	}
+	case CXCursor_DoStmt:
+		if (n->nkid < 2)
+			return walk_kids(w, n, s);
+		return walk_loop(w, n->kid[0], NULL, 0, n->kid + 1,
+				 n->nkid - 1, s, 1);
+	case CXCursor_SwitchStmt: {
+		stset save_b = w->brk, save_e = w->sw_entry, out;
+		int save_sw = w->in_switch, has_default;
+		struct node *body = last_kid(n);
+		char *t;
+
+		for (i = 0; i + 1 < n->nkid; i++)
+			s = walk_stmt(w, n->kid[i], s);
+		w->brk = 0;
+		w->sw_entry = s;
+		w->in_switch = 1;
+		out = walk_stmt(w, body, 0);
+		/* default: present when the text has the keyword */
+		t = dft_xstrndup(fc->text + body->off,
+				 body->end > body->off && body->end <= fc->n ?
+					 body->end - body->off : 0);
+		has_default = strstr(t, "default") != NULL;
+		free(t);
+		out |= w->brk;
+		if (!has_default)
+			out |= s;
+		w->brk = save_b;
+		w->sw_entry = save_e;
+		w->in_switch = save_sw;
+		return out;
+	}
+	case CXCursor_CaseStmt:
+	case CXCursor_DefaultStmt:
+		s |= w->sw_entry;
+		return n->nkid ? walk_stmt(w, last_kid(n), s) : s;
+	case CXCursor_BreakStmt:
+		w->brk |= s;
+		return 0;
+	case CXCursor_ContinueStmt:
+		w->cont |= s;
+		return 0;
+	case CXCursor_LabelStmt: {
+		char key[32];
+		json_object *v;
+
+		snprintf(key, sizeof(key), "%u", n->off);
+		if (json_object_object_get_ex(w->labels, key, &v))
+			s |= (stset)json_object_get_int64(v);
+		return n->nkid ? walk_stmt(w, last_kid(n), s) : s;
+	}
+	case CXCursor_GotoStmt: {
+		CXCursor l = clang_getCursorReferenced(n->cur);
+		char key[32];
+		json_object *v;
+		stset old = 0;
+		unsigned off, line, col;
+		int mf;
+
+		if (clang_Cursor_isNull(l))
+			return 0;
+		loc_of(fc, clang_getRangeStart(clang_getCursorExtent(l)),
+		       &off, &line, &col, &mf);
+		snprintf(key, sizeof(key), "%u", off);
+		if (json_object_object_get_ex(w->labels, key, &v))
+			old = (stset)json_object_get_int64(v);
+		if ((old | s) != old) {
+			json_object_object_add(w->labels, key,
+					       dft_jint((int64_t)(old | s)));
+			w->labels_changed = 1;
+		}
+		return 0;
+	}
+	case CXCursor_IndirectGotoStmt:
+		return 0;
+	case CXCursor_CXXThrowExpr:
+		walk_kids(w, n, s);
+		return 0;	/* exceptions are not followed */
+	case CXCursor_ConditionalOperator:
+		if (n->nkid == 3) {
+			s = walk_stmt(w, n->kid[0], s);
+			return walk_stmt(w, n->kid[1], s) |
+			       walk_stmt(w, n->kid[2], s);
+		}
+		return walk_kids(w, n, s);
+	case CXCursor_BinaryOperator:
+		if (n->nkid == 2) {
+			/* && and ||: the right side may not run */
+			unsigned k;
+			int logical = 0;
+
+			for (k = n->kid[0]->end; k + 1 < n->kid[1]->off &&
+			     k + 1 < fc->n && !n->in_macro; k++)
+				if ((fc->text[k] == '&' &&
+				     fc->text[k + 1] == '&') ||
+				    (fc->text[k] == '|' &&
+				     fc->text[k + 1] == '|'))
+					logical = 1;
+			s = walk_stmt(w, n->kid[0], s);
+			if (logical)
+				return s | walk_stmt(w, n->kid[1], s);
+			return walk_stmt(w, n->kid[1], s);
+		}
+		return walk_kids(w, n, s);
+	case CXCursor_CXXTryStmt: {
+		stset all = s, out;
+
+		if (n->nkid < 1)
+			return s;
+		out = walk_stmt(w, n->kid[0], s);
+		all |= out;
+		for (i = 1; i < n->nkid; i++)
+			out |= walk_stmt(w, n->kid[i], all);
+		return out;
+	}
+	default:
+		return walk_kids(w, n, s);
+	}
+}
+
+/* ---- per function ------------------------------------------------------- */
+
+/* L2 and L5 on the body's statements; returns 1 when instrumented. */
+static int
+check_starts(struct file_ctx *fc, struct node *body, int is_main)
+{
+	int i, j, found = 0;
+
+	(void)is_main;
+	for (i = 0; i < body->nkid; i++) {
+		struct node *k = body->kid[i];
+		int raii = 0, has_start = 0;
+
+		if (k->kind == CXCursor_DeclStmt)
+			for (j = 0; j < k->nkid; j++)
+				if (is_start_decl(k->kid[j], &raii))
+					has_start = 1;
+		if (!has_start)
+			continue;
+		found = 1;
+		for (j = i + 1; j < body->nkid && j <= i + 3; j++) {
+			struct node *u = body->kid[j];
+
+			if (u->end > u->off && u->end <= fc->n &&
+			    memmem(fc->text + u->off, u->end - u->off,
+				   "\"comp\"", 6))
+				break;
+		}
+		if (j > i + 3 || j >= body->nkid)
+			diag(fc, k->line, k->col, "L2", "error",
+			     "START without its \"comp\" UPDATE right after "
+			     "it");
+	}
+	return found;
+}
+
+/* START anywhere below a nested scope: L5. */
+static void
+check_nested(struct file_ctx *fc, struct node *n, int depth, int *found)
+{
+	int i, raii;
+
+	if (n->kind == CXCursor_VarDecl && is_start_decl(n, &raii)) {
+		*found = 1;
+		if (depth > 1)
+			diag(fc, n->line, n->col, "L5", "error",
+			     "START in a nested scope: START and every END "
+			     "must be in the function's own scope");
+	}
+	for (i = 0; i < n->nkid; i++)
+		check_nested(fc, n->kid[i],
+			     depth + (n->kid[i]->kind == CXCursor_CompoundStmt),
+			     found);
+}
+
+static int
+has_instr_call(struct node *n)
+{
+	int i;
+
+	if (n->kind == CXCursor_CallExpr) {
+		char *nm = callee_name(n->cur);
+		int r = dft_has_prefix(nm, "dft_stub_");
+
+		free(nm);
+		if (r)
+			return 1;
+	}
+	for (i = 0; i < n->nkid; i++)
+		if (has_instr_call(n->kid[i]))
+			return 1;
+	return 0;
+}
+
+static void
+check_function(struct file_ctx *fc, CXCursor fn)
+{
+	struct node *root, *body = NULL;
+	struct build_ctx b;
+	struct walk w;
+	char *name = cursor_name(fn);
+	int i, is_main, found = 0, it;
+	stset end;
+	CXString q;
+
+	root = node_new(fc, fn);
+	b.fc = fc;
+	b.parent = root;
+	clang_visitChildren(fn, build_visit, &b);
+	for (i = 0; i < root->nkid; i++)
+		if (root->kid[i]->kind == CXCursor_CompoundStmt)
+			body = root->kid[i];
+	if (!body || body->in_macro) {
+		free(name);
+		node_free(root);
+		return;
+	}
+	q = clang_getCursorDisplayName(fn);
+	clang_disposeString(q);
+	fc->fn = name;
+	is_main = !strcmp(name, "main") &&
+		  clang_getCursorKind(clang_getCursorSemanticParent(fn)) ==
+			  CXCursor_TranslationUnit;
+	check_nested(fc, body, 1, &found);
+	if (!found && !has_instr_call(body)) {
+		fc->fn = NULL;
+		free(name);
+		node_free(root);
+		return;
+	}
+	check_starts(fc, body, is_main);
+	/* L8: dft-cost said no */
+	if (!is_main && found) {
+		char *key = dft_xasprintf("%s\n%s\n%u", fc->t->file, name,
+					  root->line);
+		json_object *v;
+
+		if (json_object_object_get_ex(decisions, key, &v) &&
+		    !json_object_get_boolean(v))
+			diag(fc, root->line, root->col, "L8", "error",
+			     "instrumented although dft-cost decided to skip "
+			     "it");
+		free(key);
+	}
+	memset(&w, 0, sizeof(w));
+	w.fc = fc;
+	w.is_main = is_main;
+	w.labels = json_object_new_object();
+	fc->report = 0;
+	for (it = 0; it < 6; it++) {
+		w.labels_changed = 0;
+		w.starts = w.inits = 0;
+		walk_stmt(&w, body, ST(R_NONE, I_NO, 0));
+		if (!w.labels_changed)
+			break;
+	}
+	fc->report = 1;
+	w.starts = w.inits = 0;
+	end = walk_stmt(&w, body, ST(R_NONE, I_NO, 0));
+	if (end) {
+		unsigned line = 0, col = 0, off;
+		int mf;
+
+		loc_of(fc, clang_getRangeEnd(clang_getCursorExtent(body->cur)),
+		       &off, &line, &col, &mf);
+		if (col > 1)
+			col--;
+		if (any(end, 0, R_OPEN))
+			diag(fc, line, col, "L6", "error",
+			     "falls through the closing brace without END");
+		if (is_main && any(end, 1, I_YES))
+			diag(fc, line, col, "L3", "error",
+			     "main falls through after INIT without FINI");
+	}
+	if (is_main && w.starts && !w.inits)
+		diag(fc, root->line, root->col, "L1", "error",
+		     "main is instrumented but never calls INIT");
+	json_object_put(w.labels);
+	fc->fn = NULL;
+	free(name);
+	node_free(root);
+}
+
+static enum CXChildVisitResult
+top_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+	struct file_ctx *fc = data;
+	enum CXCursorKind k = clang_getCursorKind(c);
+
+	(void)parent;
+	if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)))
+		return CXChildVisit_Continue;
+	switch ((int)k) {
+	case CXCursor_FunctionDecl:
+	case CXCursor_CXXMethod:
+	case CXCursor_Constructor:
+	case CXCursor_Destructor:
+	case CXCursor_ConversionFunction:
+	case CXCursor_FunctionTemplate:
+		if (clang_isCursorDefinition(c))
+			check_function(fc, c);
+		return CXChildVisit_Continue;
+	case CXCursor_Namespace:
+	case CXCursor_ClassDecl:
+	case CXCursor_StructDecl:
+	case CXCursor_ClassTemplate:
+	case CXCursor_LinkageSpec:
+	case CXCursor_UnexposedDecl:
+		return CXChildVisit_Recurse;
+	default:
+		return CXChildVisit_Continue;
+	}
+}
+
+/* ---- per file ----------------------------------------------------------- */
+
+static char *stub_dir;
+
+static int
+make_stub_dir(void)
+{
+	char tmpl[] = "/tmp/dft-lint.XXXXXX";
+	char *stub = dft_share_path("dftracer_stub.h"), *d, *l;
+
+	if (!stub) {
+		dft_warn("cannot find share/dft/dftracer_stub.h");
+		return -1;
+	}
+	if (!mkdtemp(tmpl)) {
+		dft_warn("cannot create a temporary directory:");
+		free(stub);
+		return -1;
+	}
+	stub_dir = dft_xstrdup(tmpl);
+	d = dft_path_join(stub_dir, "dftracer");
+	l = dft_path_join(d, "dftracer.h");
+	if (mkdir(d, 0700) < 0 || symlink(stub, l) < 0) {
+		dft_warn("cannot prepare the stub header:");
+		free(stub), free(d), free(l);
+		return -1;
+	}
+	free(stub), free(d), free(l);
+	return 0;
+}
+
+static char **
+args_for(const struct target *t, const struct dft_compdb *db,
+	 const struct opts *o, int *argc)
+{
+	char **base = NULL, **v;
+	const char *lang;
+	size_t i;
+	int n = 0, k;
+
+	for (i = 0; db && i < db->n && !base; i++)
+		if (!strcmp(db->cmds[i].file, t->path) ||
+		    (t->src && !strcmp(db->cmds[i].file, t->src)))
+			base = dft_compdb_clang_args(&db->cmds[i], &lang);
+	if (!base) {
+		char *dir = dft_xstrdup(t->path);
+
+		*strrchr(dir, '/') = '\0';
+		base = dft_xcalloc(4, sizeof(char *));
+		base[0] = dft_xasprintf("-I%s", dir);
+		if (t->src) {
+			char *sd = dft_xstrdup(t->src);
+
+			*strrchr(sd, '/') = '\0';
+			base[1] = dft_xasprintf("-I%s", sd);
+			free(sd);
+		}
+		free(dir);
+	}
+	while (base[n])
+		n++;
+	v = dft_xcalloc((size_t)n + (size_t)o->nextra + 4, sizeof(char *));
+	*argc = 0;
+	v[(*argc)++] = dft_xasprintf("-I%s", stub_dir);
+	for (k = 0; k < n; k++)
+		v[(*argc)++] = base[k];
+	for (k = 0; k < o->nextra; k++)
+		v[(*argc)++] = dft_xstrdup(o->extra[k]);
+	free(base);
+	return v;
+}
+
+static int py_lint(struct file_ctx *fc);
+
+static void
+lint_file(const struct target *t, CXIndex idx, const struct dft_compdb *db,
+	  const struct opts *o)
+{
+	struct file_ctx fc;
+	char **argv;
+	int argc, k;
+	unsigned d, nd;
+	enum CXErrorCode err;
+
+	memset(&fc, 0, sizeof(fc));
+	fc.t = t;
+	fc.report = 1;
+	fc.seen = json_object_new_object();
+	fc.text = dft_read_file(t->path, &fc.n);
+	if (!fc.text) {
+		diag(&fc, 0, 0, "syntax", "error", "cannot read the file: %s",
+		     strerror(errno));
+		json_object_put(fc.seen);
+		return;
+	}
+	if (dft_has_suffix(t->path, ".py")) {
+		py_lint(&fc);
+		goto out;
+	}
+	argv = args_for(t, db, o, &argc);
+	err = clang_parseTranslationUnit2(idx, t->path,
+					  (const char *const *)argv, argc,
+					  NULL, 0, CXTranslationUnit_KeepGoing,
+					  &fc.tu);
+	for (k = 0; k < argc; k++)
+		free(argv[k]);
+	free(argv);
+	if (err != CXError_Success || !fc.tu) {
+		diag(&fc, 0, 0, "syntax", "error",
+		     "libclang could not parse the file (error %d)", (int)err);
+		goto out;
+	}
+	fc.file = clang_getFile(fc.tu, t->path);
+	nd = clang_getNumDiagnostics(fc.tu);
+	for (d = 0; d < nd; d++) {
+		CXDiagnostic g = clang_getDiagnostic(fc.tu, d);
+		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(g);
+
+		if (sev >= CXDiagnostic_Error) {
+			CXString s = clang_getDiagnosticSpelling(g);
+			CXFile f;
+			unsigned line, col, off;
+
+			clang_getExpansionLocation(clang_getDiagnosticLocation(g),
+						   &f, &line, &col, &off);
+			diag(&fc, line, col, "syntax", "error", "%s%s",
+			     f && !clang_File_isEqual(f, fc.file) ?
+				     "(in an included file) " : "",
+			     clang_getCString(s));
+			clang_disposeString(s);
+		}
+		clang_disposeDiagnostic(g);
+	}
+	clang_visitChildren(clang_getTranslationUnitCursor(fc.tu), top_visit,
+			    &fc);
+	clang_disposeTranslationUnit(fc.tu);
+out:
+	free((char *)fc.text);
+	json_object_put(fc.seen);
+}
+
+/* ---- Python ------------------------------------------------------------- */
+
+static int
+py_lint(struct file_ctx *fc)
+{
+	char *helper = dft_share_path("dft_pyannotate.py");
+	char out[] = "/tmp/dft-lint-py.XXXXXX";
+	const char *argv[6];
+	struct dft_proc_opts po;
+	int fd, status = 0;
+	char *res;
+	size_t len;
+
+	if (!helper) {
+		diag(fc, 0, 0, "syntax", "error",
+		     "cannot find share/dft/dft_pyannotate.py");
+		return -1;
+	}
+	fd = mkstemp(out);
+	if (fd < 0) {
+		free(helper);
+		return -1;
+	}
+	close(fd);
+	argv[0] = "python3";
+	argv[1] = helper;
+	argv[2] = "lint";
+	argv[3] = fc->t->path;
+	argv[4] = NULL;
+	memset(&po, 0, sizeof(po));
+	po.output_path = out;
+	po.timeout_s = 120;
+	if (dft_run(argv, &po, &status) < 0) {
+		diag(fc, 0, 0, "syntax", "error", "cannot run python3: %s",
+		     strerror(errno));
+		unlink(out);
+		free(helper);
+		return -1;
+	}
+	res = dft_read_file(out, &len);
+	unlink(out);
+	free(helper);
+	if (res) {
+		char *line = res, *nl;
+
+		for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
+			json_object *o;
+
+			nl = strchr(line, '\n');
+			if (nl)
+				*nl = '\0';
+			o = json_tokener_parse(line);
+			if (!o)
+				continue;
+			diag(fc, (unsigned)dft_json_int(o, "line", 0),
+			     (unsigned)dft_json_int(o, "col", 0),
+			     dft_json_str(o, "rule", "syntax"),
+			     dft_json_str(o, "severity", "error"), "%s",
+			     dft_json_str(o, "message", ""));
+			json_object_put(o);
+			if (!nl)
+				break;
+		}
+		free(res);
+	}
+	return 0;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "compile-db", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct opts o = { NULL, NULL, 0 };
+	struct dft_step step;
+	struct dft_compdb db;
+	char **streams;
+	int nstreams = 0, nsrc = 0, c, i, status = DFT_EXIT_OK, dashdash = -1;
+	size_t k;
+	CXIndex idx;
+	json_object *st;
+
+	dft_init("dft-lint");
+	/* flags after "--" go to the compiler; find them before getopt */
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dashdash = i;
+			break;
+		}
+	if (dashdash > 0) {
+		o.extra = argv + dashdash + 1;
+		o.nextra = argc - dashdash - 1;
+		argc = dashdash;
+	}
+	while ((c = getopt_long(argc, argv, "hVp:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return DFT_EXIT_OK;
+		case 'V':
+			dft_print_version();
+			return DFT_EXIT_OK;
+		case 'p':
+			o.compdb = optarg;
+			break;
+		default:
+			dft_usage_error(usage_text, "unknown option");
+		}
+	}
+	decisions = json_object_new_object();
+	diags = json_object_new_array();
+	dft_step_begin(&step, "lint");
+	streams = dft_xcalloc((size_t)argc + 1, sizeof(char *));
+	for (i = optind; i < argc; i++) {
+		if (is_source(argv[i])) {
+			add_target(argv[i], NULL, argv[i], NULL);
+			nsrc++;
+		} else {
+			streams[nstreams++] = argv[i];
+		}
+	}
+	if (nstreams > 0 || nsrc == 0)
+		status = dft_each_input(nstreams, streams, on_input, NULL);
+	free(streams);
+
+	dft_compdb_init(&db);
+	{
+		const char *p = o.compdb ? o.compdb : session_db;
+
+		if (p) {
+			char *f = dft_is_dir(p) ?
+					  dft_path_join(p,
+							"compile_commands.json") :
+					  dft_xstrdup(p);
+
+			if (dft_compdb_load(&db, f) < 0) {
+				if (o.compdb)
+					dft_die("cannot load '%s':", f);
+				dft_warn("cannot load '%s':", f);
+			}
+			free(f);
+		}
+	}
+	if (ntargets && make_stub_dir() < 0)
+		return DFT_EXIT_FATAL;
+	idx = clang_createIndex(0, 0);
+	for (k = 0; k < ntargets; k++)
+		lint_file(&targets[k], idx, &db, &o);
+	clang_disposeIndex(idx);
+	for (k = 0; k < json_object_array_length(diags); k++)
+		dft_emit(stdout, json_object_array_get_idx(diags, k));
+	if (nerrors)
+		status = dft_worst(status, DFT_EXIT_DATA);
+	st = dft_step_end(&step, nerrors ? "failed" : status ? "partial" : "ok");
+	json_object_object_add(st, "files", dft_jint((int64_t)ntargets));
+	json_object_object_add(st, "errors", dft_jint(nerrors));
+	json_object_object_add(st, "warnings", dft_jint(nwarnings));
+	dft_emit_put(stdout, st);
+	if (stub_dir) {
+		dft_rm_rf(stub_dir);
+		free(stub_dir);
+	}
+	for (k = 0; k < ntargets; k++) {
+		free(targets[k].path);
+		free(targets[k].src);
+		free(targets[k].file);
+		free(targets[k].root);
+	}
+	free(targets);
+	free(session_db);
+	json_object_put(decisions);
+	json_object_put(diags);
+	dft_compdb_release(&db);
+	return dft_worst(status, dft_close_stdout());
+}
