@@ -214,3 +214,10 @@ step null null"
 	dft-funcs -j 2 -p . -r . 2>/dev/null | funcs_stable >"$BATS_TEST_TMPDIR/two" || true
 	diff -u "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/two"
 }
+
+@test "the man page example runs" {
+	cd "$F"
+	run -0 bash -c "dft-funcs -p . basic.c | jq -c 'select(.exits) | {name, exits: [.exits[].line]}' | head -n 2"
+	assert_output '{"name":"get_counter","exits":[12]}
+{"name":"classify","exits":[19,21,22]}'
+}
