@@ -448,6 +448,20 @@ EOF
 	[ "$(field .preset)" = posix ]
 }
 
+@test "dft-clone detects MPI, HDF5 and OpenMP from build files" {
+	local d="$BATS_TEST_TMPDIR/bf"
+	mkdir -p "$d"
+	printf 'CC = mpicc\nCFLAGS = -O2 -fopenmp\n' >"$d/Makefile"
+	detect "$d"
+	[ "$(field -c '.features | [.mpi, .hdf5, .openmp]')" = '[true,false,true]' ]
+	rm "$d/Makefile"
+	printf 'find_package(HDF5 REQUIRED)\nfind_package( MPI )\n' >"$d/CMakeLists.txt"
+	detect "$d"
+	[ "$(field -c '.features | [.mpi, .hdf5, .openmp]')" = '[true,true,false]' ]
+	[ "$(field .build_tool)" = cmake ]
+	[ "$(field -c .languages)" = '[]' ]
+}
+
 @test "dft-clone detects ML frameworks from imports and picks the dlio preset" {
 	local d="$BATS_TEST_TMPDIR/ml"
 	mkdir -p "$d"

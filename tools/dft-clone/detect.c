@@ -33,13 +33,19 @@ struct pattern {
 
 #define IMPORT(m) "^[[:space:]]*(import|from)[[:space:]]+" m "\\b"
 
-/* Features of the reference detector (pipeline-behaviour.md §1.3). */
+/*
+ * Features of the reference detector (pipeline-behaviour.md section 1.3),
+ * plus what build files say: MPI compiler wrappers, find_package(MPI),
+ * find_package(HDF5), -fopenmp, find_package(OpenMP).
+ */
 static struct pattern features[] = {
-	{ "mpi", "mpi\\.h|MPI_Init|MPI_Comm|mpi4py", 1, { 0 }, 0 },
-	{ "hdf5", "hdf5\\.h|H5Fopen|H5Fcreate|H5Dread|H5Dwrite|h5py", 1,
-	  { 0 }, 0 },
-	{ "openmp", "omp\\.h|#pragma[[:space:]]+omp|import openmp", 1,
-	  { 0 }, 0 },
+	{ "mpi", "mpi\\.h|MPI_Init|MPI_Comm|mpi4py|"
+	  "\\bmpi(cc|cxx|c\\+\\+|f90|fort)|"
+	  "find_package[[:space:]]*\\([[:space:]]*MPI\\b", 1, { 0 }, 0 },
+	{ "hdf5", "hdf5\\.h|H5Fopen|H5Fcreate|H5Dread|H5Dwrite|h5py|"
+	  "find_package[[:space:]]*\\([[:space:]]*HDF5\\b", 1, { 0 }, 0 },
+	{ "openmp", "omp\\.h|#pragma[[:space:]]+omp|import openmp|-fopenmp|"
+	  "find_package[[:space:]]*\\([[:space:]]*OpenMP\\b", 1, { 0 }, 0 },
 	{ "hip", "hip/hip_runtime|hipMalloc|hipLaunchKernel|"
 	  "find_package\\(HIP|enable_language\\(HIP", 0, { 0 }, 0 },
 	{ "posix_io", "\\b(open|fopen|read|write)[[:space:]]*\\(", 0,
