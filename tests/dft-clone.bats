@@ -521,10 +521,3 @@ EOF
 	assert_output "$first"
 	[ -f out/records.dat ]
 }
-
-@test "dft-demo clones the sample application and prints its session" {
-	run -0 --separate-stderr env DFT_DEMO_ROOT="$WS" dft-demo
-	[ "$(field .type)" = session ]
-	[ "$(field .app)" = sample ]
-	[ -f "$WS/sample/.current_run" ]
-}
