@@ -449,6 +449,8 @@ enum { V_STR, V_NUM, V_OTHER };
 struct val {
 	int kind;
 	struct dft_str s;	/* string content, number text, or raw text */
+	int numok;		/* num holds the value of a plain integer */
+	int64_t num;
 };
 
 struct scan {
@@ -501,19 +503,23 @@ scan_string(struct scan *sc, const char *p, struct dft_str *out)
 {
 	const char *e = sc->e;
 	const char *q = ++p;
-	const char *end = memchr(q, '"', (size_t)(e - q));
 
-	if (end == NULL)
+	while (q < e && *q != '"' && *q != '\\')
+		q++;
+	if (q >= e)
 		return NULL;
-	if (memchr(q, '\\', (size_t)(end - q)) == NULL) {
-		out->p = q;
-		out->n = (size_t)(end - q);
-		return end + 1;
+	if (*q == '"') {
+		out->p = p;
+		out->n = (size_t)(q - p);
+		return q + 1;
 	}
 	/* escapes: unescape into the scratch buffer (never longer) */
 	struct dft_trace *t = sc->t;
 	char *d = t->scratch + t->scratch_len;
 	char *d0 = d;
+
+	memcpy(d, p, (size_t)(q - p));
+	d += q - p;
 
 	while (q < e && *q != '"') {
 		if (*q != '\\') {
@@ -657,11 +663,31 @@ scan_val(struct scan *sc, const char *p, struct val *v)
 {
 	const char *q;
 
+	v->numok = 0;
 	if (p >= sc->e)
 		return NULL;
 	if (*p == '"') {
 		v->kind = V_STR;
 		return scan_string(sc, p, &v->s);
+	}
+	if ((*p >= '0' && *p <= '9') || *p == '-') {
+		/* fast path: a plain integer */
+		const char *d = p + (*p == '-');
+		uint64_t x = 0;
+		const char *d0 = d;
+
+		while (d < sc->e && *d >= '0' && *d <= '9' && d - d0 < 18)
+			x = x * 10 + (uint64_t)(*d++ - '0');
+		if (d > d0 && (d >= sc->e || !((*d >= '0' && *d <= '9') ||
+					       *d == '.' || *d == 'e' ||
+					       *d == 'E'))) {
+			v->kind = V_NUM;
+			v->numok = 1;
+			v->num = *p == '-' ? -(int64_t)x : (int64_t)x;
+			v->s.p = p;
+			v->s.n = (size_t)(d - p);
+			return d;
+		}
 	}
 	if (*p == '{' || *p == '[') {
 		q = skip_container(sc, p, 1);
@@ -739,6 +765,10 @@ text_int(const char *p, size_t n, int64_t *out)
 static int
 val_int(struct dft_trace_ev *ev, const struct val *v, int64_t *out)
 {
+	if (v->numok) {
+		*out = v->num;
+		return 0;
+	}
 	if (v->kind == V_OTHER)
 		return -1;
 	if (v->kind == V_STR)
@@ -999,6 +1029,7 @@ scan_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
 static void
 jval(json_object *o, struct val *v)
 {
+	v->numok = 0;
 	v->s.p = json_object_get_string(o);
 	v->s.n = v->s.p ? strlen(v->s.p) : 0;
 	switch (json_object_get_type(o)) {

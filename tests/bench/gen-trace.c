@@ -100,14 +100,17 @@ main(int argc, char **argv)
 		int tid = pid + (int)(step % 4);
 		char fh[17];
 
+		/* 64 files in turn: the key set does not grow with the trace */
+		long file = (step / 100) % 64;
+
 		snprintf(fh, sizeof(fh), "%016llx",
-			 (unsigned long long)(step / 100) * 0x9e3779b97f4aULL);
-		if (step % 100 < 4)
+			 (unsigned long long)(file + 1) * 0x9e3779b97f4aULL);
+		if (step / 100 < 64 && step % 100 < 4)
 			emit("{\"id\":%lld,\"name\":\"FH\",\"cat\":\"dftracer\","
 			     "\"pid\":%d,\"tid\":%d,\"ph\":\"M\",\"args\":{"
 			     "\"hhash\":\"%s\",\"name\":\"/scratch/data/"
 			     "part-%05ld.bin\",\"value\":\"%s\"}}\n", id++,
-			     pid, tid, hh, step / 100, fh);
+			     pid, tid, hh, file, fh);
 		long long f0 = ts, fid = id++, off = 0;
 
 		ts += 3;

@@ -298,6 +298,8 @@ struct filest {
 	uint32_t idx;		/* entry number in c->files and local M_FILE */
 };
 
+#define FN_CACHE 256
+
 struct ctx {
 	struct agg *loc;
 	struct dft_trace *t;
@@ -310,8 +312,7 @@ struct ctx {
 	struct thr *lt;
 	int64_t lt_pid, lt_tid;
 	struct dft_str lt_h;
-	struct fninfo *lf;
-	struct dft_str lf_name, lf_cat;
+	struct fninfo *fcache[FN_CACHE];
 	struct filest *lfile;
 	uint32_t lfile_idx;
 	struct dft_str lfile_k;
@@ -324,14 +325,31 @@ struct ctx {
 	struct dft_buf kb;
 };
 
+static unsigned
+fn_slot(const struct dft_trace_ev *ev)
+{
+	unsigned h = (unsigned)ev->name.n * 31u + (unsigned)ev->cat.n * 131u;
+
+	if (ev->name.n > 0)
+		h += (unsigned char)ev->name.p[0] * 7u +
+		     (unsigned char)ev->name.p[ev->name.n - 1] * 13u +
+		     (unsigned char)ev->name.p[ev->name.n / 2] * 17u;
+	if (ev->cat.n > 0)
+		h += (unsigned char)ev->cat.p[0] * 3u;
+	return h & (FN_CACHE - 1);
+}
+
 static struct fninfo *
 fn_get(struct ctx *c, const struct dft_trace_ev *ev)
 {
-	if (c->lf != NULL && ev->name.n == c->lf_name.n &&
-	    ev->cat.n == c->lf_cat.n &&
-	    memcmp(ev->name.p, c->lf_name.p, ev->name.n) == 0 &&
-	    memcmp(ev->cat.p, c->lf_cat.p, ev->cat.n) == 0)
-		return c->lf;
+	unsigned slot = fn_slot(ev);
+	struct fninfo *cf = c->fcache[slot];
+
+	if (cf != NULL && ev->name.n + 1 + ev->cat.n == cf->fkeyn &&
+	    memcmp(ev->name.p, cf->fkey, ev->name.n) == 0 &&
+	    cf->fkey[ev->name.n] == '\x1f' &&
+	    memcmp(ev->cat.p, cf->fkey + ev->name.n + 1, ev->cat.n) == 0)
+		return cf;
 	dft_buf_reset(&c->kb);
 	dft_buf_add(&c->kb, ev->name.p, ev->name.n);
 	dft_buf_addc(&c->kb, '\x1f');
@@ -394,12 +412,7 @@ fn_get(struct ctx *c, const struct dft_trace_ev *ev)
 				f->layers |= 1u << L_CKPT;
 		}
 	}
-	c->lf = f;
-	/* the cache compares against the key copy, which stays valid */
-	c->lf_name.p = f->fkey;
-	c->lf_name.n = ev->name.n;
-	c->lf_cat.p = f->fkey + ev->name.n + 1;
-	c->lf_cat.n = ev->cat.n;
+	c->fcache[slot] = f;
 	return f;
 }
 
@@ -748,30 +761,64 @@ attr_add(int64_t *row, uint32_t mask, int64_t n, int64_t dur)
 	}
 }
 
+/* Adds a vector of attributed requests to func \x1e key (file or proc). */
 static void
-attribute(struct ctx *c, struct thr *th, const char *fk, size_t fkn,
-	  const struct pend *p)
+attr_flush(struct ctx *c, int map, const char *fk, size_t fkn, const char *k,
+	   size_t kn, const int64_t *vec)
 {
-	size_t pkn;
-	const char *pk = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &pkn);
-
 	dft_buf_reset(&c->kb);
 	dft_buf_add(&c->kb, fk, fkn);
 	dft_buf_addc(&c->kb, '\x1e');
-	if (p->file != UINT32_MAX) {
-		size_t kn;
-		const char *k = dft_tmap_key(&c->loc->m[M_FILE], p->file, &kn);
-
+	if (kn > 0)
 		dft_buf_add(&c->kb, k, kn);
+	int64_t *row = agg_row(c->loc, map, c->kb.s ? c->kb.s : "", c->kb.len);
+
+	for (int i = 0; i < ATTR_NF; i++)
+		row[i] += vec[i];
+}
+
+static const char *
+file_key_of(struct ctx *c, uint32_t file, size_t *kn)
+{
+	if (file == UINT32_MAX) {
+		*kn = 0;
+		return "";
 	}
-	attr_add(agg_row(c->loc, M_ATTR_F, c->kb.s, c->kb.len), p->mask, p->n,
-		 p->dur);
-	dft_buf_reset(&c->kb);
-	dft_buf_add(&c->kb, fk, fkn);
-	dft_buf_addc(&c->kb, '\x1e');
-	dft_buf_add(&c->kb, pk, pkn);
-	attr_add(agg_row(c->loc, M_ATTR_P, c->kb.s, c->kb.len), p->mask, p->n,
-		 p->dur);
+	return dft_tmap_key(&c->loc->m[M_FILE], file, kn);
+}
+
+/* Charges the requests p[0..n) of thread th to function key fk: one
+ * table row per file run and one for the process. */
+static void
+attribute_run(struct ctx *c, struct thr *th, const char *fk, size_t fkn,
+	      const struct pend *p, size_t n)
+{
+	int64_t vf[ATTR_NF], vp[ATTR_NF];
+	uint32_t cur = UINT32_MAX;
+	int have = 0;
+	size_t kn;
+	const char *k;
+
+	memset(vp, 0, sizeof(vp));
+	for (size_t i = 0; i < n; i++) {
+		if (!have || p[i].file != cur) {
+			if (have) {
+				k = file_key_of(c, cur, &kn);
+				attr_flush(c, M_ATTR_F, fk, fkn, k, kn, vf);
+			}
+			memset(vf, 0, sizeof(vf));
+			cur = p[i].file;
+			have = 1;
+		}
+		attr_add(vf, p[i].mask, p[i].n, p[i].dur);
+		attr_add(vp, p[i].mask, p[i].n, p[i].dur);
+	}
+	if (!have)
+		return;
+	k = file_key_of(c, cur, &kn);
+	attr_flush(c, M_ATTR_F, fk, fkn, k, kn, vf);
+	k = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &kn);
+	attr_flush(c, M_ATTR_P, fk, fkn, k, kn, vp);
 }
 
 /* The function key: name \x1f cat \x1f source file \x1f source line. */
@@ -799,6 +846,8 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 
 	dft_buf_init(&fk);
 	func_key(&fk, ev, f);
+	size_t top = th->n;
+
 	while (th->n > 0 && th->p[th->n - 1].ts >= ev->ts) {
 		const struct pend *p = &th->p[th->n - 1];
 
@@ -807,7 +856,6 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		if (p->n > 1 && p->end > ev->ts + dur &&
 		    (p->ts + p->end) / 2 > ev->ts + dur)
 			break;
-		attribute(c, th, fk.s, fk.len, p);
 		int l = (f->layers & (1u << L_READER)) ? L_READER_POSIX :
 			(f->layers & (1u << L_CKPT)) ? L_CKPT_POSIX : -1;
 
@@ -827,6 +875,7 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		}
 		th->n--;
 	}
+	attribute_run(c, th, fk.s, fk.len, th->p + th->n, top - th->n);
 	dft_buf_release(&fk);
 }
 
@@ -1267,10 +1316,9 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
 		struct thr *th = dft_tmap_value(&c.thrs, i);
 		static const char nf[] = "(no enclosing function)\x1f\x1f\x1f";
 
-		for (size_t j = 0; j < th->n; j++) {
-			attribute(&c, th, nf, sizeof(nf) - 1, &th->p[j]);
+		attribute_run(&c, th, nf, sizeof(nf) - 1, th->p, th->n);
+		for (size_t j = 0; j < th->n; j++)
 			loc.g[G_UNATTR_T] += th->p[j].dur;
-		}
 		free(th->p);
 		free(th->key);
 	}

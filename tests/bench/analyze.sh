@@ -1,0 +1,83 @@
+#!/bin/sh
+# shellcheck disable=SC2154 # measure() sets its results through eval
+# tests/bench/analyze.sh - speed and memory of dft-analyze and dft-split on a
+# synthetic dftracer 2.0.x trace of at least 300 MB uncompressed, as ratios
+# against baselines measured in the same run (DESIGN.md §7):
+#   dft-analyze -j 1 / gzip -dc >/dev/null      (target <= 1.3)
+#   events per second; peak memory at 1x and 4x the trace (target: flat)
+#   zcat | jq aggregation / dft-analyze on the same subset
+#   dft-split -s 64 / (gzip -dc | gzip -6)        (target <= 1.2)
+# Times are CPU seconds (user + sys, what a single thread costs on a shared
+# machine) and wall seconds. Traces are cached in $DFT_BENCH_DIR.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+bin="$repo/build/bin"
+dir=${DFT_BENCH_DIR:-${TMPDIR:-/tmp}/dft-bench}
+mb=${DFT_BENCH_MB:-320}
+mkdir -p "$dir"
+
+if [ ! -x /usr/bin/time ]; then
+	echo "bench: /usr/bin/time (GNU time) is needed" >&2
+	exit 1
+fi
+
+# measure NAME CMD...: runs CMD, sets NAME_wall, NAME_cpu, NAME_kb
+measure() {
+	name=$1
+	shift
+	/usr/bin/time -f '%e %U %S %M' -o "$dir/time.out" "$@"
+	read -r w u s k <"$dir/time.out"
+	eval "${name}_wall=$w ${name}_cpu=$(printf '%.2f' "$(echo "$u + $s" | bc)") ${name}_kb=$k"
+}
+
+ratio() {
+	printf '%.2f' "$(echo "scale=4; $1 / $2" | bc)"
+}
+
+gen="$dir/gen-trace"
+if [ ! -x "$gen" ] || [ -n "$(find "$here/gen-trace.c" -newer "$gen")" ]; then
+	${CC:-cc} -O2 -o "$gen" "$here/gen-trace.c" -lz
+fi
+t1="$dir/trace-${mb}-v2.pfw.gz"
+t4="$dir/trace-$((mb * 4))-v2.pfw.gz"
+sub="$dir/subset-v2.pfw.gz"
+[ -s "$t1" ] || "$gen" "$mb" >"$t1"
+[ -s "$t4" ] || "$gen" "$((mb * 4))" >"$t4"
+
+# warm the page cache, then the baseline
+gzip -dc "$t1" >/dev/null
+raw=$(gzip -dc "$t1" | wc -c)
+measure gz sh -c "gzip -dc '$t1' >/dev/null"
+measure an sh -c "'$bin/dft-analyze' -j 1 '$t1' >'$dir/a1.ndjson'"
+events=$(jq -r 'select(.type=="summary") | .events' "$dir/a1.ndjson")
+measure an4 sh -c "'$bin/dft-analyze' -j 1 '$t4' >'$dir/a4.ndjson'"
+events4=$(jq -r 'select(.type=="summary") | .events' "$dir/a4.ndjson")
+
+echo "trace: $t1, $(wc -c <"$t1") bytes gzip, $raw bytes uncompressed, $events events"
+echo "gzip -dc >/dev/null:       cpu ${gz_cpu} s, wall ${gz_wall} s"
+echo "dft-analyze -j 1:          cpu ${an_cpu} s, wall ${an_wall} s, peak ${an_kb} KiB"
+echo "ratio dft-analyze / gzip -dc (cpu): $(ratio "$an_cpu" "$gz_cpu")   (target <= 1.3)"
+echo "ratio dft-analyze / gzip -dc (wall): $(ratio "$an_wall" "$gz_wall")"
+echo "events per second (cpu): $(echo "$events / $an_cpu" | bc)"
+echo "4x trace: $events4 events, cpu ${an4_cpu} s, peak ${an4_kb} KiB; memory 4x / 1x: $(ratio "$an4_kb" "$an_kb")   (target: flat)"
+
+# zcat | jq on a subset, the same per-function aggregation
+[ -s "$sub" ] || gzip -dc "$t1" | head -n 100000 | gzip -1 >"$sub"
+measure jq sh -c "zcat '$sub' | jq -n -R 'reduce (inputs | fromjson? | select(.ph==\"X\")) as \$e ({}; .[\$e.name].n += 1 | .[\$e.name].t += \$e.dur | .[\$e.name].b += (\$e.args.ret // 0))' >/dev/null"
+measure ans sh -c "'$bin/dft-analyze' -j 1 '$sub' >/dev/null"
+subev=$(gzip -dc "$sub" | grep -c '"ph":"X"' || true)
+echo "zcat | jq on $subev events: cpu ${jq_cpu} s ($(echo "$subev / $jq_cpu" | bc) events/s); dft-analyze cpu ${ans_cpu} s"
+echo "ratio zcat|jq / dft-analyze (cpu): $(ratio "$jq_cpu" "$ans_cpu")"
+
+# dft-split against decompress + recompress at the same level (6)
+rm -rf "$dir/split"
+measure sp sh -c "'$bin/dft-split' -s 64 -o '$dir/split' '$t1' >/dev/null"
+measure rc sh -c "gzip -dc '$t1' | gzip -6 >/dev/null"
+echo "dft-split -s 64:           cpu ${sp_cpu} s, wall ${sp_wall} s, peak ${sp_kb} KiB"
+echo "gzip -dc | gzip -6:        cpu ${rc_cpu} s, wall ${rc_wall} s"
+echo "ratio dft-split / (gzip -dc | gzip -6) (wall): $(ratio "$sp_wall" "$rc_wall")   (target <= 1.2)"
+echo "ratio dft-split / (gzip -dc | gzip -6) (cpu): $(ratio "$sp_cpu" "$rc_cpu")"
+rm -rf "$dir/split"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (wall ratios suffer when the machine is shared)"
