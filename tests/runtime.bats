@@ -253,6 +253,42 @@ print(n)' "$f"
 	echo "$output" | jq -e '.complete and .names.main == 1 and .names.write == 2'
 }
 
+@test "DFTRACER_BIND_SIGNALS=1: a fatal signal still writes the whole trace" {
+	DFTRACER_BIND_SIGNALS=1 run -134 "$B/modes" abort data
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.write == 3 and .names.main == 1'
+	rm -f "$W"/traces/*
+	# without it, what was buffered is lost, but the file is readable
+	run -134 "$B/modes" abort data
+	f=$(the_trace)
+	run -0 python3 "$CHECK" --partial "$f"
+}
+
+@test "exec: events buffered before it are written" {
+	run -0 "$B/modes" exec data
+	f=$(the_trace)
+	run -0 python3 "$CHECK" --partial "$f"
+	echo "$output" | jq -e '.names.write == 4 and .names.read == 4'
+}
+
+@test "MPI rank from the launcher's environment: PR and process_name records" {
+	PMI_RANK=3 run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	body "$f" | jq -e -s 'map(select(.name=="PR"))[0].args | .name == "rank" and .value == "3"'
+	body "$f" | jq -e -s 'map(select(.name=="process_name"))[0].args | .name == "Rank 3" and .value == "process_name"'
+}
+
+@test "hybrid: an annotated program under the preload library writes one file" {
+	export DFTRACER_INIT=PRELOAD
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 "$B/demo" data/records.bin other/x.bin
+	f=$(the_trace)
+	[[ "$f" == *-preload.pfw.gz ]]
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.names.main == 1 and .names.write == 500 and .cats.C_APP == 6'
+}
+
 @test "SIGKILL leaves a file readable up to the last flush" {
 	export DFTRACER_WRITE_BUFFER_SIZE=4096
 	"$B/modes" loop data > "$W/out" &

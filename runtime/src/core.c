@@ -62,6 +62,8 @@ struct dft_region {
 
 static void region_emit(struct dft_thread *t, struct dft_region *r,
 			uint64_t end);
+static int region_format(struct dft_thread *t, struct dft_region *r,
+			 uint64_t end);
 
 static struct {
 	pthread_mutex_t init_lock;
@@ -1448,15 +1450,83 @@ static void at_exit(void)
 	dft_fini();
 }
 
+/* Takes a lock from a signal handler without risking a deadlock: gives up
+ * after about a second. */
+static int sig_lock(pthread_mutex_t *m)
+{
+	struct timespec ms = { 0, 1000000 };
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (pthread_mutex_trylock(m) == 0)
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	return -1;
+}
+
+/*
+ * A fatal signal with DFTRACER_BIND_SIGNALS=1: let the writer finish its
+ * queue, write every buffer that is not in use, then the end event and
+ * "]", and let the signal take its course.  Best effort: locks are only
+ * tried, never waited for indefinitely.
+ */
 static void on_signal(int sig)
 {
+	int saved = errno;
+
 	if (G.inited && !G.finalized && getpid() == G.ospid) {
+		struct timespec ms = { 0, 1000000 };
+		struct dft_thread *t = t_self;
+		int i;
+
 		dft_guard++;
 		dft_on_posix = dft_on_stdio = dft_on_any = 0;
-		dft_flush_all(2);
-		pthread_mutex_lock(&G.file_lock);
-		pthread_mutex_unlock(&G.file_lock);
+		for (i = 0; i < 1000 && W.started && W.pending > 0; i++)
+			nanosleep(&ms, NULL);
+		if (sig_lock(&G.file_lock) == 0) {
+			for (struct dft_tbuf *b = G.bufs; b; b = b->next) {
+				if (pthread_mutex_trylock(&b->lock) != 0)
+					continue;
+				out_write(b->data, b->len);
+				b->len = 0;
+				pthread_mutex_unlock(&b->lock);
+			}
+			if (t && t->gen == G.gen) {
+				long long id;
+				uint64_t now = dft_now();
+				int k = t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth;
+
+				while (--k >= 0) {	/* the regions left open */
+					struct dft_region *r = t->stack[k];
+
+					if (!r || r->emitted)
+						continue;
+					region_format(t, r, now);
+					if (!t->overflow)
+						out_write(t->line, t->n);
+					r->emitted = 1;
+				}
+				id = dft_next_id();
+				int args = ev_begin(t, id, "end", "dftracer",
+						    dft_now(), 0);
+
+				if (args) {
+					DFT_LIT(t, ",\"p_idx\":-1,\"level\":1");
+					ev_int(t, "num_events", id - 1);
+				}
+				if (args)
+					DFT_LIT(t, "}}\n]");
+				else
+					DFT_LIT(t, "}\n]");
+				out_write(t->line, t->n);
+				t->n = 0;
+			}
+			G.finalized = 1;
+			pthread_mutex_unlock(&G.file_lock);
+		}
 	}
+	errno = saved;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -1851,8 +1921,9 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 	return &r->pub;
 }
 
-static void region_emit(struct dft_thread *t, struct dft_region *r,
-			uint64_t end)
+/* Formats a region's event into t->line; returns whether it has args. */
+static int region_format(struct dft_thread *t, struct dft_region *r,
+			 uint64_t end)
 {
 	int args = ev_begin(t, r->id, r->name, r->cat, r->ts, end - r->ts);
 
@@ -1863,8 +1934,23 @@ static void region_emit(struct dft_thread *t, struct dft_region *r,
 		put_i64(t, r->level);
 		if (r->alen)
 			ev_raw(t, r->args, r->alen);
+		DFT_LIT(t, "}}\n");
+	} else {
+		DFT_LIT(t, "}\n");
 	}
-	ev_end(t, args);
+	return args;
+}
+
+static void region_emit(struct dft_thread *t, struct dft_region *r,
+			uint64_t end)
+{
+	region_format(t, r, end);
+	if (t->overflow) {
+		t->n = 0;
+		t->overflow = 0;
+		return;
+	}
+	commit(t);
 }
 
 DFT_API void finalize_region(struct DFTracerData *d)
