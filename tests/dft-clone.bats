@@ -250,6 +250,9 @@ EOF
 	[ "$stderr" = "dft-clone: ref 'no-such-ref' not found: revspec 'no-such-ref' not found" ] ||
 		fail "$stderr"
 	[ ! -e "$WS" ] || fail "left $(find "$WS")"
+	# Nor the parents of the root that it made.
+	run -2 --separate-stderr dft-clone -w "$BATS_TEST_TMPDIR/a/b/ws" -r no-such-ref "$REPOS/ior"
+	[ ! -e "$BATS_TEST_TMPDIR/a" ] || fail "left $(find "$BATS_TEST_TMPDIR/a")"
 }
 
 @test "dft-clone fails on an unreachable URL with libgit2's reason" {

@@ -35,11 +35,16 @@
 #include "clone.h"
 #include "banned.h"
 
-/* What was created, so a failure can remove exactly that. */
+/*
+ * What was created, so a failure can remove exactly that. The root and the
+ * app directory may be shared with a concurrent run, so they are only
+ * removed when empty (rmdir), up to the highest directory this run made.
+ */
 struct cleanup {
-	char *root;		/* created by us (rmdir when empty) */
-	char *appdir;		/* created by us (rmdir when empty) */
+	char *root;		/* created by us: the highest new ancestor */
+	char *appdir;		/* created by us */
 	char *ws;		/* created by us (removed recursively) */
+	char *root_leaf;	/* the root itself, when root is set */
 };
 
 static const char usage_text[] =
@@ -169,6 +174,7 @@ app_name_for(const char *url)
 	free(abs);
 	return name;
 }
+
 /*
  * The URL without a password: "https://user:secret@host/x" becomes
  * "https://user:***@host/x", so records and messages do not leak it.
@@ -196,6 +202,23 @@ redact_url(const char *url)
 
 /* ---- failure and cleanup ------------------------------------------------- */
 
+/* rmdir leaf, then its parents up to and including top, while empty. */
+static void
+rmdir_up(const char *leaf, const char *top)
+{
+	char *p = dft_xstrdup(leaf);
+
+	while (dft_path_is_inside(top, p) && rmdir(p) == 0 &&
+	       strcmp(p, top) != 0) {
+		char *slash = strrchr(p, '/');
+
+		if (slash == NULL || slash == p)
+			break;
+		*slash = '\0';
+	}
+	free(p);
+}
+
 static void
 cleanup_run(void)
 {
@@ -204,10 +227,11 @@ cleanup_run(void)
 	if (cleanup.appdir != NULL)
 		rmdir(cleanup.appdir);
 	if (cleanup.root != NULL)
-		rmdir(cleanup.root);
+		rmdir_up(cleanup.root_leaf, cleanup.root);
 	free(cleanup.ws);
 	free(cleanup.appdir);
 	free(cleanup.root);
+	free(cleanup.root_leaf);
 	memset(&cleanup, 0, sizeof(cleanup));
 }
 
@@ -301,15 +325,34 @@ check_inside(const char *root, const char *path)
 		     "the workspace root '%s'", path, rp, rr);
 }
 
-/* mkdir -p that records which directory it created, for the clean-up. */
+/*
+ * mkdir -p that records the highest directory it created, for the
+ * clean-up. path is absolute and normalized.
+ */
 static void
 make_dir(const char *path, char **created)
 {
+	char *top;
+
 	if (dft_is_dir(path))
 		return;
-	if (dft_mkdir_p(path, 0777) < 0)
+	top = dft_xstrdup(path);
+	for (;;) {
+		char *slash = strrchr(top, '/');
+
+		if (slash == NULL || slash == top)
+			break;
+		*slash = '\0';
+		if (dft_exists(top)) {
+			*slash = '/';
+			break;
+		}
+	}
+	if (dft_mkdir_p(path, 0777) < 0) {
+		free(top);
 		fail("cannot create '%s':", path);
-	*created = dft_xstrdup(path);
+	}
+	*created = top;
 }
 
 /*
@@ -513,6 +556,8 @@ clone_new(const struct opts *o, const char *url)
 	display = local != NULL ? local : redact_url(url);
 	appdir = dft_path_join(root, app);
 	make_dir(root, &cleanup.root);
+	if (cleanup.root != NULL)
+		cleanup.root_leaf = dft_xstrdup(root);
 	make_dir(appdir, &cleanup.appdir);
 	check_inside(root, appdir);
 	name = make_run_dir(appdir, o->name, &ws);
