@@ -606,6 +606,7 @@ clone_new(const struct opts *o, const char *url)
 	free(cleanup.ws);
 	free(cleanup.appdir);
 	free(cleanup.root);
+	free(cleanup.root_leaf);
 	memset(&cleanup, 0, sizeof(cleanup));
 	free(sp);
 	free(src);
