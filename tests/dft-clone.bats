@@ -178,6 +178,22 @@ EOF
 		jq -e '.type == "step" and .step == "clone" and .status == "ok"'
 }
 
+@test "dft-clone runs no hooks, not even those git itself would run" {
+	local h="$BATS_TEST_TMPDIR/home"
+	mkdir -p "$h/hooks"
+	printf '#!/bin/sh\ntouch "%s/ran"\n' "$h" >"$h/hooks/post-checkout"
+	chmod +x "$h/hooks/post-checkout"
+	printf '[core]\n\thooksPath = %s/hooks\n' "$h" >"$h/.gitconfig"
+	# git(1) runs the post-checkout hook on clone ...
+	HOME="$h" git clone -q "$REPOS/ior" "$BATS_TEST_TMPDIR/by-git"
+	[ -f "$h/ran" ] || skip "git did not run the hook: nothing to compare"
+	rm "$h/ran"
+	# ... dft-clone does not.
+	run -0 --separate-stderr env HOME="$h" dft-clone -w "$WS" -r dev "$REPOS/ior"
+	[ -f "$(field .paths.source)/dev.txt" ]
+	[ ! -e "$h/ran" ] || fail "a hook ran"
+}
+
 @test "dft-clone clones a file:// URL and honours DFT_WORKSPACES" {
 	export DFT_WORKSPACES="$WS"
 	run -0 --separate-stderr dft-clone "file://$REPOS/ior"
