@@ -889,7 +889,8 @@ main(int argc, char **argv)
 	/* records first: a session record names the tree to walk */
 	memset(&in, 0, sizeof(in));
 	in.o = &o;
-	if (nstream > 0 || (nsrc == 0 && !o.compdb))
+	/* with -p and no operand, a session may still come on stdin */
+	if (nstream > 0 || (nsrc == 0 && (!o.compdb || !isatty(0))))
 		status = dft_each_input(nstream, streams, on_stream, &in);
 
 	if (o.root)
