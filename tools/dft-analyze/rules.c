@@ -1233,5 +1233,6 @@ rules_run(struct agg *a, const struct run_info *ri, struct results *r)
 	if (strcmp(ri->preset, "dlio") == 0)
 		dlio(a, r);
 	/* a finding's share of all I/O time, when its scope is a row */
-	qsort(r->f, r->n, sizeof(*r->f), cmp_finding);
+	if (r->n > 1)
+		qsort(r->f, r->n, sizeof(*r->f), cmp_finding);
 }
