@@ -217,3 +217,23 @@ summary() {
 		[ "$parts" = "$whole" ]
 	done
 }
+
+@test "the Slurm and Flux shard scripts: --local run equals one run, --dry-run submits shards then a merge" {
+	files="$TRACES/gen1-cm1/*.pfw.gz $TRACES/gen0-dlio-unet3d.pfw.gz"
+	# shellcheck disable=SC2086
+	whole=$(dft-analyze $files | grep -v '"type":"step"' | jq -c 'del(.inputs)')
+	for s in slurm flux; do
+		# shellcheck disable=SC2086
+		run -0 sh "$REPO/scripts/$s/analyze-shards.sh" -n 3 -o "$BATS_TEST_TMPDIR/$s" --local $files
+		parts=$(grep -v '"type":"step"' "$BATS_TEST_TMPDIR/$s/analysis.ndjson" | jq -c 'del(.inputs)')
+		[ "$parts" = "$whole" ]
+		[ "$(ls "$BATS_TEST_TMPDIR/$s"/partial-*.ndjson | wc -l)" -eq 3 ]
+	done
+	# shellcheck disable=SC2086
+	run -0 --separate-stderr sh "$REPO/scripts/slurm/analyze-shards.sh" -n 2 -o "$BATS_TEST_TMPDIR/d" --dry-run $files
+	[[ "$stderr" == *"--dependency=afterok:DRY0:DRY1"* ]]
+	# shellcheck disable=SC2086
+	run -0 --separate-stderr sh "$REPO/scripts/flux/analyze-shards.sh" -n 2 -o "$BATS_TEST_TMPDIR/f" --dry-run $files
+	[[ "$stderr" == *"--dependency=afterok:DRY0 --dependency=afterok:DRY1"* ]]
+	run -2 sh "$REPO/scripts/flux/analyze-shards.sh" -n x "$GEN2"
+}

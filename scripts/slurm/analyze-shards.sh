@@ -1,0 +1,111 @@
+#!/bin/sh
+# analyze-shards.sh (Slurm) - analyze dftracer traces as separate Slurm jobs
+# and merge the results: one `dft-analyze --partial` job per shard of the
+# trace files, then one `dft-analyze --merge` job that runs after all of
+# them succeeded (sbatch --dependency=afterok). The merged records equal
+# those of one dft-analyze run over every file.
+#
+# usage: analyze-shards.sh [-n shards] [-o dir] [-p preset] [-A account]
+#                          [-t time] [--dry-run | --local] trace...
+# Results: dir/partial-K.ndjson per shard, dir/analysis.ndjson merged.
+# --dry-run prints the sbatch commands instead of submitting them;
+# --local runs the same commands here, shards in parallel (no scheduler).
+set -eu
+
+shards=4
+out=analysis
+preset=
+account=
+limit=00:30:00
+dry=0
+local=0
+
+usage() {
+	echo "usage: analyze-shards.sh [-n shards] [-o dir] [-p preset] [-A account]" >&2
+	echo "                         [-t time] [--dry-run | --local] trace..." >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-n) [ $# -ge 2 ] || usage; shards=$2; shift 2 ;;
+	-o) [ $# -ge 2 ] || usage; out=$2; shift 2 ;;
+	-p) [ $# -ge 2 ] || usage; preset=$2; shift 2 ;;
+	-A) [ $# -ge 2 ] || usage; account=$2; shift 2 ;;
+	-t) [ $# -ge 2 ] || usage; limit=$2; shift 2 ;;
+	--dry-run) dry=1; shift ;;
+	--local) local=1; shift ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || usage
+case $shards in ''|*[!0-9]*|0) usage ;; esac
+
+mkdir -p "$out"
+popt=
+[ -n "$preset" ] && popt="--preset $preset"
+aopt=
+[ -n "$account" ] && aopt="--account=$account"
+
+# round-robin the files into shard lists
+k=0
+while [ "$k" -lt "$shards" ]; do : >"$out/shard-$k.list"; k=$((k + 1)); done
+i=0
+for f in "$@"; do
+	printf '%s\n' "$f" >>"$out/shard-$((i % shards)).list"
+	i=$((i + 1))
+done
+
+shard_cmd() {
+	echo "dft-analyze --partial $popt <'$out/shard-$1.list' >'$out/partial-$1.ndjson'"
+}
+merge_cmd="cat '$out'/partial-*.ndjson | dft-analyze --merge >'$out/analysis.ndjson'"
+
+if [ "$local" = 1 ]; then
+	rm -f "$out"/partial-*.ndjson
+	pids=
+	k=0
+	while [ "$k" -lt "$shards" ]; do
+		if [ -s "$out/shard-$k.list" ]; then
+			sh -c "$(shard_cmd "$k")" &
+			pids="$pids $!"
+		fi
+		k=$((k + 1))
+	done
+	status=0
+	for p in $pids; do wait "$p" || status=1; done
+	[ "$status" = 0 ] || { echo "analyze-shards.sh: a shard failed" >&2; exit 1; }
+	sh -c "$merge_cmd"
+	echo "result: $out/analysis.ndjson"
+	exit 0
+fi
+
+submit() {
+	if [ "$dry" = 1 ]; then
+		echo "sbatch $*" >&2
+		echo "DRY$k"
+	else
+		sbatch --parsable "$@"
+	fi
+}
+
+ids=
+k=0
+while [ "$k" -lt "$shards" ]; do
+	if [ -s "$out/shard-$k.list" ]; then
+		# the shard's files are read from its list on standard input
+		# shellcheck disable=SC2086 # $aopt and $popt are option words
+		id=$(submit $aopt --job-name="dft-analyze-$k" --time="$limit" \
+			--ntasks=1 --cpus-per-task=2 --output="$out/shard-$k.log" \
+			--wrap="$(shard_cmd "$k")")
+		ids="$ids${ids:+:}$id"
+	fi
+	k=$((k + 1))
+done
+# shellcheck disable=SC2086
+merge=$(submit $aopt --job-name=dft-analyze-merge --time="$limit" \
+	--ntasks=1 --dependency="afterok:$ids" --output="$out/merge.log" \
+	--wrap="$merge_cmd")
+echo "shards: $ids; merge: $merge; result: $out/analysis.ndjson"
