@@ -370,6 +370,8 @@ struct walk {
 	int labels_changed;
 	int starts;		/* START seen */
 	int inits;
+	struct node *tail[4];	/* instrumentation closing the body */
+	int ntail;
 };
 
 static int
@@ -520,7 +522,14 @@ on_end(struct walk *w, struct node *n, stset s)
 {
 	struct file_ctx *fc = w->fc;
 
-	if (!s)
+	int k, tail = 0;
+
+	for (k = 0; k < w->ntail; k++)
+		tail |= w->tail[k] == n;
+	if (!s && tail)
+		diag(fc, n->line, n->col, "L7", "note",
+		     "END at the closing brace is unreachable (harmless)");
+	else if (!s)
 		diag(fc, n->line, n->col, "L7", "error",
 		     "END is unreachable (after a return or exit): the event "
 		     "is never written");
@@ -1001,6 +1010,14 @@ check_function(struct file_ctx *fc, CXCursor fn)
 	memset(&w, 0, sizeof(w));
 	w.fc = fc;
 	w.is_main = is_main;
+	for (i = body->nkid - 1; i >= 0 && w.ntail < 4; i--) {
+		struct node *k = body->kid[i];
+
+		if (is_region_end(k))
+			w.tail[w.ntail++] = k;
+		else if (k->kind != CXCursor_CallExpr || !has_instr_call(k))
+			break;
+	}
 	w.labels = json_object_new_object();
 	fc->report = 0;
 	for (it = 0; it < 6; it++) {
