@@ -144,3 +144,11 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	run -2 --separate-stderr dft-report --workspace "$BATS_TEST_TMPDIR/nope"
 	[[ "$stderr" == *"--workspace: not a directory"* ]]
 }
+
+@test "control characters and invalid UTF-8 in records keep the HTML well-formed" {
+	printf '%s\n' '{"type":"session","v":1,"run_id":"x/1","url":"a<b>&c\"d"}' >"$BATS_TEST_TMPDIR/bad.ndjson"
+	printf '{"type":"pitfall","v":1,"title":"bad \\u0001 bytes \xff\xfe here","error":"x\xc3(y"}\n' >>"$BATS_TEST_TMPDIR/bad.ndjson"
+	run -0 dft-report -o "$BATS_TEST_TMPDIR/b.md" "$BATS_TEST_TMPDIR/bad.ndjson"
+	run -0 xmllint --noout "$BATS_TEST_TMPDIR/report.html"
+	run -0 grep -c 'Application: a&lt;b&gt;&amp;c&quot;d @ default branch' "$BATS_TEST_TMPDIR/report.html"
+}

@@ -23,10 +23,59 @@ doc_release(struct doc *d)
 	dft_buf_release(&d->html);
 }
 
+/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
+static int
+utf8_len(const unsigned char *s)
+{
+	int n;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if ((s[0] & 0xE0) == 0xC0) {
+		n = 2;
+		cp = s[0] & 0x1F;
+	} else if ((s[0] & 0xF0) == 0xE0) {
+		n = 3;
+		cp = s[0] & 0x0F;
+	} else if ((s[0] & 0xF8) == 0xF0) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
+	    (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+	    (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF)
+		return 0;
+	return n;
+}
+
+/*
+ * Text for XHTML: markup characters escaped, control characters and
+ * invalid UTF-8 replaced, so the page stays well-formed XML whatever the
+ * records hold.
+ */
 void
 html_escape(struct dft_buf *b, const char *s)
 {
 	for (; s != NULL && *s != '\0'; s++) {
+		if ((unsigned char)*s >= 0x80) {
+			int n = utf8_len((const unsigned char *)s);
+
+			if (n == 0) {
+				dft_buf_adds(b, "\xEF\xBF\xBD");
+			} else {
+				dft_buf_add(b, s, (size_t)n);
+				s += n - 1;
+			}
+			continue;
+		}
 		switch (*s) {
 		case '&': dft_buf_adds(b, "&amp;"); break;
 		case '<': dft_buf_adds(b, "&lt;"); break;
