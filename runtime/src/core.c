@@ -234,14 +234,20 @@ static void thread_exit(void *p)
 	struct dft_thread *t = p;
 	struct dft_tbuf *b;
 
-	if (!t || t->gen != G.gen || !G.inited || G.finalized)
+	if (!t)
 		return;
+	if (t->gen != G.gen || !G.inited || G.finalized || !t->buf)
+		goto out;
 	b = t->buf;
 	pthread_mutex_lock(&b->lock);
 	if (b->len)
 		tbuf_flush_async(b);
 	b->dead = 1;
 	pthread_mutex_unlock(&b->lock);
+out:
+	if (t_self == t)
+		t_self = NULL;
+	free(t);
 }
 
 struct dft_thread *dft_thread_new(struct dft_thread *t)
@@ -506,8 +512,7 @@ static void writer_stop(void)
 	if (join)
 		pthread_join(W.th, NULL);
 	pthread_mutex_lock(&W.lock);
-	W.started = 0;
-	W.stop = 0;
+	W.started = 0;		/* W.stop stays set: writes are inline now */
 	pthread_mutex_unlock(&W.lock);
 }
 
@@ -1564,6 +1569,9 @@ static int start_trace(void)
 			G.compress = 0;
 	}
 	atomic_store(&G.next_id, 1);
+	pthread_mutex_lock(&W.lock);
+	W.stop = 0;
+	pthread_mutex_unlock(&W.lock);
 	G.gen++;
 	dft_gen = G.gen;
 	G.inited = 1;
