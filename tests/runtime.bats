@@ -181,6 +181,13 @@ print(n)' "$f"
 	echo "$output" | jq -e '[.files[] | select(test("pfw"))] | length == 0'
 }
 
+@test "INIT arguments: log_file names the file, data_dirs override the environment" {
+	MODES_LOG_FILE="$W/traces/sub/my.log" MODES_DATA_DIRS="$W/other" run -3 "$B/modes" exit other
+	[ -f "$W/traces/sub/my.pfw.gz" ]
+	run -0 python3 "$CHECK" "$W/traces/sub/my.pfw.gz"
+	echo "$output" | jq -e '.files == ["'"$W"'", "'"$W"'/other/exit.bin"]'
+}
+
 @test "DFTRACER_ENABLE unset: no trace, same behaviour" {
 	unset DFTRACER_ENABLE
 	run -0 "$B/demo" data/records.bin other/x.bin
