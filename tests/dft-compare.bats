@@ -4,6 +4,18 @@
 
 load test_helper
 
+# The EXAMPLES of the man page that use the test fixtures, one per line
+# (.Dl lines and .Bd -literal blocks, "\e" continuations joined).
+man_examples() {
+	awk '/^\.Sh EXAMPLES/ { on = 1; next } /^\.Sh / { on = 0 }
+		!on { next }
+		/^\.Dl / { sub(/^\.Dl /, ""); print; next }
+		/^\.Bd -literal/ { lit = 1; cur = ""; next }
+		/^\.Ed/ { if (lit) print cur; lit = 0; next }
+		lit { l = $0; sub(/^ +/, "", l); if (sub(/\\e$/, "", l)) cur = cur l; else cur = cur l " " }' "$1" |
+		sed 's/ *$//' | grep 'tests/fixtures'
+}
+
 C="$FIXTURES/compare"
 
 @test "dft-compare --help prints the usage on stdout" { checklist_help dft-compare; }
@@ -94,4 +106,18 @@ C="$FIXTURES/compare"
 	mkdir -p "$BATS_TEST_TMPDIR/empty"
 	run -1 --separate-stderr dft-compare "$C/before.ndjson" "$BATS_TEST_TMPDIR/empty"
 	[[ "$stderr" == *"no *.pfw or *.pfw.gz trace files"* ]] || fail "$stderr"
+}
+
+@test "the examples of the dft-compare man page run" {
+	local ex n=0 want
+	ln -s "$REPO/tests" "$BATS_TEST_TMPDIR/tests"
+	cd "$BATS_TEST_TMPDIR"
+	while IFS= read -r ex; do
+		n=$((n + 1))
+		want=0
+		case $ex in *--fail-on-regression*) want=3 ;; esac
+		run bash -c "set -o pipefail; $ex >/dev/null"
+		[ "$status" -eq "$want" ] || fail "example '$ex' exited $status"
+	done < <(man_examples "$REPO/man/dft-compare.1")
+	[ "$n" -ge 1 ]
 }

@@ -7,6 +7,18 @@
 
 load test_helper
 
+# The EXAMPLES of the man page that use the test fixtures, one per line
+# (.Dl lines and .Bd -literal blocks, "\e" continuations joined).
+man_examples() {
+	awk '/^\.Sh EXAMPLES/ { on = 1; next } /^\.Sh / { on = 0 }
+		!on { next }
+		/^\.Dl / { sub(/^\.Dl /, ""); print; next }
+		/^\.Bd -literal/ { lit = 1; cur = ""; next }
+		/^\.Ed/ { if (lit) print cur; lit = 0; next }
+		lit { l = $0; sub(/^ +/, "", l); if (sub(/\\e$/, "", l)) cur = cur l; else cur = cur l " " }' "$1" |
+		sed 's/ *$//' | grep 'tests/fixtures'
+}
+
 P="$FIXTURES/papers"
 # A fixed "now" (2026-11-18) so recency scores and dates are reproducible.
 export SOURCE_DATE_EPOCH=1795000000
@@ -305,4 +317,18 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 	[[ "$stderr" == *"--format: expected records or box"* ]]
 	run -2 --separate-stderr dft-papers --max-queries 11
 	[[ "$stderr" == *"--max-queries: expected 1 to 10"* ]]
+}
+
+@test "the examples of the dft-papers man page run" {
+	local ex n=0 want
+	ln -s "$REPO/tests" "$BATS_TEST_TMPDIR/tests"
+	cd "$BATS_TEST_TMPDIR"
+	while IFS= read -r ex; do
+		n=$((n + 1))
+		want=0
+		case $ex in *--fail-on-regression*) want=3 ;; esac
+		run bash -c "set -o pipefail; $ex >/dev/null"
+		[ "$status" -eq "$want" ] || fail "example '$ex' exited $status"
+	done < <(man_examples "$REPO/man/dft-papers.1")
+	[ "$n" -ge 1 ]
 }

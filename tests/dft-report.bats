@@ -5,6 +5,18 @@
 
 load test_helper
 
+# The EXAMPLES of the man page that use the test fixtures, one per line
+# (.Dl lines and .Bd -literal blocks, "\e" continuations joined).
+man_examples() {
+	awk '/^\.Sh EXAMPLES/ { on = 1; next } /^\.Sh / { on = 0 }
+		!on { next }
+		/^\.Dl / { sub(/^\.Dl /, ""); print; next }
+		/^\.Bd -literal/ { lit = 1; cur = ""; next }
+		/^\.Ed/ { if (lit) print cur; lit = 0; next }
+		lit { l = $0; sub(/^ +/, "", l); if (sub(/\\e$/, "", l)) cur = cur l; else cur = cur l " " }' "$1" |
+		sed 's/ *$//' | grep 'tests/fixtures'
+}
+
 R="$FIXTURES/report"
 
 setup() {
@@ -151,4 +163,18 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	run -0 dft-report -o "$BATS_TEST_TMPDIR/b.md" "$BATS_TEST_TMPDIR/bad.ndjson"
 	run -0 xmllint --noout "$BATS_TEST_TMPDIR/report.html"
 	run -0 grep -c 'Application: a&lt;b&gt;&amp;c&quot;d @ default branch' "$BATS_TEST_TMPDIR/report.html"
+}
+
+@test "the examples of the dft-report man page run" {
+	local ex n=0 want
+	ln -s "$REPO/tests" "$BATS_TEST_TMPDIR/tests"
+	cd "$BATS_TEST_TMPDIR"
+	while IFS= read -r ex; do
+		n=$((n + 1))
+		want=0
+		case $ex in *--fail-on-regression*) want=3 ;; esac
+		run bash -c "set -o pipefail; $ex >/dev/null"
+		[ "$status" -eq "$want" ] || fail "example '$ex' exited $status"
+	done < <(man_examples "$REPO/man/dft-report.1")
+	[ "$n" -ge 1 ]
 }
