@@ -64,6 +64,7 @@ struct walk {
 	struct exitpt *ex;
 	size_t nex, capex;
 	int in_return;
+	size_t body_open;
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -158,6 +159,24 @@ word_at(const struct cfile *cf, size_t off, const char *w)
 	if (off + n > cf->len || memcmp(cf->buf + off, w, n) != 0)
 		return 0;
 	return off + n == cf->len || !is_ident(cf->buf[off + n]);
+}
+
+/* 1 when buf[off..] is w, possibly qualified: "std::w", "::w". */
+static int
+qword_at(const struct cfile *cf, size_t off, const char *w)
+{
+	for (;;) {
+		size_t p = off;
+
+		if (word_at(cf, off, w))
+			return 1;
+		while (p < cf->len && is_ident(cf->buf[p]))
+			p++;
+		if (p + 1 < cf->len && cf->buf[p] == ':' && cf->buf[p + 1] == ':')
+			off = p + 2;
+		else
+			return 0;
+	}
 }
 
 /* Skips blanks and comments forward from off. */
@@ -341,6 +360,20 @@ decl_is_noreturn(struct tuctx *t, CXCursor d)
 		if (toks)
 			clang_disposeTokens(t->tu, toks, nt);
 	}
+	if (!v) {
+		/* [[noreturn]] and leading attributes are outside the extent */
+		CXFile df = NULL;
+		size_t off = start_off(d, &df), len = 0, p;
+		const char *b = df ? clang_getFileContents(t->tu, df, &len) : NULL;
+
+		if (b && off <= len) {
+			p = off;
+			while (p > 0 && off - p < 256 && b[p - 1] != ';' &&
+			       b[p - 1] != '}' && b[p - 1] != '{')
+				p--;
+			v = memmem(b + p, off - p, "noreturn", 8) != NULL;
+		}
+	}
 	if (t->nnr == t->capnr) {
 		t->capnr = t->capnr ? t->capnr * 2 : 16;
 		t->nr = dft_xreallocarray(t->nr, t->capnr, sizeof(*t->nr));
@@ -435,6 +468,16 @@ add_exit(struct walk *w)
 	e = &w->ex[w->nex++];
 	memset(e, 0, sizeof(*e));
 	return e;
+}
+
+/* 1 when the cursor's expansion site is in the function's own file */
+static int
+same_file(struct walk *w, CXCursor c)
+{
+	CXFile f = NULL;
+
+	loc_off(clang_getRangeStart(clang_getCursorExtent(c)), &f);
+	return f && clang_File_isEqual(f, w->cf->f);
 }
 
 static const char *
@@ -546,10 +589,15 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		e->kind = kind;
 		e->callee = dft_xstrdup(bare);
 		e->off = off;
-		e->in_macro = !word_at(w->cf, off, bare);
+		e->in_macro = !qword_at(w->cf, off, bare) || !same_file(w, c);
 		e->parent = parent_name(w, parent, off);
 		e->end = strcmp(e->parent, "other") == 0 ? end
 							  : stmt_end(w->cf, end);
+		if (!same_file(w, c)) {
+			/* spelled in an #included file: no position here */
+			e->off = w->body_open;
+			e->end = w->body_open + 1;
+		}
 	}
 	free(name);
 	free(bare);
@@ -617,8 +665,9 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 
 		e->kind = "return";
 		e->off = start_off(c, &f);
-		e->in_macro = !word_at(w->cf, e->off, "return") &&
-			      !word_at(w->cf, e->off, "co_return");
+		e->in_macro = (!word_at(w->cf, e->off, "return") &&
+			       !word_at(w->cf, e->off, "co_return")) ||
+			      !same_file(w, c);
 		e->parent = parent_name(w, parent, e->off);
 		e->end = stmt_end(w->cf, end_off(c));
 		kids_of(c, &kd);
@@ -628,6 +677,11 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 			e->vend = end_off(kd.v[0]);
 		}
 		free(kd.v);
+		if (!same_file(w, c)) {
+			/* spelled in an #included file: no position here */
+			e->off = e->voff = w->body_open;
+			e->end = e->vend = w->body_open + 1;
+		}
 		break;
 	}
 	case CXCursor_CallExpr:
@@ -993,7 +1047,7 @@ static void
 do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 {
 	struct kids kd;
-	CXCursor body = clang_getNullCursor();
+	CXCursor body = clang_getNullCursor(), walkroot;
 	size_t i, sig, nameoff, open, close, endb;
 	CXFile f;
 	struct walk w;
@@ -1009,7 +1063,7 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 		enum CXCursorKind bk = clang_getCursorKind(kd.v[i]);
 
 		if (bk == CXCursor_CompoundStmt) {
-			body = kd.v[i];
+			body = walkroot = kd.v[i];
 			break;
 		}
 		if (bk == CXCursor_CXXTryStmt) {
@@ -1017,8 +1071,10 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 
 			kids_of(kd.v[i], &tk);
 			if (tk.n && clang_getCursorKind(tk.v[0]) ==
-					    CXCursor_CompoundStmt)
+					    CXCursor_CompoundStmt) {
 				body = tk.v[0];
+				walkroot = kd.v[i];
+			}
 			free(tk.v);
 			break;
 		}
@@ -1041,7 +1097,8 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	w.fn = fn;
 	w.calls = json_object_new_object();
 	w.ioapis = json_object_new_array();
-	walk(&w, body, c);
+	w.body_open = open;
+	walk(&w, walkroot, c);
 	falls = !terminates(&w, body);
 
 	name = cxs(clang_getCursorSpelling(c));
@@ -1196,6 +1253,7 @@ top_visit(CXCursor c, CXCursor parent, CXClientData d)
 	switch (k) {
 	case CXCursor_Namespace:
 	case CXCursor_LinkageSpec:
+	case CXCursor_UnexposedDecl:	/* extern "C" { } in libclang 14 */
 	case CXCursor_ClassDecl:
 	case CXCursor_StructDecl:
 	case CXCursor_UnionDecl:
