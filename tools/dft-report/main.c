@@ -1020,6 +1020,9 @@ summary_table(struct doc *d, struct run *r, json_object *its, int n)
 		snprintf(v[5], sizeof(v[5]), "%+.1f %% (iter 0 → iter %lld)",
 			 (rb - r0) / r0 * 100,
 			 (long long)dft_json_int(best, "iteration", 0));
+	} else if (n > 1 && best == NULL) {
+		snprintf(v[5], sizeof(v[5]), "none (no iteration was "
+			 "accepted)");
 	} else {
 		snprintf(v[5], sizeof(v[5]), "%s", NR);
 	}
@@ -1029,6 +1032,9 @@ summary_table(struct doc *d, struct run *r, json_object *its, int n)
 
 		snprintf(v[6], sizeof(v[6]), "%+.1f %% (%.3f s → %.3f s)",
 			 (c0 - cb) / c0 * 100, c0, cb);
+	} else if (n > 1 && best == NULL) {
+		snprintf(v[6], sizeof(v[6]), "none (no iteration was "
+			 "accepted)");
 	} else {
 		snprintf(v[6], sizeof(v[6]), "%s", NR);
 	}
