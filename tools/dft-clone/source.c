@@ -98,7 +98,7 @@ set_checkout_opts(git_checkout_options *o, struct clone_ctx *c,
 	o->checkout_strategy = strategy;
 	o->progress_cb = on_checkout;
 	o->progress_payload = c;
-	o->notify_flags = GIT_CHECKOUT_NOTIFY_ALL;
+	o->notify_flags = GIT_CHECKOUT_NOTIFY_UPDATED;	/* to stop on a signal */
 	o->notify_cb = on_checkout_notify;
 	o->notify_payload = c;
 }
