@@ -332,3 +332,11 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 	done < <(man_examples "$REPO/man/dft-papers.1")
 	[ "$n" -ge 1 ]
 }
+
+@test "the same metric and view on another file shares the first finding's answer" {
+	jq -c 'if .id == "B2" then .view = "file" | .scope = "/out/a.0" else . end' "$P/bottlenecks.ndjson" >"$BATS_TEST_TMPDIR/b"
+	jq -c 'select(.id == "B2") | .id = "B9" | .scope = "/out/a.1"' "$BATS_TEST_TMPDIR/b" >>"$BATS_TEST_TMPDIR/b"
+	run -0 bash -c "$(declare -f offline); offline '$BATS_TEST_TMPDIR/b' 2>/dev/null |
+		jq -r 'select(.bottleneck==\"B9\") | [.type, .status, .same_as] | @tsv'"
+	assert_output "$(printf 'literature\tcited\tB2')"
+}

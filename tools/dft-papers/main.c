@@ -59,7 +59,8 @@ struct state {
 	struct context ctx;
 	int ctx_ready;
 	int dl;			/* dlio preset seen */
-	int handled;		/* bottlenecks worked on (not forced) */
+	int handled;		/* metric:view pairs worked on */
+	json_object *topkeys;	/* those pairs */
 	int now_year;
 	char now_iso[32];
 	struct paper *found;	/* papers found by searches this run */
@@ -711,6 +712,35 @@ print_box(json_object *b, const struct cand *best, const char *caveat,
 
 /* ---- one bottleneck ---------------------------------------------------- */
 
+/*
+ * A later finding of a metric:view pair already answered: one literature
+ * record pointing at the first, no papers or proposals of its own.
+ */
+static void
+emit_same_as(json_object *b, json_object *first)
+{
+	json_object *l = json_object_new_object();
+
+	json_object_object_add(l, "type", dft_jstr("literature"));
+	json_object_object_add(l, "v", dft_jint(1));
+	json_object_object_add(l, "bottleneck",
+			       dft_jstr(dft_json_str(b, "id", NULL)));
+	json_object_object_add(l, "metric",
+			       dft_jstr(dft_json_str(b, "metric", NULL)));
+	json_object_object_add(l, "class",
+			       dft_jstr(dft_json_str(first, "class", NULL)));
+	json_object_object_add(l, "severity",
+			       dft_jstr(dft_json_str(b, "label", NULL)));
+	json_object_object_add(l, "status",
+			       dft_jstr(dft_json_str(first, "status", NULL)));
+	json_object_object_add(l, "same_as",
+			       dft_jstr(dft_json_str(first, "id", NULL)));
+	json_object_object_add(l, "note", json_object_new_string(
+		"same metric and view as an earlier finding: see its papers "
+		"and proposals"));
+	dft_emit_put(stdout, l);
+}
+
 static void
 handle_bottleneck(struct state *st, json_object *b)
 {
@@ -723,14 +753,38 @@ handle_bottleneck(struct state *st, json_object *b)
 	struct cand *c = NULL;
 	int nc = 0;
 	json_object *lrec;
-	char *caveat = NULL, *unsupported = NULL;
+	char *caveat = NULL, *unsupported = NULL, *topkey = NULL;
 	const char *status;
 
-	if (!forced && (score < st->o->min_score ||
-			st->handled >= st->o->top))
-		return;
-	if (!forced)
-		st->handled++;
+	/*
+	 * The top set counts distinct metric:view pairs: the same finding
+	 * on several files or processes shares one slot (and one search).
+	 */
+	{
+		char *key = dft_xasprintf("%s:%s", metric != NULL ? metric : "",
+					  dft_json_str(b, "view", ""));
+		json_object *first = NULL;
+
+		json_object_object_get_ex(st->topkeys, key, &first);
+		if (score < st->o->min_score && !forced) {
+			free(key);
+			return;
+		}
+		if (first != NULL) {
+			/* answered with the first finding of this pair */
+			if (!st->o->box)
+				emit_same_as(b, first);
+			free(key);
+			return;
+		}
+		if (!forced && st->handled >= st->o->top) {
+			free(key);
+			return;
+		}
+		if (!forced)
+			st->handled++;
+		topkey = key;
+	}
 	ensure_context(st);
 	bc = catalogue_class_for(&st->cat, metric, insight);
 	lit.queries = json_object_new_array();
@@ -762,6 +816,17 @@ handle_bottleneck(struct state *st, json_object *b)
 	if (unsupported != NULL)
 		dft_warn("%s %s: %s", dft_json_str(b, "id", "?"),
 			 metric != NULL ? metric : "?", unsupported);
+	{
+		json_object *f = json_object_new_object();
+
+		json_object_object_add(f, "id", dft_jstr(dft_json_str(b, "id",
+								      NULL)));
+		json_object_object_add(f, "status", dft_jstr(status));
+		json_object_object_add(f, "class", dft_jstr(bc ? bc->name :
+							    NULL));
+		json_object_object_add(st->topkeys, topkey, f);
+		free(topkey);
+	}
 
 	lrec = json_object_new_object();
 	json_object_object_add(lrec, "type", dft_jstr("literature"));
@@ -1218,6 +1283,7 @@ main(int argc, char **argv)
 
 	memset(&st, 0, sizeof(st));
 	st.o = &o;
+	st.topkeys = json_object_new_object();
 	now = time(NULL);
 	sde = getenv("SOURCE_DATE_EPOCH");
 	if (sde != NULL && *sde != '\0') {
@@ -1303,6 +1369,7 @@ main(int argc, char **argv)
 	free(st.searched);
 	json_object_put(st.proposals);
 	json_object_put(st.verdicts);
+	json_object_put(st.topkeys);
 	learn_release(&st.learned);
 	catalogue_release(&st.cat);
 	free(bib);
