@@ -340,3 +340,16 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 		jq -r 'select(.bottleneck==\"B9\") | [.type, .status, .same_as] | @tsv'"
 	assert_output "$(printf 'literature\tcited\tB2')"
 }
+
+@test "cache entries older than 24 hours are asked again online, and still used offline" {
+	online ok ok "$P/comm.ndjson" >/dev/null
+	touch -d '2 days ago' "$BATS_TEST_TMPDIR"/cache/*.http
+	local before
+	before=$(requests /ok/)
+	online ok ok "$P/comm.ndjson" >/dev/null
+	[ "$(requests /ok/)" -eq $((before + 2)) ]
+	touch -d '2 days ago' "$BATS_TEST_TMPDIR"/cache/*.http
+	run -0 bash -c "$(declare -f online); online ok ok --offline '$P/comm.ndjson' |
+		jq -r 'select(.type==\"paper\" and .source==\"arxiv\") | .cached' | sort -u"
+	assert_output "true"
+}
