@@ -37,6 +37,7 @@
 int dft_on_posix;
 int dft_on_stdio;
 int dft_on_any;
+int dft_child_pending;
 _Atomic(struct dft_file *) *dft_fds;
 int dft_nfds;
 __thread int dft_guard DFT_TLS;
@@ -99,6 +100,8 @@ static struct {
 	size_t tabcap, tabn;
 	pthread_key_t key;
 	int key_made, atexit_done, atfork_done, warned;
+	struct dft_file **child_old;	/* parent's files, until the child starts */
+	size_t child_oldcap;
 	int rank;
 } G = {
 	.init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -1109,6 +1112,7 @@ struct dft_file *dft_path_file(int dirfd, const char *path)
 	char abs[DFT_PATH], base[DFT_PATH];
 	size_t n;
 
+	DFT_CHILD_CHECK();
 	if (!path || !*path)
 		return NULL;
 	if (path[0] == '/') {
@@ -1480,7 +1484,8 @@ static void on_signal(int sig)
 {
 	int saved = errno;
 
-	if (G.inited && !G.finalized && getpid() == G.ospid) {
+	if (G.inited && !G.finalized && !dft_child_pending &&
+	    getpid() == G.ospid) {
 		struct timespec ms = { 0, 1000000 };
 		struct dft_thread *t = t_self;
 		int i;
@@ -1656,6 +1661,10 @@ void dft_fini(void)
 		goto out;
 	G.finalized = 1;
 	set_switches();
+	if (dft_child_pending) {	/* a child that traced nothing */
+		dft_child_pending = 0;
+		goto out;
+	}
 	t = dft_self();
 	/* everything else first, so "end" and "]" close the file */
 	writer_stop();
@@ -1760,24 +1769,46 @@ void dft_fork_child(void)
 		G.pid = G.ospid;
 	G.inited = 0;
 	set_switches();
-	/* the child's file must name every file it may reference again */
-	{
-		struct dft_file **old = G.tab;
-		size_t cap = G.tabcap, i;
-
+	/* the file opens at the child's first event (dft_child_start); a
+	 * child forked before its parent traced anything keeps the list */
+	if (!dft_child_pending) {
+		G.child_old = G.tab;
+		G.child_oldcap = G.tabcap;
 		G.tab = NULL;
 		G.tabcap = G.tabn = 0;
-		dft_guard++;
+	}
+	G.gen++;
+	dft_gen = G.gen;
+	G.inited = 1;
+	dft_child_pending = 1;
+	set_switches();
+}
+
+void dft_child_start(void)
+{
+	dft_guard++;
+	pthread_mutex_lock(&G.init_lock);
+	if (dft_child_pending && getpid() == G.ospid) {
+		struct dft_file **old = G.child_old;
+		size_t i;
+
+		dft_child_pending = 0;
+		G.child_old = NULL;
+		/* the child's file names every file it may reference again */
 		if (start_trace() == 0) {
 			if (old)
-				for (i = 0; i < cap; i++)
+				for (i = 0; i < G.child_oldcap; i++)
 					if (old[i])
 						reintern(old[i]);
 			renumber_open_regions();
+		} else {
+			G.finalized = 1;
+			set_switches();
 		}
-		dft_guard--;
 		free(old);
 	}
+	pthread_mutex_unlock(&G.init_lock);
+	dft_guard--;
 }
 
 /* The regions the forking thread is inside continue in the child; they
@@ -1810,7 +1841,8 @@ void dft_exit_hook(void)
 /* exec replaces the image: write out what is buffered first */
 void dft_exec_hook(void)
 {
-	if (G.inited && !G.finalized && getpid() == G.ospid)
+	if (G.inited && !G.finalized && !dft_child_pending &&
+	    getpid() == G.ospid)
 		dft_flush_all(0);
 }
 
@@ -1873,6 +1905,7 @@ static void region_update(struct DFTracerData *d, const char *key,
 
 	if (!r || !key || r->meta || !G.metadata || !dft_on_any)
 		return;
+	DFT_CHILD_CHECK();
 	t = dft_self();
 	if (!t)
 		return;
@@ -1907,6 +1940,7 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 
 	if (!dft_on_any)
 		return NULL;
+	DFT_CHILD_CHECK();
 	t = dft_self();
 	if (!t)
 		return NULL;
@@ -1968,6 +2002,8 @@ DFT_API void finalize_region(struct DFTracerData *d)
 
 	if (!r)
 		return;
+	if (dft_on_any)
+		DFT_CHILD_CHECK();
 	t = dft_self();
 	if (r->meta) {
 		if (t && dft_on_any)
@@ -2088,7 +2124,10 @@ DFT_API void dft_rt_log_event(const char *name, const char *cat,
 	struct dft_thread *t;
 	int a;
 
-	if (!dft_on_any || !(t = dft_self()))
+	if (!dft_on_any)
+		return;
+	DFT_CHILD_CHECK();
+	if (!(t = dft_self()))
 		return;
 	a = ev_begin(t, dft_next_id(), name ? name : "", cat ? cat : "", ts,
 		     dur);
@@ -2104,7 +2143,10 @@ DFT_API void dft_rt_log_metadata(const char *key, const char *value)
 {
 	struct dft_thread *t;
 
-	if (!dft_on_any || !(t = dft_self()))
+	if (!dft_on_any)
+		return;
+	DFT_CHILD_CHECK();
+	if (!(t = dft_self()))
 		return;
 	ev_meta(t, "CM", key ? key : "", 0, value ? value : "");
 }
