@@ -334,14 +334,15 @@ next_line(struct dft_trace *t, char **s, size_t *n)
 /* ---- open / close --------------------------------------------------------- */
 
 static void
-trace_init_common(struct dft_trace *t, const char *name)
+trace_init_common(struct dft_trace *t, const char *name, size_t in_cap,
+		  size_t out_cap)
 {
 	memset(t, 0, sizeof(*t));
 	t->name = name;
 	t->fd = -1;
-	t->in_cap = IN_CHUNK;
+	t->in_cap = in_cap;
 	t->in = dft_xmalloc(t->in_cap);
-	t->buf_cap = OUT_CHUNK;
+	t->buf_cap = out_cap;
 	t->buf = dft_xmalloc(t->buf_cap);
 	t->zs_raw = dft_xcalloc(1, sizeof(struct raw));
 	dft_tmap_init(&t->names, sizeof(struct dft_str));
@@ -401,7 +402,8 @@ dft_trace_open(struct dft_trace *t, const char *path)
 #ifdef POSIX_FADV_SEQUENTIAL
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-	trace_init_common(t, strcmp(path, "-") == 0 ? "<stdin>" : path);
+	trace_init_common(t, strcmp(path, "-") == 0 ? "<stdin>" : path,
+			  IN_CHUNK, OUT_CHUNK);
 	t->fd = fd;
 	if (trace_start(t) < 0) {
 		int e = errno;
@@ -419,7 +421,9 @@ dft_trace_open_mem(struct dft_trace *t, const char *name, const void *data,
 {
 	struct mem_src *m;
 
-	trace_init_common(t, name);
+	/* small buffers: memory inputs are small, and lines then cross
+	 * buffer refills often (which fuzzing should exercise) */
+	trace_init_common(t, name, 4096, 4096);
 	m = dft_xcalloc(1, sizeof(*m));
 	m->p = data;
 	m->n = n;
