@@ -353,3 +353,10 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 		jq -r 'select(.type==\"paper\" and .source==\"arxiv\") | .cached' | sort -u"
 	assert_output "true"
 }
+
+@test "every proposal has a citation with a DOI or an arXiv id, even for memory bandwidth" {
+	printf '%s\n' '{"type":"bottleneck","v":1,"id":"B1","metric":"mem_bw_util","view":"app","scope":"all","score":4,"label":"high","component":"mem"}' \
+		'{"type":"bottleneck","v":1,"id":"B2","metric":"compute_time","view":"app","scope":"all","score":4,"label":"high","component":"cpu"}' >"$BATS_TEST_TMPDIR/m"
+	run -0 bash -c "$(declare -f offline); offline '$BATS_TEST_TMPDIR/m' 2>/dev/null |
+		jq -e -s 'map(select(.type==\"proposal\")) | length >= 4 and all(.[]; any(.citations[]; .doi != null or .arxiv != null))'"
+}
