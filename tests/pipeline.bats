@@ -20,13 +20,14 @@ setup_file() {
 	git -C "$APPREPO" -c user.email=t@example.org -c user.name=test \
 		commit -qm "sample application"
 	export ROOT1="$BATS_FILE_TMPDIR/ws"
+	local rc=0
 	PATH="$REPO/build/bin:$REPO/scripts:$PATH" LC_ALL=C \
 		XDG_DATA_HOME="$BATS_FILE_TMPDIR/xdg-data" \
 		XDG_CACHE_HOME="$BATS_FILE_TMPDIR/xdg-cache" \
 		DFT_SHARE_DIR="$REPO/share/dft" \
 		dft-pipeline run -y --offline --max-iters 2 -w "$ROOT1" "$APPREPO" \
-		>"$BATS_FILE_TMPDIR/run.out" 2>"$BATS_FILE_TMPDIR/run.err"
-	echo $? >"$BATS_FILE_TMPDIR/run.rc"
+		>"$BATS_FILE_TMPDIR/run.out" 2>"$BATS_FILE_TMPDIR/run.err" || rc=$?
+	echo "$rc" >"$BATS_FILE_TMPDIR/run.rc"
 }
 
 ws() {
@@ -345,4 +346,41 @@ ws() {
 	assert_output small_write.L2.test
 	# the report has the iteration table
 	run -0 grep -c '^| 1 |' "$w/session_report.md"
+}
+
+@test "module loads of the app's own job scripts become the build and run preamble" {
+	local repo="$BATS_TEST_TMPDIR/modapp" root="$BATS_TEST_TMPDIR/wsm" w
+	cp -R "$APPREPO" "$repo"
+	printf '%s\n' '#!/bin/sh' '#SBATCH -N 1' 'module load gcc/12.2 openmpi/4.1' \
+		'ml hdf5/1.14.3 && srun ./sample' 'module load x; rm -rf /' \
+		'# module load commented/out' >"$repo/job.slurm"
+	mkdir -p "$repo/tests"
+	printf 'module load ignored/in-tests\n' >"$repo/tests/run.sh"
+	git -C "$repo" add . && git -C "$repo" -c user.email=t@example.org -c user.name=t commit -qm jobs
+	run -0 dft-pipeline run -y --offline --stop-after detect -w "$root" "$repo"
+	assert_output --partial "Stopped after step_2_detect as asked"
+	w="$root/$(head -n 1 "$root/modapp/.current_run")"
+	run -0 cat "$w/scripts/env.sh"
+	assert_line --partial "module load gcc/12.2 openmpi/4.1"
+	assert_line --partial "ml hdf5/1.14.3"
+	refute_output --partial "srun"
+	refute_output --partial "rm -rf"
+	refute_output --partial "commented/out"
+	refute_output --partial "ignored/in-tests"
+	run -0 jq -r '.modules | join(";")' "$w/records/pipeline.json"
+	assert_output "module load gcc/12.2 openmpi/4.1;ml hdf5/1.14.3"
+	# the preamble is sourced by every generated script, and is valid sh
+	run -0 sh -n "$w/scripts/env.sh"
+}
+
+@test "dft.mk runs each stage through dft-pipeline" {
+	run -0 make -n -f "$REPO/scripts/dft.mk" dft-annotate DFT_URL=/src/app DFT_SMOKE='./app out'
+	assert_output --partial "dft-pipeline run -y -w 'workspaces'"
+	assert_output --partial "--smoke './app out'"
+	assert_output --partial "--stop-after build_annotated '/src/app'"
+	run -0 make -n -f "$REPO/scripts/dft.mk" dft-trace DFT_URL=/src/app
+	assert_output --partial "resume -y -w 'workspaces'"
+	assert_output --partial "--stop-after trace_run 'app'"
+	run -0 make -n -f "$REPO/scripts/dft.mk" dft-analyze DFT_URL=/src/app
+	assert_output --partial "dft-pipeline resume -y -w 'workspaces'"
 }
