@@ -17,6 +17,24 @@
 
 #include "analyze.h"
 
+/* A candidate row for a finding: sorted by value, then key. */
+struct cand {
+	double v;
+	const char *k;
+	size_t i;
+};
+
+static int
+cmp_cand(const void *x, const void *y)
+{
+	const struct cand *a = x, *b = y;
+
+	if (a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return strcmp(a->k, b->k);
+}
+
+
 const char *const thr_name[T_N] = {
 	"imbalance_operations", "small_bytes", "small_requests",
 	"small_requests_absolute", "misaligned_requests", "file_alignment",
@@ -171,19 +189,30 @@ choose_preset(struct agg *a, char **reason)
 		"dlio_benchmark", "checkpoint", "ai_root", NULL
 	};
 	struct dft_buf b;
+	size_t nc = a->m[M_CAT].count, k = 0;
+	struct cand *c = dft_xcalloc(nc ? nc : 1, sizeof(*c));
 
 	dft_buf_init(&b);
-	for (size_t i = 0; i < a->m[M_CAT].count; i++) {
+	for (size_t i = 0; i < nc; i++) {
 		size_t n;
-		const char *c = dft_tmap_key(&a->m[M_CAT], i, &n);
+		const char *ck = dft_tmap_key(&a->m[M_CAT], i, &n);
 
 		for (const char *const *d = dl; *d; d++) {
-			if (strlen(*d) == n && strncasecmp(c, *d, n) == 0) {
-				dft_buf_adds(&b, b.len ? ", " : "categories: ");
-				dft_buf_add(&b, c, n);
+			if (strlen(*d) == n && strncasecmp(ck, *d, n) == 0) {
+				c[k].k = ck;
+				k++;
+				break;
 			}
 		}
 	}
+	/* by name, so the reason does not depend on the reading order */
+	if (k > 1)
+		qsort(c, k, sizeof(*c), cmp_cand);
+	for (size_t i = 0; i < k; i++) {
+		dft_buf_adds(&b, b.len ? ", " : "categories: ");
+		dft_buf_adds(&b, c[i].k);
+	}
+	free(c);
 	if (b.len > 0) {
 		*reason = dft_buf_detach(&b);
 		return "dlio";
@@ -417,23 +446,31 @@ frac(int64_t a, int64_t b)
 }
 
 /* Files with more than 5 % of their requests small (P05/P06 evidence). */
+/* Files with more than 5 % of their requests small (P05/P06 evidence),
+ * the most small requests first. */
 static json_object *
 small_files(struct agg *a, int w)
 {
 	json_object *arr = json_object_new_array();
-	int shown = 0;
+	size_t n = a->m[M_FILE].count, nc = 0;
+	struct cand *c = dft_xcalloc(n ? n : 1, sizeof(*c));
 
-	for (size_t i = 0; i < a->m[M_FILE].count && shown < 5; i++) {
+	for (size_t i = 0; i < n; i++) {
 		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
 		int64_t sm = s[w ? S_SMALL_W : S_SMALL_R];
-		int64_t n = s[w ? S_WN : S_RN];
+		int64_t tot = s[w ? S_WN : S_RN];
 
-		if (n > 0 && frac(sm, n) > 0.05) {
-			json_object_array_add(arr,
-				dft_jstr(dft_tmap_key(&a->m[M_FILE], i, NULL)));
-			shown++;
+		if (tot > 0 && frac(sm, tot) > 0.05) {
+			c[nc].v = (double)sm;
+			c[nc].k = dft_tmap_key(&a->m[M_FILE], i, NULL);
+			nc++;
 		}
 	}
+	if (nc > 1)
+		qsort(c, nc, sizeof(*c), cmp_cand);
+	for (size_t i = 0; i < nc && i < 5; i++)
+		json_object_array_add(arr, dft_jstr(c[i].k));
+	free(c);
 	return arr;
 }
 
@@ -712,37 +749,69 @@ drishti(struct agg *a, struct results *r)
 			(long long)sh_small[w], (long long)sh_n[w],
 			w ? "writes" : "reads", (long long)nshared);
 	}
-	/* P18/P19 stragglers on shared files */
+	/* P18/P19 stragglers on shared files: per file the busiest and
+	 * idlest process, in one pass; the ten worst files are reported */
+	struct strag {
+		int64_t mxb, mnb, totb, mxt, mnt, tott, n;
+	};
+	struct dft_tmap st;
+
+	dft_tmap_init(&st, sizeof(struct strag));
+	for (size_t j = 0; j < a->m[M_FILEPROC].count; j++) {
+		size_t jn;
+		const char *jk = dft_tmap_key(&a->m[M_FILEPROC], j, &jn);
+		const char *sep = memchr(jk, '\x1e', jn);
+
+		if (sep == NULL || dft_tmap_get(&shared, jk, (size_t)(sep - jk), 0,
+						NULL) == NULL)
+			continue;
+		const int64_t *fp = dft_tmap_value(&a->m[M_FILEPROC], j);
+		int is_new;
+		struct strag *x = dft_tmap_get(&st, jk, (size_t)(sep - jk), 1,
+					       &is_new);
+
+		if (is_new) {
+			x->mxb = x->mnb = fp[2];
+			x->mxt = x->mnt = fp[1];
+		}
+		x->mxb = fp[2] > x->mxb ? fp[2] : x->mxb;
+		x->mnb = fp[2] < x->mnb ? fp[2] : x->mnb;
+		x->mxt = fp[1] > x->mxt ? fp[1] : x->mxt;
+		x->mnt = fp[1] < x->mnt ? fp[1] : x->mnt;
+		x->totb += fp[2];
+		x->tott += fp[1];
+		x->n++;
+	}
 	for (int kind = 0; kind < 2; kind++) {
-		int emitted = 0;
+		struct cand *c = dft_xcalloc(st.count ? st.count : 1, sizeof(*c));
+		size_t nc = 0;
 
-		for (size_t i = 0; i < shared.count && emitted < 10; i++) {
-			size_t kn;
-			const char *k = dft_tmap_key(&shared, i, &kn);
-			int64_t mx = INT64_MIN, mn = INT64_MAX, tot = 0, np2 = 0;
+		for (size_t i = 0; i < st.count; i++) {
+			const struct strag *x = dft_tmap_value(&st, i);
+			int64_t mx = kind ? x->mxt : x->mxb;
+			int64_t mn = kind ? x->mnt : x->mnb;
+			int64_t tot = kind ? x->tott : x->totb;
 
-			for (size_t j = 0; j < a->m[M_FILEPROC].count; j++) {
-				size_t jn;
-				const char *jk = dft_tmap_key(&a->m[M_FILEPROC],
-							      j, &jn);
-
-				if (jn <= kn || jk[kn] != '\x1e' ||
-				    memcmp(jk, k, kn) != 0)
-					continue;
-				const int64_t *fp =
-					dft_tmap_value(&a->m[M_FILEPROC], j);
-				int64_t x = kind ? fp[1] : fp[2];
-
-				mx = x > mx ? x : mx;
-				mn = x < mn ? x : mn;
-				tot += x;
-				np2++;
-			}
-			if (np2 < 2 || tot == 0)
+			if (x->n < 2 || tot == 0)
 				continue;
 			v = frac(mx - mn, tot);
 			if (v <= thr[T_IMBALANCE_STRAGGLERS])
 				continue;
+			c[nc].v = v;
+			c[nc].k = dft_tmap_key(&st, i, NULL);
+			c[nc].i = i;
+			nc++;
+		}
+		if (nc > 1)
+			qsort(c, nc, sizeof(*c), cmp_cand);
+		for (size_t ci = 0; ci < nc && ci < 10; ci++) {
+			const struct strag *x = dft_tmap_value(&st, c[ci].i);
+			const char *k = c[ci].k;
+			int64_t mx = kind ? x->mxt : x->mxb;
+			int64_t mn = kind ? x->mnt : x->mnb;
+			int64_t tot = kind ? x->tott : x->totb;
+
+			v = c[ci].v;
 			f = add(r, kind ? "P19" : "P18", "drishti",
 				kind ? "shared_time_imbalance" :
 				       "shared_size_imbalance",
@@ -762,21 +831,23 @@ drishti(struct agg *a, struct results *r)
 				ev_i(f, "smallest_bytes", mn);
 				ev_i(f, "total_bytes", tot);
 			}
-			ev_i(f, "processes", np2);
+			ev_i(f, "processes", x->n);
+			ev_i(f, "files_over_threshold", (int64_t)nc);
 			struct dft_tmap one;
 
 			dft_tmap_init(&one, sizeof(int64_t));
-			dft_tmap_get(&one, k, kn, 1, NULL);
+			dft_tmap_get(&one, k, strlen(k), 1, NULL);
 			f->functions = functions_for(a, 1u << C_IO, &one, NULL);
 			dft_tmap_release(&one);
 			f->description = dft_xasprintf(
 				"%lld processes share the file; the busiest "
 				"and idlest differ by %.1f%% of its %s",
-				(long long)np2, 100 * v,
+				(long long)x->n, 100 * v,
 				kind ? "I/O time" : "bytes");
-			emitted++;
 		}
+		free(c);
 	}
+	dft_tmap_release(&st);
 	/* P21/P22 size imbalance over file-per-process files */
 	for (int w = 0; w < 2; w++) {
 		struct dft_tmap pb;
@@ -842,9 +913,12 @@ drishti(struct agg *a, struct results *r)
 
 			if (s[S_MT] > thr[T_METADATA_TIME_RANK] * 1e6)
 				over++;
-			if (s[S_MT] > worst) {
+			const char *pk = dft_tmap_key(&a->m[M_PROC], i, NULL);
+
+			if (s[S_MT] > worst || (s[S_MT] == worst && wp != NULL &&
+						strcmp(pk, wp) < 0)) {
 				worst = s[S_MT];
-				wp = dft_tmap_key(&a->m[M_PROC], i, NULL);
+				wp = pk;
 			}
 		}
 		if (over > 0) {
@@ -1113,7 +1187,8 @@ dlio(struct agg *a, struct results *r)
 		double mean = (double)e[1] / (double)e[2];
 		double skew = ((double)e[0] - mean) / mean;
 
-		if (skew > worst) {
+		if (skew > worst || (skew == worst && wk != NULL &&
+				      strcmp(dft_tmap_key(&ep, i, NULL), wk) < 0)) {
 			worst = skew;
 			wk = dft_tmap_key(&ep, i, NULL);
 			wthreads = e[2];
