@@ -571,11 +571,28 @@ merge_all(void)
 	free(t);
 }
 
+static int
+cmp_pyname(const void *a, const void *b)
+{
+	return strcmp(all[*(const size_t *)a]->name,
+		      all[*(const size_t *)b]->name);
+}
+
+static void
+add_caller(size_t **callers, size_t *ncallers, size_t callee, size_t caller)
+{
+	if (ncallers[callee] && callers[callee][ncallers[callee] - 1] == caller)
+		return;
+	callers[callee] = dft_xreallocarray(callers[callee],
+					    ncallers[callee] + 1, sizeof(size_t));
+	callers[callee][ncallers[callee]++] = caller;
+}
+
 /* Multi-source BFS from io_direct functions over reversed call edges. */
 static void
 io_reach(void)
 {
-	size_t i, k, cap, *queue, qh = 0, qt = 0;
+	size_t i, k, cap, *queue, qh = 0, qt = 0, *pyidx, npy = 0;
 	struct slot *byid;
 	size_t **callers, *ncallers;
 
@@ -593,32 +610,47 @@ io_reach(void)
 	}
 	callers = dft_xcalloc(nall + 1, sizeof(*callers));
 	ncallers = dft_xcalloc(nall + 1, sizeof(*ncallers));
+	/* Python functions sorted by name, for calls by name */
+	pyidx = dft_xcalloc(nall + 1, sizeof(*pyidx));
+	for (i = 0; i < nall; i++)
+		if (all[i]->is_python)
+			pyidx[npy++] = i;
+	qsort(pyidx, npy, sizeof(*pyidx), cmp_pyname);
 	for (i = 0; i < nall; i++) {
 		for (k = 0; k < all[i]->ncallees; k++) {
-			size_t m;
+			const char *callee = all[i]->callees[k];
+			size_t lo = 0, hi = npy, m;
+			struct slot *s;
 
-			for (m = 0; m < nall; m++) {
-				struct slot *s;
+			if (!all[i]->is_python) {
+				s = tab_find(byid, cap, callee);
+				if (s->key)
+					add_caller(callers, ncallers, s->idx, i);
+				continue;
+			}
+			while (lo < hi) {	/* first name >= callee */
+				m = (lo + hi) / 2;
+				if (strcmp(all[pyidx[m]]->name, callee) < 0)
+					lo = m + 1;
+				else
+					hi = m;
+			}
+			/* by name: functions of the same file, and module-level
+			 * functions of other files (a method name says too
+			 * little about its class) */
+			for (m = lo; m < npy &&
+			     strcmp(all[pyidx[m]]->name, callee) == 0; m++) {
+				json_object *g = all[pyidx[m]]->rec;
 
-				if (!all[i]->is_python) {
-					s = tab_find(byid, cap,
-						     all[i]->callees[k]);
-					if (!s->key)
-						break;
-					m = s->idx;
-				} else if (!all[m]->is_python ||
-					   strcmp(all[m]->name,
-						  all[i]->callees[k]) != 0) {
+				if (strcmp(dft_json_str(g, "file", ""),
+					   dft_json_str(all[i]->rec, "file", "")) &&
+				    dft_json_bool(g, "is_method", 0))
 					continue;
-				}
-				callers[m] = dft_xreallocarray(callers[m],
-					ncallers[m] + 1, sizeof(size_t));
-				callers[m][ncallers[m]++] = i;
-				if (!all[i]->is_python)
-					break;
+				add_caller(callers, ncallers, pyidx[m], i);
 			}
 		}
 	}
+	free(pyidx);
 	queue = dft_xcalloc(nall + 1, sizeof(*queue));
 	for (i = 0; i < nall; i++)
 		if (all[i]->io_direct) {
