@@ -252,6 +252,11 @@ ws() {
 	run -1 grep -rF "$w" "$w/final_report/scripts"
 	# the placeholder is refused
 	run -1 sh "$w/final_report/scripts/run_all.sh"
+	# pointed at a workspace, a case runs again
+	sed -i "s|^WORKSPACE_ROOT=.*|WORKSPACE_ROOT=$w|" "$w/final_report/config.ini"
+	run -0 sh "$w/final_report/scripts/run_baseline.sh"
+	assert_line --regexp '^records: '
+	run -0 sh -n "$w/final_report/scripts/install.sh"
 }
 
 @test "a failing smoke command stops the run, and resume with a fixed one continues" {
