@@ -343,7 +343,10 @@ decl_is_noreturn(struct tuctx *t, CXCursor d)
 		v = 1;
 	free(ts);
 	if (!v) {
-		clang_tokenize(t->tu, clang_getCursorExtent(d), &toks, &nt);
+		/* specifiers come before the name: tokenize only those */
+		clang_tokenize(t->tu, clang_getRange(
+			clang_getRangeStart(clang_getCursorExtent(d)),
+			clang_getCursorLocation(d)), &toks, &nt);
 		for (k = 0; k < nt && !v; k++) {
 			char *s;
 
