@@ -379,6 +379,7 @@ struct dft_trace {
 	long lines;		/* valid lines (dftracer-utils event count) */
 	long bad;		/* lines not readable as an event */
 	long fallback;		/* lines parsed by json-c */
+	long known_bad;		/* Gen-2 PR lines with a non-JSON value, skipped */
 	int truncated;		/* gzip stream or last line cut short */
 	int corrupt;		/* gzip data errors skipped */
 	uint64_t in_bytes, out_bytes;

@@ -1232,6 +1232,15 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 			if (json_line(t, ev, s, n) != 0) {
 				int last = t->eof && t->buf_pos == t->buf_len;
 
+				/* dftracer 2.0.x prints non-string PR metadata
+				 * (core_affinity) as invalid JSON: a known
+				 * defect, skipped without complaint */
+				if (!last && memmem(s, n, "\"name\":\"PR\"", 11) &&
+				    memmem(s, n, "\"ph\":\"M\"", 8)) {
+					t->known_bad++;
+					continue;
+				}
+
 				if (last)
 					t->truncated = 1;
 				note_bad(t, last ? "truncated last line" :

@@ -634,9 +634,13 @@ out_table(FILE *out, struct agg *a, const struct run_info *ri,
 	for (size_t i = 0; i < res->n; i++) {
 		const struct finding *f = &res->f[i];
 
-		fprintf(out, "  [%s] %s %s: %s\n", score_label(f->score),
-			f->insight, f->title,
-			f->scope && strcmp(f->view, "app") != 0 ? f->scope : "");
+		if (strcmp(f->view, "app") != 0)
+			fprintf(out, "  [%s] %s %s (%s %s)\n",
+				score_label(f->score), f->insight, f->title,
+				f->view, f->scope);
+		else
+			fprintf(out, "  [%s] %s %s\n", score_label(f->score),
+				f->insight, f->title);
 		fprintf(out, "      %s\n", f->description ? f->description :
 			"");
 		fprintf(out, "      %s = %.4g (threshold %s %.4g)\n",
