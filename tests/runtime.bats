@@ -341,6 +341,22 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	body "$f" | jq -e -s 'map(select(.name=="start"))[0].args.exec_hash as $e | map(select(.name=="SH" and .args.value == $e))[0].args.name == "cp"'
 }
 
+@test "a traced shell script: one file per process that did I/O, none empty" {
+	export DFTRACER_INIT=PRELOAD
+	printf 'x%.0s' $(seq 100) > data/in.txt
+	printf '#!/bin/sh\ncat data/in.txt >/dev/null\nls data >/dev/null\ncp data/in.txt data/out.txt\ntrue\n' > "$W/s.sh"
+	chmod +x "$W/s.sh"
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 /bin/sh "$W/s.sh"
+	n=0
+	for f in "$W"/traces/*; do
+		run -0 python3 "$CHECK" "$f"
+		echo "$output" | jq -e '.cats.POSIX > 0'
+		n=$((n + 1))
+	done
+	[ "$n" -ge 3 ]
+	cmp data/in.txt data/out.txt
+}
+
 @test "the preload library does nothing without DFTRACER_INIT=PRELOAD" {
 	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 cp "$FX/demo.c" data/x.c
 	[ -z "$(ls "$W/traces")" ]

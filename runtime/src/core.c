@@ -37,7 +37,7 @@
 int dft_on_posix;
 int dft_on_stdio;
 int dft_on_any;
-int dft_child_pending;
+int dft_pending;
 _Atomic(struct dft_file *) *dft_fds;
 int dft_nfds;
 __thread int dft_guard DFT_TLS;
@@ -102,6 +102,9 @@ static struct {
 	int key_made, atexit_done, atfork_done, warned;
 	struct dft_file **child_old;	/* parent's files, until the child starts */
 	size_t child_oldcap;
+	int forked;			/* a child: renumber its open regions */
+	uint64_t start_ts;		/* when tracing began (the start event) */
+	time_t start_time;
 	int rank;
 } G = {
 	.init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -1112,7 +1115,6 @@ struct dft_file *dft_path_file(int dirfd, const char *path)
 	char abs[DFT_PATH], base[DFT_PATH];
 	size_t n;
 
-	DFT_CHILD_CHECK();
 	if (!path || !*path)
 		return NULL;
 	if (path[0] == '/') {
@@ -1129,6 +1131,7 @@ struct dft_file *dft_path_file(int dirfd, const char *path)
 	}
 	if (n == 0 || !dir_match(abs, n) || excluded(abs, n))
 		return NULL;
+	DFT_PENDING_CHECK();	/* a traced file: the trace starts here */
 	return intern(abs, n);
 }
 
@@ -1394,7 +1397,7 @@ static void write_header(void)
 	char cmdh[17], exech[17];
 	struct dft_file *cwd;
 	struct tm tm;
-	time_t now = time(NULL);
+	time_t now = G.start_time;
 	int args;
 	long long id;
 
@@ -1428,7 +1431,7 @@ static void write_header(void)
 	asctime_r(&tm, date);
 	date[strcspn(date, "\n")] = '\0';
 	id = dft_next_id();
-	args = ev_begin(t, id, "start", "dftracer", dft_now(), 0);
+	args = ev_begin(t, id, "start", "dftracer", G.start_ts, 0);
 	if (args) {
 		DFT_LIT(t, ",\"p_idx\":-1,\"level\":1");
 		ev_int(t, "ppid", (long long)getppid());
@@ -1484,7 +1487,7 @@ static void on_signal(int sig)
 {
 	int saved = errno;
 
-	if (G.inited && !G.finalized && !dft_child_pending &&
+	if (G.inited && !G.finalized && !dft_pending &&
 	    getpid() == G.ospid) {
 		struct timespec ms = { 0, 1000000 };
 		struct dft_thread *t = t_self;
@@ -1561,7 +1564,29 @@ static void bind_signals(void)
 	}
 }
 
-static int start_trace(void)
+/*
+ * Tracing begins at initialisation (ids, the start time), but the file is
+ * opened and its header written at the first record (dft_pending_start):
+ * a process that traces nothing, like a shell that only forks and execs,
+ * leaves no file, as dftracer deletes its near-empty files.
+ */
+static void begin_trace(void)
+{
+	atomic_store(&G.next_id, 1);
+	pthread_mutex_lock(&W.lock);
+	W.stop = 0;
+	pthread_mutex_unlock(&W.lock);
+	G.start_ts = dft_now();
+	G.start_time = time(NULL);
+	G.gen++;
+	dft_gen = G.gen;
+	G.inited = 1;
+	G.finalized = 0;
+	dft_pending = 1;
+	set_switches();
+}
+
+static int open_and_write_header(void)
 {
 	if (open_trace() < 0)
 		return -1;
@@ -1573,16 +1598,7 @@ static int start_trace(void)
 		else
 			G.compress = 0;
 	}
-	atomic_store(&G.next_id, 1);
-	pthread_mutex_lock(&W.lock);
-	W.stop = 0;
-	pthread_mutex_unlock(&W.lock);
-	G.gen++;
-	dft_gen = G.gen;
-	G.inited = 1;
-	G.finalized = 0;
 	write_header();
-	set_switches();
 	return 0;
 }
 
@@ -1633,8 +1649,7 @@ void dft_init(const char *log_file, const char *data_dirs, const int *pid,
 		G.explicit_log = 0;
 	}
 	fds_alloc();
-	if (start_trace() < 0)
-		goto out;
+	begin_trace();
 	if (!G.atexit_done) {
 		atexit(at_exit);
 		G.atexit_done = 1;
@@ -1661,8 +1676,8 @@ void dft_fini(void)
 		goto out;
 	G.finalized = 1;
 	set_switches();
-	if (dft_child_pending) {	/* a child that traced nothing */
-		dft_child_pending = 0;
+	if (dft_pending) {	/* a process that traced nothing: no file */
+		dft_pending = 0;
 		goto out;
 	}
 	t = dft_self();
@@ -1769,42 +1784,41 @@ void dft_fork_child(void)
 		G.pid = G.ospid;
 	G.inited = 0;
 	set_switches();
-	/* the file opens at the child's first event (dft_child_start); a
+	/* the file opens at the child's first event (dft_pending_start); a
 	 * child forked before its parent traced anything keeps the list */
-	if (!dft_child_pending) {
+	if (!dft_pending) {
 		G.child_old = G.tab;
 		G.child_oldcap = G.tabcap;
 		G.tab = NULL;
 		G.tabcap = G.tabn = 0;
 	}
-	G.gen++;
-	dft_gen = G.gen;
-	G.inited = 1;
-	dft_child_pending = 1;
-	set_switches();
+	G.forked = 1;
+	begin_trace();
 }
 
-void dft_child_start(void)
+void dft_pending_start(void)
 {
 	dft_guard++;
 	pthread_mutex_lock(&G.init_lock);
-	if (dft_child_pending && getpid() == G.ospid) {
+	if (dft_pending && G.inited && !G.finalized && getpid() == G.ospid) {
 		struct dft_file **old = G.child_old;
 		size_t i;
 
-		dft_child_pending = 0;
 		G.child_old = NULL;
-		/* the child's file names every file it may reference again */
-		if (start_trace() == 0) {
+		if (open_and_write_header() == 0) {
+			/* a child's file names every file it may reference */
 			if (old)
 				for (i = 0; i < G.child_oldcap; i++)
 					if (old[i])
 						reintern(old[i]);
-			renumber_open_regions();
+			if (G.forked)
+				renumber_open_regions();
 		} else {
 			G.finalized = 1;
 			set_switches();
 		}
+		/* only now: other threads wait here until the header is out */
+		dft_pending = 0;
 		free(old);
 	}
 	pthread_mutex_unlock(&G.init_lock);
@@ -1841,7 +1855,7 @@ void dft_exit_hook(void)
 /* exec replaces the image: write out what is buffered first */
 void dft_exec_hook(void)
 {
-	if (G.inited && !G.finalized && !dft_child_pending &&
+	if (G.inited && !G.finalized && !dft_pending &&
 	    getpid() == G.ospid)
 		dft_flush_all(0);
 }
@@ -1905,7 +1919,7 @@ static void region_update(struct DFTracerData *d, const char *key,
 
 	if (!r || !key || r->meta || !G.metadata || !dft_on_any)
 		return;
-	DFT_CHILD_CHECK();
+	DFT_PENDING_CHECK();
 	t = dft_self();
 	if (!t)
 		return;
@@ -1940,7 +1954,7 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 
 	if (!dft_on_any)
 		return NULL;
-	DFT_CHILD_CHECK();
+	DFT_PENDING_CHECK();
 	t = dft_self();
 	if (!t)
 		return NULL;
@@ -2003,7 +2017,7 @@ DFT_API void finalize_region(struct DFTracerData *d)
 	if (!r)
 		return;
 	if (dft_on_any)
-		DFT_CHILD_CHECK();
+		DFT_PENDING_CHECK();
 	t = dft_self();
 	if (r->meta) {
 		if (t && dft_on_any)
@@ -2126,7 +2140,7 @@ DFT_API void dft_rt_log_event(const char *name, const char *cat,
 
 	if (!dft_on_any)
 		return;
-	DFT_CHILD_CHECK();
+	DFT_PENDING_CHECK();
 	if (!(t = dft_self()))
 		return;
 	a = ev_begin(t, dft_next_id(), name ? name : "", cat ? cat : "", ts,
@@ -2145,7 +2159,7 @@ DFT_API void dft_rt_log_metadata(const char *key, const char *value)
 
 	if (!dft_on_any)
 		return;
-	DFT_CHILD_CHECK();
+	DFT_PENDING_CHECK();
 	if (!(t = dft_self()))
 		return;
 	ev_meta(t, "CM", key ? key : "", 0, value ? value : "");

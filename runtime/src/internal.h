@@ -59,14 +59,14 @@ struct dft_thread {
 extern int dft_on_posix;
 extern int dft_on_stdio;
 extern int dft_on_any;		/* tracing active (API events) */
-/* A forked child opens its own file at its first event, so fork + exec
- * leaves no empty file behind. */
-extern int dft_child_pending;
-void dft_child_start(void);
-#define DFT_CHILD_CHECK() \
+/* The trace file is opened at the first record (a process that traces
+ * nothing leaves no file); every path to a record checks this first. */
+extern int dft_pending;
+void dft_pending_start(void);
+#define DFT_PENDING_CHECK() \
 	do { \
-		if (DFT_UNLIKELY(dft_child_pending)) \
-			dft_child_start(); \
+		if (DFT_UNLIKELY(dft_pending)) \
+			dft_pending_start(); \
 	} while (0)
 extern _Atomic(struct dft_file *) *dft_fds;
 extern int dft_nfds;

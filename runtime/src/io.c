@@ -97,7 +97,7 @@ static void ev_gen(const char *name, const char *cat, uint64_t t0,
 	struct dft_thread *t;
 	int a, i;
 
-	DFT_CHILD_CHECK();
+	DFT_PENDING_CHECK();
 	dft_guard++;
 	t = dft_self();
 	if (t) {
@@ -129,7 +129,7 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 	struct dft_thread *t;
 	int a;
 
-	DFT_CHILD_CHECK();
+	DFT_PENDING_CHECK();
 	dft_guard++;
 	t = dft_self();
 	if (t) {
