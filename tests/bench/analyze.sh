@@ -79,5 +79,10 @@ echo "dft-split -s 64:           cpu ${sp_cpu} s, wall ${sp_wall} s, peak ${sp_k
 echo "gzip -dc | gzip -6:        cpu ${rc_cpu} s, wall ${rc_wall} s"
 echo "ratio dft-split / (gzip -dc | gzip -6) (wall): $(ratio "$sp_wall" "$rc_wall")   (target <= 1.2)"
 echo "ratio dft-split / (gzip -dc | gzip -6) (cpu): $(ratio "$sp_cpu" "$rc_cpu")"
+
+# files in parallel: the chunks read with one thread, then with all cores
+measure p1 sh -c "'$bin/dft-analyze' -j 1 '$dir'/split/*.pfw.gz >/dev/null"
+measure pn sh -c "'$bin/dft-analyze' -j $(nproc) '$dir'/split/*.pfw.gz >/dev/null"
+echo "dft-analyze on $(find "$dir/split" -name '*.pfw.gz' | wc -l) chunks: -j 1 wall ${p1_wall} s, -j $(nproc) wall ${pn_wall} s, speed-up $(ratio "$p1_wall" "$pn_wall")"
 rm -rf "$dir/split"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (wall ratios suffer when the machine is shared)"
