@@ -282,19 +282,30 @@ ws() {
 	local w f
 	w=$(ws)
 	f="$BATS_FILE_TMPDIR/xdg-data/dft/lessons.md"
-	if [ -s "$w/records/pitfalls.ndjson" ]; then
-		run -0 cat "$w/lessons.md"
-		assert_line --regexp '^date: [0-9]{4}-[0-9]{2}-[0-9]{2}$'
-		assert_line "app: $APPREPO"
-		assert_line --regexp '^tags: \[.*\]$'
-		[ -s "$f" ]
-	fi
-	# the lessons step run again appends nothing new
-	n=$(cat "$w/lessons.md" 2>/dev/null | wc -l)
+	# a pitfall as the steps record them, then the lessons step again
+	printf '%s\n' '{"type":"pitfall","v":1,"step":"step_9_build_annotated","title":"Annotated build failed","error":"main.c:3:10: fatal error: x.h: No such file or directory","root_cause":"a header the build generates","fix":"rebuild the baseline first\nthen resume","tags":["c","annotation","build"],"lesson_files":[]}' \
+		>>"$w/records/pitfalls.ndjson"
 	echo done_step_16_lessons=0 >>"$w/pipeline.state"
 	run -0 dft-pipeline resume -y -w "$ROOT1" sample
-	assert_output --partial "lessons: 0 entries appended"
-	[ "$(cat "$w/lessons.md" 2>/dev/null | wc -l)" -eq "$n" ]
+	assert_output --partial "lessons: 2 entries appended (0 already recorded)"
+	for l in "$w/lessons.md" "$f"; do
+		run -0 cat "$l"
+		assert_line --regexp '^date: [0-9]{4}-[0-9]{2}-[0-9]{2}$'
+		assert_line "app: $APPREPO"
+		assert_line "context: step_9_build_annotated: Annotated build failed"
+		assert_line "error: |"
+		assert_line "  main.c:3:10: fatal error: x.h: No such file or directory"
+		assert_line "root_cause: a header the build generates"
+		assert_line "fix: |"
+		assert_line "  then resume"
+		assert_line "tags: [c, annotation, build]"
+	done
+	# the same entries are not appended twice
+	n=$(wc -l <"$w/lessons.md")
+	echo done_step_16_lessons=0 >>"$w/pipeline.state"
+	run -0 dft-pipeline resume -y -w "$ROOT1" sample
+	assert_output --partial "lessons: 0 entries appended (2 already recorded)"
+	[ "$(wc -l <"$w/lessons.md")" -eq "$n" ]
 }
 
 @test "the questions are asked one at a time on a terminal and answered" {
