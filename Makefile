@@ -32,6 +32,9 @@ B = build
 COMMON_SRC = $(wildcard common/*.c)
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 COMMON_HDR = $(wildcard common/*.h)
+# A tool's private headers; every object depends on them (a little more
+# rebuilding than needed, never too little).
+TOOL_HDR = $(wildcard tools/*.h tools/*/*.h)
 TOOL_SINGLE = $(patsubst tools/%.c,%,$(wildcard tools/dft-*.c))
 TOOL_DIRS = $(patsubst tools/%/,%,$(dir $(wildcard tools/dft-*/*.c)))
 TOOLS = $(sort $(TOOL_SINGLE) $(TOOL_DIRS))
@@ -54,7 +57,7 @@ help:
 deps:
 	@scripts/install-deps --check >/dev/null 2>&1 || scripts/install-deps
 
-$(B)/obj/%.o: %.c $(COMMON_HDR)
+$(B)/obj/%.o: %.c $(COMMON_HDR) $(TOOL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
@@ -66,6 +69,8 @@ $(B)/libdft.a: $(COMMON_OBJ)
 # (The object list is a function of the stem: a literal % inside the
 # prerequisites would itself be replaced by the stem.)
 tool_objs = $(patsubst %.c,$(B)/obj/%.o,$(wildcard tools/$(1).c tools/$(1)/*.c))
+# Keep tool objects after linking (they are intermediate files to make).
+.SECONDARY:
 .SECONDEXPANSION:
 $(B)/bin/%: $$(call tool_objs,$$*) $(B)/libdft.a
 	@mkdir -p $(dir $@)
