@@ -508,6 +508,47 @@ parent_name(struct walk *w, CXCursor parent, size_t off)
 	}
 }
 
+/* Adds "family:name" to io_apis when name is in the I/O table.  Inline
+ * namespaces (std::__cxx11, std::__1) are left out of the lookup. */
+static void
+add_io_api(struct walk *w, const char *name)
+{
+	struct dft_buf b;
+	const char *p = name, *fam;
+	size_t i, n;
+	int dup = 0;
+	char *s;
+
+	dft_buf_init(&b);
+	while (*p) {
+		const char *e = strstr(p, "::");
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (!(len > 2 && p[0] == '_' && p[1] == '_' && e)) {
+			if (b.len)
+				dft_buf_adds(&b, "::");
+			dft_buf_add(&b, p, len);
+		}
+		p += len;
+		if (e)
+			p += 2;
+	}
+	fam = b.len ? io_api_family(b.s) : NULL;
+	if (!fam) {
+		dft_buf_release(&b);
+		return;
+	}
+	s = dft_xasprintf("%s:%s", fam, b.s);
+	n = json_object_array_length(w->ioapis);
+	for (i = 0; i < n && !dup; i++)
+		dup = strcmp(json_object_get_string(
+			json_object_array_get_idx(w->ioapis, i)), s) == 0;
+	if (!dup)
+		json_object_array_add(w->ioapis, dft_jstr(s));
+	free(s);
+	dft_buf_release(&b);
+}
+
 static void
 on_call(struct walk *w, CXCursor c, CXCursor parent)
 {
@@ -519,8 +560,16 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 	const char *kind = NULL;
 
 	if (!clang_Cursor_isNull(r) && (rk == CXCursor_Constructor ||
-					rk == CXCursor_Destructor))
-		return;		/* object construction, not a call */
+					rk == CXCursor_Destructor)) {
+		/* object construction, not a call; a file stream opens */
+		if (rk == CXCursor_Constructor) {
+			char *q = qual_name(r);
+
+			add_io_api(w, q);
+			free(q);
+		}
+		return;
+	}
 	bare = cxs(clang_getCursorSpelling(c));
 	if (!bare[0] && clang_Cursor_isNull(r)) {
 		free(bare);
@@ -549,22 +598,10 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		json_object_set_int64(cnt, json_object_get_int64(cnt) + 1);
 	else
 		json_object_object_add(w->calls, name, dft_jint(1));
+	if (!glob)
+		add_io_api(w, name);	/* std::basic_ofstream::write ... */
 	if (glob && bare[0]) {
-		const char *fam = io_api_family(bare);
-
-		if (fam) {
-			char *s = dft_xasprintf("%s:%s", fam, bare);
-			size_t i, n = json_object_array_length(w->ioapis);
-			int dup = 0;
-
-			for (i = 0; i < n && !dup; i++)
-				dup = strcmp(json_object_get_string(
-					json_object_array_get_idx(w->ioapis, i)),
-					s) == 0;
-			if (!dup)
-				json_object_array_add(w->ioapis, dft_jstr(s));
-			free(s);
-		}
+		add_io_api(w, bare);
 		if (in_names(bare, setjmp_names))
 			w->setjmp_ = 1;
 		for (int i = 0; exit_names[i]; i++)
