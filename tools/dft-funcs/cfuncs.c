@@ -63,7 +63,6 @@ struct walk {
 	int setjmp_, longjmp_, asm_;
 	struct exitpt *ex;
 	size_t nex, capex;
-	int in_return;
 	size_t body_open;
 };
 
@@ -607,9 +606,9 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		for (int i = 0; exit_names[i]; i++)
 			if (strcmp(bare, exit_names[i]) == 0)
 				kind = exit_names[i];
-		if (kind)
-			;
-		else if (in_names(bare, longjmp_names)) {
+		if (kind) {
+			/* one of the exit family: kind is its name */
+		} else if (in_names(bare, longjmp_names)) {
 			kind = "longjmp";
 			w->longjmp_ = 1;
 		} else if (in_names(bare, known_noret)) {
@@ -642,11 +641,6 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 	free(name);
 	free(bare);
 }
-
-struct walkarg {
-	struct walk *w;
-	CXCursor parent;
-};
 
 static enum CXChildVisitResult
 walk_visit(CXCursor c, CXCursor parent, CXClientData d)
