@@ -38,6 +38,7 @@ int dft_on_posix;
 int dft_on_stdio;
 int dft_on_any;
 int dft_pending;
+int dft_trace_fd = -1;
 _Atomic(struct dft_file *) *dft_fds;
 int dft_nfds;
 __thread int dft_guard DFT_TLS;
@@ -1365,6 +1366,16 @@ static int open_trace(void)
 		       strerror(errno));
 		return -1;
 	}
+	/* out of the way of programs that close or reuse low descriptors */
+	{
+		int hi = (int)syscall(SYS_fcntl, G.fd, F_DUPFD_CLOEXEC, 900);
+
+		if (hi >= 0) {
+			syscall(SYS_close, G.fd);
+			G.fd = hi;
+		}
+	}
+	dft_trace_fd = G.fd;
 	rt_msg(LOG_INFO, "writing '%s'", G.path);
 	return 0;
 }

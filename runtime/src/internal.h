@@ -62,6 +62,7 @@ extern int dft_on_any;		/* tracing active (API events) */
 /* The trace file is opened at the first record (a process that traces
  * nothing leaves no file); every path to a record checks this first. */
 extern int dft_pending;
+extern int dft_trace_fd;	/* the trace file: close() leaves it alone */
 void dft_pending_start(void);
 #define DFT_PENDING_CHECK() \
 	do { \
