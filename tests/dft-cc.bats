@@ -71,6 +71,8 @@ compile_commands.json.lock"
 	cp a.c conftest.c
 	run -0 dft-cc -c CMakeFiles/CMakeTmp/testCCompiler.c -o t.o
 	run -0 dft-cc -c conftest.c
+	mkdir -p build/CMakeFiles/CMakeScratch/TryCompile-x
+	(cd build/CMakeFiles/CMakeScratch/TryCompile-x && dft-cc -c "$W/a.c" -o a.o)
 	[ ! -e "$DFT_COMPILE_DB" ]
 }
 

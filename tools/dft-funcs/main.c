@@ -230,6 +230,15 @@ new_job(const char *abs, const char *lang)
 	return j;
 }
 
+/* CMake's compiler checks, if a database recorded them */
+static int
+is_cmake_probe(const struct dft_compile_cmd *c)
+{
+	return strstr(c->file, "/CMakeFiles/") ||
+	       strstr(c->directory, "/CMakeFiles/") ||
+	       strstr(c->file, "/Modules/CMake");
+}
+
 /* Default flags for a file no compile database lists. */
 static char **
 default_args(const char *abs, const struct opts *o, const char **lang)
@@ -959,7 +968,7 @@ main(int argc, char **argv)
 
 		if (have_db) {
 			for (k = 0; k < db.n; k++)
-				if (!strstr(db.cmds[k].file, "/CMakeFiles/") &&
+				if (!is_cmake_probe(&db.cmds[k]) &&
 				    dft_path_is_inside(in.session_source,
 						       db.cmds[k].file))
 					add_file(db.cmds[k].file, &db, &o, 0);
@@ -982,7 +991,7 @@ main(int argc, char **argv)
 			size_t m;
 			int listed = 0;
 
-			if (strstr(db.cmds[k].file, "/CMakeFiles/"))
+			if (is_cmake_probe(&db.cmds[k]))
 				continue;
 			for (m = 0; m < njobs && !listed; m++)
 				listed = strcmp(jobs[m].file,
