@@ -484,7 +484,8 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 		if (ev.has & DFT_EV_TS) {
 			if (ev.ts < c->tmin)
 				c->tmin = ev.ts;
-			int64_t e = ev.ts + ((ev.has & DFT_EV_DUR) ? ev.dur : 0);
+			int64_t d = (ev.has & DFT_EV_DUR) && ev.dur > 0 ? ev.dur : 0;
+			int64_t e = ev.ts > INT64_MAX - d ? INT64_MAX : ev.ts + d;
 
 			if (e > c->tmax)
 				c->tmax = e;

@@ -943,7 +943,8 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 			bytes = ev->ret;
 			if ((f->kind & FN_ELEMENTS) && (ev->has & DFT_EV_SIZE) &&
 			    ev->size > 0)
-				bytes *= ev->size;
+				bytes = bytes > ((int64_t)1 << 44) / ev->size ?
+					(int64_t)1 << 44 : bytes * ev->size;
 		}
 		if (bytes < 0)
 			bytes = 0;
@@ -1164,6 +1165,35 @@ one_event(struct ctx *c, const struct dft_trace_ev *ev)
 	}
 }
 
+static int64_t
+clampv(int64_t v, int64_t lo, int64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/*
+ * Keeps numbers in ranges where the sums cannot overflow: timestamps
+ * within 2^60 us, durations and byte counts within 2^44 (200 days, 16 TiB
+ * per call), offsets within 2^50, call counts within 2^32. Real traces are
+ * far inside; a damaged line must not make the counters wrap.
+ */
+static void
+sane(struct dft_trace_ev *ev)
+{
+	const int64_t T = (int64_t)1 << 60, D = (int64_t)1 << 44;
+	const int64_t O = (int64_t)1 << 50, C = (int64_t)1 << 32;
+
+	ev->ts = clampv(ev->ts, -T, T);
+	ev->dur = clampv(ev->dur, 0, D);
+	ev->dur_sum = clampv(ev->dur_sum, 0, D);
+	ev->ret = clampv(ev->ret, -D, D);
+	ev->ret_sum = clampv(ev->ret_sum, 0, D);
+	ev->size_sum = clampv(ev->size_sum, 0, D);
+	ev->size = clampv(ev->size, 0, 1 << 16);
+	ev->offset = clampv(ev->offset, -O, O);
+	ev->dft_cnt = clampv(ev->dft_cnt, 0, C);
+}
+
 /* ---- folding the file-local aggregate ----------------------------------- */
 
 static void
@@ -1325,6 +1355,7 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
 			ev.name.p = "";
 		if (ev.cat.p == NULL)
 			ev.cat.p = "";
+		sane(&ev);
 		one_event(&c, &ev);
 	}
 	/* I/O no application event enclosed */
