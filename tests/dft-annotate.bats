@@ -23,7 +23,9 @@ roundtrip() {
 	local dir=$1 file=$2
 	shift 2
 	cp -R "$dir/." "$BATS_TEST_TMPDIR/w"
-	run -0 sh "$A/roundtrip.sh" "$BATS_TEST_TMPDIR/w" "$file" "$@"
+	run sh "$A/roundtrip.sh" "$BATS_TEST_TMPDIR/w" "$file" "$@"
+	echo "$output"
+	[ "$status" -eq 0 ]
 	assert_output --partial "ok $file"
 }
 
@@ -47,6 +49,12 @@ roundtrip() {
 }
 @test "round trip: C++ constructors, exceptions, templates, main" {
 	roundtrip "$A/corpus" cpp_main.cpp
+}
+@test "round trip: Python, generic style" {
+	roundtrip "$A/corpus" app.py
+}
+@test "round trip: Python, AI style (dft_ai decorators and loop wrappers)" {
+	DFT_STYLE=ai roundtrip "$A/corpus" app.py
 }
 @test "round trip: the dft-funcs C fixture" {
 	roundtrip "$FIXTURES/funcs" basic.c
@@ -186,4 +194,31 @@ records() { # dir file
 	records "$BATS_TEST_TMPDIR" exits.c >"$BATS_TEST_TMPDIR/r.ndjson"
 	run -1 --separate-stderr dft-annotate "$BATS_TEST_TMPDIR/r.ndjson"
 	[[ "$stderr" == *"no session record"* ]]
+}
+
+@test "Python: the header joins an import line, finalize is registered with atexit" {
+	cp "$A/corpus/app.py" "$BATS_TEST_TMPDIR/"
+	(cd "$BATS_TEST_TMPDIR" && dft-funcs app.py) |
+		sed '/"type":"function"/s/}$/,"decision":{"annotate":true,"comp":"cpu"}}/' \
+		>"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '+import sys; from dftracer.python import dftracer, dft_fn as DFTracerFn; _dft = DFTracerFn("app"); _dft_log = dftracer.initialize_log(logfile=None, data_dir=None, process_id=-1); __import__("atexit").register(_dft_log.finalize)  # for exit'
+	assert_output --partial '+    __init__ = _dft.log_init(__init__)'
+	assert_output --partial '+@_dft.log'
+	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '"reason":"static methods, class methods and properties need the context-manager form, which needs new lines"'
+	run -0 python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' "$BATS_TEST_TMPDIR/o/app.py"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/o/app.py")" -eq "$(wc -l <"$A/corpus/app.py")" ]
+}
+
+@test "the dlio preset chooses the AI style" {
+	cp "$A/corpus/app.py" "$BATS_TEST_TMPDIR/"
+	{
+		printf '{"type":"session","v":1,"preset":"dlio","paths":{"annotated":"%s"}}\n' "$BATS_TEST_TMPDIR"
+		(cd "$BATS_TEST_TMPDIR" && dft-funcs app.py) |
+			sed '/"type":"function"/s/}$/,"decision":{"annotate":true,"comp":"cpu"}}/'
+	} >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '+@dft_ai.pipeline.train'
+	assert_output --partial 'for epoch in dft_ai.pipeline.epoch.iter(range(epochs)):'
 }
