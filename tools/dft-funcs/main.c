@@ -243,9 +243,9 @@ is_cmake_probe(const struct dft_compile_cmd *c)
 static char **
 default_args(const char *abs, const struct opts *o, const char **lang)
 {
-	char **v = dft_xcalloc((size_t)o->nextra + 8, sizeof(char *));
+	char **v = dft_xcalloc((size_t)o->nextra + 10, sizeof(char *));
 	int n = 0, i, cxx = 0;
-	char *dir = dft_xstrdup(abs);
+	char *dir = dft_xstrdup(abs), *inc;
 
 	*strrchr(dir, '/') = '\0';
 	for (i = 2; c_suffixes[i]; i++)	/* all but .c and .h */
@@ -259,6 +259,10 @@ default_args(const char *abs, const struct opts *o, const char **lang)
 	}
 	v[n++] = dft_xasprintf("-I%s", dir);
 	v[n++] = dft_xasprintf("-I%s", fo.root);
+	inc = dft_path_join(fo.root, "include");
+	if (dft_is_dir(inc))
+		v[n++] = dft_xasprintf("-I%s", inc);
+	free(inc);
 	if (dft_has_suffix(abs, ".h") && !cxx) {
 		v[n++] = dft_xstrdup("-x");
 		v[n++] = dft_xstrdup("c-header");
