@@ -1179,8 +1179,17 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 	for (;;) {
 		int k = next_line(t, &s, &n);
 
-		if (k <= 0)
-			return k;
+		if (k < 0) {
+			char msg[128];
+			int e = errno;
+
+			snprintf(msg, sizeof(msg), "read error: %s", strerror(e));
+			stream_problem(t, msg);
+			errno = e;
+			return -1;
+		}
+		if (k == 0)
+			return 0;
 		while (n > 0 && is_space(*s)) {
 			s++;
 			n--;
