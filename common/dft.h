@@ -406,6 +406,9 @@ void dft_trace_close(struct dft_trace *t);
 /* Prints the first bad lines and the stream problem as "FILE:LINE: ..."
  * warnings plus a count of the rest; returns 1 when there was any. */
 int dft_trace_report(const struct dft_trace *t);
+/* The *.pfw and *.pfw.gz files of a directory (not recursive), sorted:
+ * *out is a caller-freed array of caller-freed paths. Count, or -1+errno. */
+int dft_trace_list_dir(const char *dir, char ***out);
 /* Generation 0..3 guessed from DFT_STYLE_* bits, -1 when unknown. */
 int dft_trace_generation(unsigned style_seen);
 

@@ -19,6 +19,7 @@
  * per file, as the hashes only mean something next to their metadata
  * lines), or print anything (dft_trace_report() does, on request).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -1295,4 +1296,35 @@ dft_trace_report(const struct dft_trace *t)
 		dft_warn_at(t->name, t->stream_err_line,
 			    "%s; read what was readable", t->stream_err);
 	return t->bad > 0 || t->stream_err[0] != '\0';
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+dft_trace_list_dir(const char *dir, char ***out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **v = NULL;
+	size_t n = 0;
+
+	*out = NULL;
+	if (d == NULL)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		if (!dft_has_suffix(de->d_name, ".pfw") &&
+		    !dft_has_suffix(de->d_name, ".pfw.gz"))
+			continue;
+		v = dft_xreallocarray(v, n + 1, sizeof(*v));
+		v[n++] = dft_path_join(dir, de->d_name);
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_str);
+	*out = v;
+	return (int)n;
 }

@@ -247,3 +247,8 @@ summary() {
 	run -0 --separate-stderr bash -c "dft-split -s 1 -o '$BATS_TEST_TMPDIR/chunks' --verify tests/fixtures/traces-bad/truncated.pfw.gz | dft-analyze | jq -c 'select(.type==\"summary\") | .events'"
 	assert_output "285"
 }
+
+@test "a directory operand stands for its traces" {
+	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -c 'select(.type==\"summary\") | [.events, (.inputs|length)]'"
+	assert_output "[25736,4]"
+}

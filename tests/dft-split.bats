@@ -113,3 +113,8 @@ setup() {
 	if [ "$(id -u)" = 0 ]; then skip "root can write anywhere"; fi
 	run -2 --separate-stderr dft-split -o ro/x "$GEN2"
 }
+
+@test "a directory operand stands for its traces" {
+	run -0 bash -c "dft-split --by pid -o d '$TRACES/gen1-cm1' | jq -s -c '[.[] | select(.type==\"chunk\") | .events] | add'"
+	assert_output "25736"
+}
