@@ -501,7 +501,8 @@ drishti(struct agg *a, struct results *r)
 	double v;
 
 	/* S01 STDIO share of bytes */
-	if (bytes > 0 && (v = frac(g[S_STDIO_B], bytes)) > thr[T_INTERFACE_STDIO]) {
+	v = frac(g[S_STDIO_B], bytes);
+	if (bytes > 0 && v > thr[T_INTERFACE_STDIO]) {
 		f = add(r, "S01", "drishti", "stdio_bytes_pct", "posix", "app",
 			"all", v, thr[T_INTERFACE_STDIO], ">",
 			score_high(v, thr[T_INTERFACE_STDIO]),
@@ -518,7 +519,8 @@ drishti(struct agg *a, struct results *r)
 			100 * v, (long long)g[S_STDIO_B], (long long)bytes);
 	}
 	/* P01/P02 operation intensity */
-	if (ops > 0 && (v = frac(llabs(wn - rn), ops)) > thr[T_IMBALANCE_OPERATIONS]) {
+	v = frac(llabs(wn - rn), ops);
+	if (ops > 0 && v > thr[T_IMBALANCE_OPERATIONS]) {
 		int wr = wn > rn;
 
 		f = add(r, wr ? "P01" : "P02", "drishti",
@@ -536,7 +538,8 @@ drishti(struct agg *a, struct results *r)
 			(long long)wn, (long long)rn, v);
 	}
 	/* P03/P04 byte intensity */
-	if (bytes > 0 && (v = frac(llabs(wb - rb), bytes)) > thr[T_IMBALANCE_OPERATIONS]) {
+	v = frac(llabs(wb - rb), bytes);
+	if (bytes > 0 && v > thr[T_IMBALANCE_OPERATIONS]) {
 		int wr = wb > rb;
 
 		f = add(r, wr ? "P03" : "P04", "drishti", "size_imbalance_ratio",
@@ -557,7 +560,8 @@ drishti(struct agg *a, struct results *r)
 	for (int w = 0; w < 2; w++) {
 		int64_t n = w ? wn : rn, sm = g[w ? S_SMALL_W : S_SMALL_R];
 
-		if (n == 0 || (v = frac(sm, n)) <= thr[T_SMALL_REQUESTS])
+		v = frac(sm, n);
+		if (n == 0 || v <= thr[T_SMALL_REQUESTS])
 			continue;
 		int abs_ok = sm > thr[T_SMALL_REQUESTS_ABS];
 
@@ -593,8 +597,8 @@ drishti(struct agg *a, struct results *r)
 			abs_ok ? "" : "; below the absolute count threshold");
 	}
 	/* P08 misaligned file requests */
-	if (g[S_ALIGN_CHECKED] > 0 &&
-	    (v = frac(g[S_MISAL], g[S_ALIGN_CHECKED])) > thr[T_MISALIGNED_REQUESTS]) {
+	v = frac(g[S_MISAL], g[S_ALIGN_CHECKED]);
+	if (g[S_ALIGN_CHECKED] > 0 && v > thr[T_MISALIGNED_REQUESTS]) {
 		f = add(r, "P08", "drishti", "misaligned_pct", "posix", "app",
 			"all", v, thr[T_MISALIGNED_REQUESTS], ">",
 			score_high(v, thr[T_MISALIGNED_REQUESTS]),
@@ -724,8 +728,8 @@ drishti(struct agg *a, struct results *r)
 		sh_small[1] += s[S_SMALL_W];
 	}
 	for (int w = 0; w < 2; w++) {
-		if (sh_n[w] == 0 ||
-		    (v = frac(sh_small[w], sh_n[w])) <= thr[T_SMALL_REQUESTS])
+		v = frac(sh_small[w], sh_n[w]);
+		if (sh_n[w] == 0 || v <= thr[T_SMALL_REQUESTS])
 			continue;
 		int abs_ok = sh_small[w] > thr[T_SMALL_REQUESTS_ABS];
 
@@ -881,8 +885,8 @@ drishti(struct agg *a, struct results *r)
 			mn = x < mn ? x : mn;
 		}
 		dft_tmap_release(&pb);
-		if (nproc < 2 || mx <= 0 ||
-		    (v = frac(mx - mn, mx)) <= thr[T_IMBALANCE_SIZE])
+		v = mx > 0 ? frac(mx - mn, mx) : 0;
+		if (nproc < 2 || mx <= 0 || v <= thr[T_IMBALANCE_SIZE])
 			continue;
 		f = add(r, w ? "P21" : "P22", "drishti",
 			w ? "write_size_imbalance" : "read_size_imbalance",
@@ -974,7 +978,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 		dft_tmap_get(&one, file, strlen(file), 1, NULL);
 		files = &one;
 	}
-	if (s[S_T] > 0 && (v = frac(s[S_MT], s[S_T])) >= thr[T_WISIO_METADATA_TIME]) {
+	v = frac(s[S_MT], s[S_T]);
+	if (s[S_T] > 0 && v >= thr[T_WISIO_METADATA_TIME]) {
 		f = add(r, "W01", "wisio", "metadata_time_pct", "posix", view,
 			key, v, thr[T_WISIO_METADATA_TIME], ">=", base,
 			"Excessive metadata access",
@@ -991,7 +996,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	}
 	int64_t ops = s[S_RN] + s[S_WN];
 
-	if (ops > 0 && (v = frac(llabs(s[S_WN] - s[S_RN]), ops)) > thr[T_WISIO_OPERATION_IMBALANCE]) {
+	v = frac(llabs(s[S_WN] - s[S_RN]), ops);
+	if (ops > 0 && v > thr[T_WISIO_OPERATION_IMBALANCE]) {
 		int wr = s[S_WN] > s[S_RN];
 
 		f = add(r, "W02", "wisio", "operation_imbalance_ratio", "posix",
@@ -1011,7 +1017,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	}
 	int64_t pat = s[S_SEQ_R] + s[S_SEQ_W] + s[S_RND_R] + s[S_RND_W];
 
-	if (pat > 0 && (v = frac(s[S_RND_R] + s[S_RND_W], pat)) > thr[T_WISIO_RANDOM]) {
+	v = frac(s[S_RND_R] + s[S_RND_W], pat);
+	if (pat > 0 && v > thr[T_WISIO_RANDOM]) {
 		f = add(r, "W03", "wisio", "rand_pct", "posix", view, key, v,
 			thr[T_WISIO_RANDOM], ">", base, "Random operations",
 			"make accesses consecutive (reorder, batch, or "
@@ -1026,7 +1033,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	}
 	int64_t b = s[S_RB] + s[S_WB];
 
-	if (b > 0 && (v = frac(llabs(s[S_WB] - s[S_RB]), b)) > thr[T_WISIO_SIZE_IMBALANCE]) {
+	v = frac(llabs(s[S_WB] - s[S_RB]), b);
+	if (b > 0 && v > thr[T_WISIO_SIZE_IMBALANCE]) {
 		int wr = s[S_WB] > s[S_RB];
 
 		f = add(r, "W04", "wisio", "size_imbalance_ratio", "posix", view,
