@@ -252,3 +252,13 @@ summary() {
 	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -c 'select(.type==\"summary\") | [.events, (.inputs|length)]'"
 	assert_output "[25736,4]"
 }
+
+@test "a trace of many gzip members, cut anywhere, reads as one text" {
+	zcat "$GEN2" >"$BATS_TEST_TMPDIR/t.pfw"
+	# members of 997 bytes: lines are cut in the middle, as a flush may do
+	split -b 997 -a 3 "$BATS_TEST_TMPDIR/t.pfw" "$BATS_TEST_TMPDIR/part-"
+	for p in "$BATS_TEST_TMPDIR"/part-*; do gzip -n -c "$p"; done >"$BATS_TEST_TMPDIR/multi.pfw.gz"
+	[ "$(ls "$BATS_TEST_TMPDIR"/part-* | wc -l)" -gt 50 ]
+	run -0 --separate-stderr dft-analyze "$BATS_TEST_TMPDIR/multi.pfw.gz"
+	[ "$(summary '[.events,.io.write.bytes,.bad_lines]')" = "[517,32000,0]" ]
+}
