@@ -400,3 +400,45 @@ ws() {
 	run -0 make -n -f "$REPO/scripts/dft.mk" dft-analyze DFT_URL=/src/app
 	assert_output --partial "dft-pipeline resume -y -w 'workspaces'"
 }
+
+@test "a Python application runs without a build, traced with its functions" {
+	local repo="$BATS_TEST_TMPDIR/pyapp" root="$BATS_TEST_TMPDIR/wsp" w
+	mkdir -p "$repo"
+	cat >"$repo/app.py" <<'PY'
+import os
+import sys
+
+
+def write_records(d, n):
+    with open(os.path.join(d, "records.dat"), "w") as f:
+        for i in range(n):
+            f.write("record %06d\n" % i)
+            f.flush()
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "out"
+    os.makedirs(d, exist_ok=True)
+    write_records(d, 2000)
+    print("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+PY
+	git -C "$repo" init -q && git -C "$repo" add . &&
+		git -C "$repo" -c user.email=t@example.org -c user.name=t commit -qm py
+	run -0 dft-pipeline run -y --offline --stop-after analyze -s 'python3 app.py out' -w "$root" "$repo"
+	assert_output --partial "Stopped after step_12_analyze_traces as asked"
+	w="$root/$(head -n 1 "$root/pyapp/.current_run")"
+	run -0 jq -r '.[] | select(.step == "step_4_build_install" or .step == "step_7_patch_build") | .status' \
+		"$w/step_timings.json"
+	assert_output "$(printf 'skipped\nskipped')"
+	run -0 grep -c '@_dft.log' "$w/annotated/app.py"
+	# the interpreter's writes come through the preload library, inside
+	# the annotated function
+	run -0 jq -r 'select(.type == "bottleneck" and .bottleneck == true) | .functions[]?.name' \
+		"$w/records/13_analyze.ndjson"
+	assert_line write_records
+}
