@@ -647,6 +647,14 @@ plan_include(const struct lexed *lx, size_t first_sig, struct edits *e,
 			at = 0, line = 1;
 		eol = eol_at(s, lx->n, at);
 	}
+	/* a #line of ours would undo the file's own line mapping */
+	for (k = 0; k < lx->nd && lx->d[k].off < at; k++)
+		if (!strcmp(lx->d[k].name, "line") ||
+		    (!lx->d[k].name[0] &&
+		     memchr("0123456789", lx->s[lx->d[k].off + 1 +
+					    (lx->s[lx->d[k].off + 1] == ' ')],
+			    10)))
+			return -1;
 	edits_add(e, at, 0, dft_xasprintf("%s%s#line %d %s%s",
 					  DFT_INCLUDE_LINE, eol, line,
 					  DFT_LINE_MARK, eol));
@@ -709,7 +717,10 @@ c_plan(const char *s, size_t n, json_object *funcs, int cpp,
 		nann++;
 	}
 	if (nann && plan_include(&lx, first_sig, e, res) < 0) {
-		res->refused = dft_xstrdup("no place for the #include");
+		res->refused = dft_xstrdup("no place for the #include (no "
+					   "empty line after the last include "
+					   "and the file has its own #line "
+					   "directives)");
 		lex_release(&lx);
 		return -1;
 	}
