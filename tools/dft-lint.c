@@ -372,6 +372,7 @@ struct walk {
 	int inits;
 	struct node *tail[4];	/* instrumentation closing the body */
 	int ntail;
+	int next_is_exit;	/* the statement after this one is an exit */
 };
 
 static int
@@ -443,6 +444,20 @@ is_exit_call(const char *name)
 }
 
 static stset walk_stmt(struct walk *w, struct node *n, stset s);
+
+static int
+is_exit_stmt(struct node *n)
+{
+	char *nm;
+	int r;
+
+	if (n->kind != CXCursor_CallExpr)
+		return 0;
+	nm = callee_name(n->cur);
+	r = is_exit_call(nm);
+	free(nm);
+	return r;
+}
 
 /* The last child: the statement of a label, case or default. */
 static struct node *
@@ -529,6 +544,9 @@ on_end(struct walk *w, struct node *n, stset s)
 	if (!s && tail)
 		diag(fc, n->line, n->col, "L7", "note",
 		     "END at the closing brace is unreachable (harmless)");
+	else if (!s && w->next_is_exit)
+		diag(fc, n->line, n->col, "L7", "note",
+		     "END before a return that cannot be reached (harmless)");
 	else if (!s)
 		diag(fc, n->line, n->col, "L7", "error",
 		     "END is unreachable (after a return or exit): the event "
@@ -684,7 +702,12 @@ walk_stmt(struct walk *w, struct node *n, stset s)
 				diag(fc, k->line, k->col, "L4", "error",
 				     "END before a macro that may return: "
 				     "the region ends twice or never");
+			w->next_is_exit = i + 1 < n->nkid &&
+					  (n->kid[i + 1]->kind ==
+						   CXCursor_ReturnStmt ||
+					   is_exit_stmt(n->kid[i + 1]));
 			s = walk_stmt(w, k, s);
+			w->next_is_exit = 0;
 		}
 		return s;
 	}
@@ -1205,6 +1228,17 @@ lint_file(const struct target *t, CXIndex idx, const struct dft_compdb *db,
 
 		if (sev >= CXDiagnostic_Error) {
 			CXString s = clang_getDiagnosticSpelling(g);
+			const char *m = clang_getCString(s);
+
+			/* flags only GCC knows: about the command, not the file */
+			if (m && (dft_has_prefix(m, "unknown argument") ||
+				  dft_has_prefix(m, "unsupported option") ||
+				  dft_has_prefix(m, "optimization flag") ||
+				  dft_has_prefix(m, "argument unused"))) {
+				clang_disposeString(s);
+				clang_disposeDiagnostic(g);
+				continue;
+			}
 			CXFile f;
 			unsigned line, col, off;
 
