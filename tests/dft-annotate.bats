@@ -222,3 +222,15 @@ records() { # dir file
 	assert_output --partial '+@dft_ai.pipeline.train'
 	assert_output --partial 'for epoch in dft_ai.pipeline.epoch.iter(range(epochs)):'
 }
+
+@test "the examples of the man page work" {
+	cd "$A/corpus"
+	run -0 bash -c 'dft-funcs exits.c | dft-cost | dft-annotate --diff'
+	assert_output --partial '--- a/exits.c'
+	cp exits.c "$BATS_TEST_TMPDIR/exits.c"
+	run -0 bash -c "dft-funcs '$BATS_TEST_TMPDIR/exits.c' | dft-cost | dft-annotate --in-place | dft-lint"
+	assert_output --partial '"status":"annotated"'
+	run -0 bash -c "dft-funcs '$BATS_TEST_TMPDIR/exits.c' 2>/dev/null | dft-annotate --strip --in-place"
+	assert_output --partial '"status":"stripped"'
+	run -0 cmp "$BATS_TEST_TMPDIR/exits.c" exits.c
+}

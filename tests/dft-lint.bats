@@ -106,3 +106,9 @@ C
 	assert_output --partial '"file":"missing_end.c"'
 	assert_output --partial '"type":"step","v":1,"step":"lint"'
 }
+
+@test "the example of the man page works" {
+	cd "$REPO"
+	run -1 --separate-stderr dft-lint tests/fixtures/annotate/bugs/missing_end.c
+	[[ "$stderr" == *"missing_end.c:10:3: error: return without END: the function's event is never written [L6]"* ]]
+}
