@@ -322,7 +322,8 @@ plan_main(const struct lexed *lx, const struct fn *f, const struct runs *r,
 	k = find_call(lx, to, tc, "MPI_Init_thread");
 	if (k < i)
 		i = k;
-	if (i < tc && parsed) {
+	/* a goto could jump over a START in the middle of main: not then */
+	if (i < tc && parsed && dft_json_int(f->rec, "gotos", 0) == 0) {
 		size_t a = 0, j;
 
 		for (j = 1; j < st.n; j++)
