@@ -124,6 +124,7 @@ install: all
 	for f in $(MAN1); do install -m 644 $$f $(DESTDIR)$(MANDIR)/man1 || exit 1; done
 	for f in $(MAN7); do install -m 644 $$f $(DESTDIR)$(MANDIR)/man7 || exit 1; done
 	cp -R share/dft/. $(DESTDIR)$(DATADIR)/
+	install -m 644 scripts/dft.mk $(DESTDIR)$(DATADIR)/dft.mk
 	@if [ -n "$(HAVE_RUNTIME)" ]; then $(MAKE) -C runtime install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) VERSION=$(VERSION); fi
 
 uninstall:

@@ -1,6 +1,7 @@
 # dft.mk - call the dft stages from your own Makefile.
 #
-#   include /path/to/dft/scripts/dft.mk
+#   include /path/to/dft/scripts/dft.mk     (from the source tree)
+#   include $(PREFIX)/share/dft/dft.mk      (after make install)
 #
 #   make dft-annotate   clone, build with the compiler wrapper, smoke test,
 #                       annotate, lint, build the annotated copy (no trace yet)

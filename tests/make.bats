@@ -15,6 +15,7 @@ load test_helper
 		[ -f "$d/usr/share/man/man1/$(basename "$m")" ] || fail "missing $m"
 	done
 	[ -f "$d/usr/share/man/man7/dft.7" ]
+	[ -f "$d/usr/share/dft/dft.mk" ]
 	for f in $(cd "$REPO/share/dft" && find . -type f); do
 		[ -f "$d/usr/share/dft/$f" ] || fail "missing share/dft/$f"
 	done
