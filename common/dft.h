@@ -68,6 +68,8 @@ void *dft_xrealloc(void *p, size_t n);
 void *dft_xreallocarray(void *p, size_t nmemb, size_t size);
 char *dft_xstrdup(const char *s);
 char *dft_xstrndup(const char *s, size_t n);
+/* n bytes plus a NUL; unlike strndup, keeps embedded NULs. Caller frees. */
+char *dft_xmemdup0(const void *p, size_t n);
 char *dft_xasprintf(const char *fmt, ...) DFT_PRINTF(1, 2);	/* caller frees */
 int dft_has_prefix(const char *s, const char *prefix);
 int dft_has_suffix(const char *s, const char *suffix);

@@ -49,18 +49,6 @@ struct raw {
 	int skipping;		/* discarding an over-long line */
 };
 
-/* A copy of n bytes plus a NUL; unlike strndup, keeps embedded NULs. */
-static char *
-memdup0(const void *p, size_t n)
-{
-	char *d = dft_xmalloc(n + 1);
-
-	if (n > 0)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	return d;
-}
-
 /* ---- raw input ----------------------------------------------------------- */
 
 static ssize_t
@@ -1144,7 +1132,7 @@ note_metadata(struct dft_trace *t, const struct dft_trace_ev *ev)
 					 NULL);
 
 	free((char *)s->p);
-	s->p = memdup0(ev->mname.p, ev->mname.n);
+	s->p = dft_xmemdup0(ev->mname.p, ev->mname.n);
 	s->n = ev->mname.n;
 	t->names_gen++;
 }

@@ -74,6 +74,17 @@ dft_xstrndup(const char *s, size_t n)
 }
 
 char *
+dft_xmemdup0(const void *p, size_t n)
+{
+	char *d = dft_xmalloc(n + 1);
+
+	if (n > 0)
+		memcpy(d, p, n);
+	d[n] = '\0';
+	return d;
+}
+
+char *
 dft_xasprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -135,18 +135,6 @@ usage(int code)
 	exit(code);
 }
 
-/* A copy of n bytes plus a NUL; unlike strndup, keeps embedded NULs. */
-static char *
-memdup0(const void *p, size_t n)
-{
-	char *d = dft_xmalloc(n + 1);
-
-	if (n > 0)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	return d;
-}
-
 /* ---- compression workers ------------------------------------------------- */
 
 static int
@@ -422,7 +410,7 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 					ev.mvalue.n + 1, 1, NULL);
 
 				free(m->line);
-				m->line = memdup0(ev.line, ev.len);
+				m->line = dft_xmemdup0(ev.line, ev.len);
 				m->len = ev.len;
 			}
 			/* write it where it is: the current chunk of its

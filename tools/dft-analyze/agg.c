@@ -122,18 +122,6 @@ agg_merge(struct agg *dst, const struct agg *src)
 	}
 }
 
-/* A copy of n bytes plus a NUL; unlike strndup, keeps embedded NULs. */
-static char *
-memdup0(const void *p, size_t n)
-{
-	char *d = dft_xmalloc(n + 1);
-
-	if (n > 0)
-		memcpy(d, p, n);
-	d[n] = '\0';
-	return d;
-}
-
 /* ---- function names ------------------------------------------------------ */
 
 static int
@@ -377,7 +365,7 @@ fn_get(struct ctx *c, const struct dft_trace_ev *ev)
 		f->kind = fn_kind(nm, nn, ct, cn, &f->ioc);
 		f->func_row = agg_row(c->loc, M_FUNC, c->kb.s, c->kb.len);
 		f->cat_row = agg_row(c->loc, M_CAT, ct, cn);
-		f->fkey = memdup0(c->kb.s, c->kb.len);
+		f->fkey = dft_xmemdup0(c->kb.s, c->kb.len);
 		f->fkeyn = c->kb.len;
 		f->der_loader = f->der_reader = -1;
 		if (f->kind & FN_IO) {
@@ -462,7 +450,7 @@ thr_get(struct ctx *c, const struct dft_trace_ev *ev)
 				      &is_new);
 
 	if (is_new) {
-		th->key = memdup0(c->kb.s, c->kb.len);
+		th->key = dft_xmemdup0(c->kb.s, c->kb.len);
 		th->keyn = c->kb.len;
 		agg_row(c->loc, M_THREAD, c->kb.s, c->kb.len)[0] += 1;
 		int pn;
@@ -546,7 +534,7 @@ file_get(struct ctx *c, const struct dft_trace_ev *ev, uint32_t *idx)
 			path_class(c->kb.s + 1, c->kb.len - 1) : 0;
 	}
 	free(c->lfile_copy);
-	c->lfile_copy = memdup0(k->p, k->n);
+	c->lfile_copy = dft_xmemdup0(k->p, k->n);
 	c->lfile = f;
 	c->lfile_idx = f->idx;
 	c->lfile_k.p = c->lfile_copy;
