@@ -442,3 +442,29 @@ PY
 		"$w/records/13_analyze.ndjson"
 	assert_line write_records
 }
+
+@test "a file dft-annotate refuses is left uninstrumented, said, and the run goes on" {
+	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsr" w
+	cp -R "$REPO/tests/apps/sample" "$app"
+	# A GCC nested function: gcc builds it, libclang cannot parse it, so
+	# dft-funcs marks meta.c parse_ok false and dft-annotate refuses it.
+	cat >>"$app/meta.c" <<'C'
+
+int
+dft_test_nested(int x)
+{
+	int twice(int y) { return 2 * y; }
+	return twice(x);
+}
+C
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	run -0 --separate-stderr dft-pipeline run -y --offline --stop-after build_annotated \
+		-w "$root" "$app"
+	[[ "$stderr" == *"dft-annotate refused some files"* ]] || fail "not said: $stderr"
+	w="$root/$(head -n 1 "$root/app/.current_run")"
+	run -0 cmp "$app/meta.c" "$w/annotated/meta.c"
+	run -0 grep -c 'DFTRACER_C_FUNCTION_START' "$w/annotated/records.c"
+	run -0 jq -r 'select(.type == "pitfall") | .title' "$w/records/pitfalls.ndjson"
+	assert_output --partial "dft-annotate refused a file"
+}
