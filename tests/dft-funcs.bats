@@ -103,7 +103,9 @@ sum false true"
 
 @test "a static inline function in a header is reported once, as in_header" {
 	cd "$F"
-	run -0 bash -c 'dft-funcs -r . basic.c basic.c | jq -r "select(.in_header) | \"\(.file) \(.name) \(.storage) \(.inline) \(.variants)\""'
+	# a second translation unit including the same header
+	printf '#include "util.h"\n' >"$BATS_TEST_TMPDIR/other.c"
+	run -0 bash -c 'dft-funcs -r . basic.c "$1" | jq -r "select(.in_header) | \"\(.file) \(.name) \(.storage) \(.inline) \(.variants)\""' _ "$BATS_TEST_TMPDIR/other.c"
 	assert_output "include/util.h util_twice static true 2
 include/util.h util_write_all static true 2"
 }
@@ -251,4 +253,47 @@ a1 7:1 7 true 1 7:1
 a2 8:1 8 true 1 8:1
 callsfp 10:20 10 false 0 10:22
 crlf 3:1 7 false 0 5:3,6:2"
+}
+
+# A tree like an MPI autotools project: each file built into two targets
+# with the same flags, mpi.h found only through the database's -I.
+mpi_tree() {
+	d=$BATS_TEST_TMPDIR/t
+	mkdir -p "$d/src/a" "$d/src/b" "$d/src/c" "$d/inc" "$d/db"
+	printf 'int MPI_Init(int *, char ***);\n' >"$d/inc/mpi.h"
+	printf '#include <mpi.h>\nint one(void) { return MPI_Init(0, 0); }\n' >"$d/src/a/one.c"
+	printf '#include <mpi.h>\nint two(void) { return 2; }\n' >"$d/src/b/two.c"
+	printf '#include <mpi.h>\nint unlisted(void) { return 3; }\n' >"$d/src/c/extra.c"
+	for o in 1 2; do
+		for f in a/one.c b/two.c; do
+			printf '{"directory":"%s/src","arguments":["cc","-I../inc","-c","-o","x%s.o","%s"],"file":"%s"}\n' \
+				"$d" "$o" "$f" "$f"
+		done
+	done | jq -s . >"$d/db/compile_commands.json"
+}
+
+@test "session mode: a file the database lists several times is parsed once, with its flags" {
+	mpi_tree
+	printf '{"type":"session","v":1,"paths":{"source":"%s/src"}}\n' "$d" >"$d/s.ndjson"
+	run -0 --separate-stderr bash -c 'dft-funcs -p "$1/db" <"$1/s.ndjson" | jq -c "select(.type==\"diagnostic\" or .type==\"step\") | [.type, .file, .files, .files_with_errors]"' _ "$d"
+	assert_output '["step",null,2,0]'
+	run -0 bash -c 'dft-funcs -p "$1/db" <"$1/s.ndjson" | jq -r "select(.type==\"function\") | .file + \" \" + .name"' _ "$d"
+	assert_output 'a/one.c one
+b/two.c two'
+}
+
+@test "a source operand given twice is parsed once" {
+	mpi_tree
+	run -0 bash -c 'cd "$1/src" && dft-funcs -p ../db a/one.c b/two.c a/one.c | jq -c "select(.type==\"step\") | [.files, .files_with_errors]"' _ "$d"
+	assert_output '[2,0]'
+}
+
+@test "session mode: a source tree reached through a symbolic link matches the database's real paths" {
+	mpi_tree
+	ln -s "$d/src" "$d/link"
+	printf '{"type":"session","v":1,"paths":{"source":"%s/link"}}\n' "$d" >"$d/s.ndjson"
+	run -0 bash -c 'dft-funcs -p "$1/db" <"$1/s.ndjson" | jq -r "select(.type==\"function\" or .type==\"step\") | \"\(.file) \(.name) \(.files) \(.files_with_errors)\""' _ "$d"
+	assert_output 'a/one.c one null null
+b/two.c two null null
+null null 2 0'
 }

@@ -273,30 +273,101 @@ default_args(const char *abs, const struct opts *o, const char **lang)
 	return v;
 }
 
+/* Real paths of the database's files, computed when first needed. */
+static char **db_real;
+static char *no_real = "";
+
+/*
+ * 1 when entry i of db names the file abs (absolute, normalized): the
+ * same path, or the same file through symbolic links (real is abs's
+ * real path, or NULL).
+ */
+static int
+same_file(const struct dft_compdb *db, size_t i, const char *abs,
+	  const char *real)
+{
+	if (strcmp(db->cmds[i].file, abs) == 0)
+		return 1;
+	if (!real)
+		return 0;
+	if (!db_real)
+		db_real = dft_xcalloc(db->n + 1, sizeof(*db_real));
+	if (!db_real[i]) {
+		db_real[i] = realpath(db->cmds[i].file, NULL);
+		if (!db_real[i])
+			db_real[i] = no_real;
+	}
+	return db_real[i] != no_real && strcmp(db_real[i], real) == 0;
+}
+
+/* 1 when some entry of db names the file abs. */
+static int
+db_lists(const struct dft_compdb *db, const char *abs)
+{
+	char *real = realpath(abs, NULL);
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < db->n && !r; i++)
+		r = !is_cmake_probe(&db->cmds[i]) && same_file(db, i, abs, real);
+	free(real);
+	return r;
+}
+
+static void
+db_real_release(size_t n)
+{
+	size_t i;
+
+	for (i = 0; db_real && i < n; i++)
+		if (db_real[i] != no_real)
+			free(db_real[i]);
+	free(db_real);
+	db_real = NULL;
+}
+
+static int
+has_job(const char *abs)
+{
+	size_t k;
+
+	for (k = 0; k < njobs; k++)
+		if (strcmp(jobs[k].file, abs) == 0)
+			return 1;
+	return 0;
+}
+
 /* Adds the jobs for one file: each distinct compile command, or defaults. */
 static void
 add_file(const char *path, const struct dft_compdb *db, const struct opts *o,
 	 int warn_unlisted)
 {
-	char *abs = dft_path_absolute(path);
-	size_t i, k, found = 0;
+	char *abs = dft_path_absolute(path), *real;
+	size_t i, k, matched = 0;
 	const char *lang;
 
+	if (has_job(abs)) {
+		free(abs);	/* a file is added once */
+		return;
+	}
 	if (dft_has_suffix(abs, ".py")) {
 		new_job(abs, "python");
 		free(abs);
 		return;
 	}
+	real = db ? realpath(abs, NULL) : NULL;
 	for (i = 0; db && i < db->n; i++) {
 		const struct dft_compile_cmd *c = &db->cmds[i];
 		char **args;
 		int dup = 0;
 
-		if (strcmp(c->file, abs) != 0)
+		if (!same_file(db, i, abs, real))
 			continue;
+		/* listed: never parsed with default flags, even when every
+		 * entry repeats flags already seen (one file built into
+		 * several targets) */
+		matched++;
 		args = dft_compdb_clang_args(c, &lang);
-		for (k = 0; k < (size_t)o->nextra; k++)
-			;	/* extra flags are appended below */
 		if (o->nextra) {
 			int n = 0, m;
 
@@ -325,9 +396,8 @@ add_file(const char *path, const struct dft_compdb *db, const struct opts *o,
 		}
 		new_job(abs, lang)->args = args;
 		jobs[njobs - 1].is_main_of_db = 1;
-		found++;
 	}
-	if (!found) {
+	if (!matched) {
 		struct job *j;
 
 		j = new_job(abs, NULL);
@@ -337,6 +407,7 @@ add_file(const char *path, const struct dft_compdb *db, const struct opts *o,
 				     "warning",
 				     "not in the compile database; parsed with default flags");
 	}
+	free(real);
 	free(abs);
 }
 
@@ -977,16 +1048,17 @@ main(int argc, char **argv)
 						       db.cmds[k].file))
 					add_file(db.cmds[k].file, &db, &o, 0);
 		}
-		walk_tree(in.session_source, !have_db, !o.no_python, &files,
-			  &nf);
+		/* the tree's files: with a database, only those it lists
+		 * under another name (symbolic links) are parsed, with its
+		 * flags; Python files need none */
+		walk_tree(in.session_source, 1, !o.no_python, &files, &nf);
 		for (k = 0; k < nf; k++) {
-			int listed = 0;
-			size_t m;
-
-			for (m = 0; m < njobs && !listed; m++)
-				listed = strcmp(jobs[m].file, files[k]) == 0;
-			if (!listed)
+			if (has_job(files[k]))
+				;	/* listed under this path: added above */
+			else if (dft_has_suffix(files[k], ".py") || !have_db)
 				add_file(files[k], NULL, &o, 0);
+			else if (db_lists(&db, files[k]))
+				add_file(files[k], &db, &o, 0);
 			free(files[k]);
 		}
 		free(files);
@@ -1073,6 +1145,7 @@ main(int argc, char **argv)
 		free(jobs[k].fns);
 	}
 	free(jobs);
+	db_real_release(db.n);
 	dft_compdb_release(&db);
 	free(streams);
 	free(in.session_source);
