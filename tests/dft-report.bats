@@ -178,3 +178,30 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	done < <(man_examples "$REPO/man/dft-report.1")
 	[ "$n" -ge 1 ]
 }
+
+@test "the bottlenecks total and its high/medium breakdown count the same findings" {
+	dft-report -o "$BATS_TEST_TMPDIR/f.md" "$R/functions.ndjson" >/dev/null
+	# B1-B3 score 4-5, B4 score 3, B5 score 2 (not counted)
+	run -0 grep -c '^| Bottlenecks diagnosed | 4 with score ≥ 3 (high: 3, medium: 1) |$' "$BATS_TEST_TMPDIR/f.md"
+	# the golden run: 16 high + 3 medium
+	dft-report "$BATS_TEST_TMPDIR/run.ndjson" >/dev/null
+	run -0 grep -c '^| Bottlenecks diagnosed | 19 with score ≥ 3 (high: 16, medium: 3) |$' "$WS/session_report.md"
+}
+
+@test "trace analysis names the functions of each bottleneck from its own record" {
+	dft-report -o "$BATS_TEST_TMPDIR/f.md" "$R/functions.ndjson" >/dev/null
+	# no iteration record names them: they come from bottleneck.functions
+	# (first bottleneck of each metric; shares under 0.5% left out)
+	run -0 grep '^8\. ' "$BATS_TEST_TMPDIR/f.md"
+	assert_output "8. Trace analysis — 3 bottlenecks found: small_write_pct (write_records 75% at io.c:57, scan_metadata 25%), misaligned_pct (no enclosing function 100%)"
+	run -0 xmllint --noout "$BATS_TEST_TMPDIR/report.html"
+	run -0 grep -c '<li value="8">Trace analysis — 3 bottlenecks found: small_write_pct (write_records 75% at io.c:57, scan_metadata 25%), misaligned_pct (no enclosing function 100%)</li>' "$BATS_TEST_TMPDIR/report.html"
+}
+
+@test "annotation counts functions skipped by dft-cost and by dft-annotate, as the pipeline box does" {
+	dft-report -o "$BATS_TEST_TMPDIR/f.md" "$R/functions.ndjson" >/dev/null
+	# fnv1a and path_of not annotated by decision (fnv1a repeated: counted
+	# once), odd_exit skipped by dft-annotate, and one more given as a count
+	run -0 grep '^4\. ' "$BATS_TEST_TMPDIR/f.md"
+	assert_output "4. Annotation — 2 files annotated (2 functions), 4 functions skipped (2 by dft-cost, 2 by dft-annotate)"
+}

@@ -41,6 +41,10 @@ struct run {
 	struct seg *segs;
 	int nsegs;
 	long functions, diagnostics;
+	/* functions dft-cost decided not to annotate, each counted once
+	 * however many record files repeat its function record */
+	json_object *fn_seen;
+	long cost_skipped;
 	long known;			/* records of a known type */
 	json_object *not_run;		/* array of strings */
 };
@@ -132,7 +136,24 @@ collect(struct run *r, json_object *rec)
 	} else if (strcmp(t, "annotation") == 0) {
 		json_object_array_add(r->annotations, json_object_get(rec));
 	} else if (strcmp(t, "function") == 0) {
+		json_object *dec = dft_json_path(rec, "decision"), *an;
+
 		r->functions++;
+		if (dec != NULL &&
+		    json_object_object_get_ex(dec, "annotate", &an) &&
+		    json_object_is_type(an, json_type_boolean) &&
+		    !json_object_get_boolean(an)) {
+			char *k = dft_xasprintf("%s\037%s\037%lld",
+				dft_json_str(rec, "file", ""),
+				dft_json_str(rec, "name", ""),
+				(long long)dft_json_int(rec, "line", 0));
+
+			if (!json_object_object_get_ex(r->fn_seen, k, NULL)) {
+				json_object_object_add(r->fn_seen, k, NULL);
+				r->cost_skipped++;
+			}
+			free(k);
+		}
 	} else if (strcmp(t, "diagnostic") == 0) {
 		r->diagnostics++;
 	} else if (strcmp(t, "chunk") == 0) {
@@ -193,6 +214,7 @@ run_init(struct run *r)
 	memset(r, 0, sizeof(*r));
 	r->steps = json_object_new_object();
 	r->annotations = json_object_new_array();
+	r->fn_seen = json_object_new_object();
 	r->iterations = json_object_new_array();
 	r->pitfalls = json_object_new_array();
 	r->verdicts = json_object_new_array();
@@ -211,6 +233,7 @@ run_release(struct run *r)
 	json_object_put(r->loop);
 	json_object_put(r->steps);
 	json_object_put(r->annotations);
+	json_object_put(r->fn_seen);
 	json_object_put(r->iterations);
 	json_object_put(r->pitfalls);
 	json_object_put(r->verdicts);
@@ -363,7 +386,58 @@ count_bottlenecks(json_object *bns, int min, int max)
 	return n;
 }
 
-/* Unique "metric" list of the bottlenecks (score 4+), in order. */
+/* The application functions responsible for a bottleneck, from its own
+ * "functions" array: "name share%[ at file:line]", largest share first (the
+ * order of the record), at most 3, leaving out those under 0.5%; NULL when
+ * there are none. */
+static char *
+bottleneck_functions(json_object *bn)
+{
+	json_object *fs;
+	struct dft_buf b;
+	int shown = 0;
+
+	if (!json_object_object_get_ex(bn, "functions", &fs) ||
+	    !json_object_is_type(fs, json_type_array))
+		return NULL;
+	dft_buf_init(&b);
+	for (size_t i = 0; i < json_object_array_length(fs) && shown < 3;
+	     i++) {
+		json_object *f = json_object_array_get_idx(fs, i);
+		const char *name = dft_json_str(f, "name", NULL);
+		const char *file = dft_json_str(f, "file", NULL);
+		double share = dft_json_double(f, "share", 0);
+		int64_t line = dft_json_int(f, "line", 0);
+
+		if (name == NULL || share < 0.005)
+			continue;
+		if (b.len > 0)
+			dft_buf_adds(&b, ", ");
+		/* "(no enclosing function)" reads as such inside parentheses */
+		if (name[0] == '(' && name[strlen(name) - 1] == ')')
+			dft_buf_addf(&b, "%.*s %.0f%%", (int)strlen(name) - 2,
+				     name + 1, share * 100);
+		else
+			dft_buf_addf(&b, "%s %.0f%%", name, share * 100);
+		if (file != NULL && *file != '\0') {
+			const char *sl = strrchr(file, '/');
+
+			dft_buf_addf(&b, " at %s", sl != NULL ? sl + 1 : file);
+			if (line > 0)
+				dft_buf_addf(&b, ":%lld", (long long)line);
+		}
+		shown++;
+	}
+	if (b.len == 0) {
+		dft_buf_release(&b);
+		return NULL;
+	}
+	return dft_buf_detach(&b);
+}
+
+/* Unique "metric" list of the bottlenecks (score 4+), in order; without the
+ * view, each metric is followed by the functions responsible for its first
+ * (highest-scored) bottleneck, e.g. "small_write_pct (write_records 100%)". */
 static char *
 bottleneck_list(json_object *bns, int with_view)
 {
@@ -383,10 +457,16 @@ bottleneck_list(json_object *bns, int with_view)
 			dft_json_str(bn, "view", "?")) :
 			dft_xstrdup(dft_json_str(bn, "metric", "?"));
 		if (!json_object_object_get_ex(seen, k, NULL)) {
+			char *fn = with_view ? NULL :
+				   bottleneck_functions(bn);
+
 			json_object_object_add(seen, k, NULL);
 			if (b.len > 0)
 				dft_buf_adds(&b, ", ");
 			dft_buf_adds(&b, k);
+			if (fn != NULL)
+				dft_buf_addf(&b, " (%s)", fn);
+			free(fn);
 		}
 		free(k);
 	}
@@ -474,13 +554,25 @@ flow(struct doc *d, struct run *r)
 				   "annotated") == 0 && f > 0)
 				files++;
 			funcs += f;
-			if (json_object_object_get_ex(a, "skipped", &sk) &&
-			    json_object_is_type(sk, json_type_array))
-				skipped += (long)json_object_array_length(sk);
+			/* an array of the functions skipped, or their count */
+			if (json_object_object_get_ex(a, "skipped", &sk)) {
+				if (json_object_is_type(sk, json_type_array))
+					skipped += (long)
+						json_object_array_length(sk);
+				else if (json_object_is_type(sk,
+							     json_type_int))
+					skipped += (long)json_object_get_int64(
+						sk);
+			}
 		}
+		/* counted as the pipeline's annotation box counts them:
+		 * dft-cost's "do not annotate" decisions plus the functions
+		 * dft-annotate skipped */
 		if (n > 0)
 			doc_oli(d, 4, "Annotation — %ld files annotated (%ld "
-				"functions), %ld skipped", files, funcs,
+				"functions), %ld functions skipped (%ld by "
+				"dft-cost, %ld by dft-annotate)", files, funcs,
+				r->cost_skipped + skipped, r->cost_skipped,
 				skipped);
 		else {
 			doc_oli(d, 4, "Annotation — %s", NR);
@@ -964,8 +1056,9 @@ summary_table(struct doc *d, struct run *r, json_object *its, int n)
 		snprintf(v[1], sizeof(v[1]), "%s", NR);
 	}
 	if (base != NULL)
-		snprintf(v[2], sizeof(v[2]), "%d (high: %d, medium: %d)",
-			 count_bottlenecks(base->bottlenecks, 4, 5),
+		snprintf(v[2], sizeof(v[2]), "%d with score ≥ 3 (high: %d, "
+			 "medium: %d)",
+			 count_bottlenecks(base->bottlenecks, 3, 5),
 			 count_bottlenecks(base->bottlenecks, 4, 5),
 			 count_bottlenecks(base->bottlenecks, 3, 3));
 	else
