@@ -115,3 +115,15 @@ checklist_man() {
 		[[ "$text" == *"$opt"* ]] || fail "$opt is not in $page"
 	done
 }
+
+# The EXAMPLES of the man page that use the test fixtures, one per line
+# (.Dl lines and .Bd -literal blocks, "\e" continuations joined).
+man_examples() {
+	awk '/^\.Sh EXAMPLES/ { on = 1; next } /^\.Sh / { on = 0 }
+		!on { next }
+		/^\.Dl / { sub(/^\.Dl /, ""); print; next }
+		/^\.Bd -literal/ { lit = 1; cur = ""; next }
+		/^\.Ed/ { if (lit) print cur; lit = 0; next }
+		lit { l = $0; sub(/^ +/, "", l); if (sub(/\\e$/, "", l)) cur = cur l; else cur = cur l " " }' "$1" |
+		sed 's/ *$//' | grep 'tests/fixtures'
+}
