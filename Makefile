@@ -87,7 +87,11 @@ runtime:
 # the packages that deps installs.
 check: deps
 	@$(MAKE) --no-print-directory all
-	bats tests/
+	@# TAP as it comes, then one "N passed, N failed, N skipped" line
+	@{ bats tests/; echo $$? >$(B)/check.rc; } | awk '{ print; fflush() } \
+		/^ok .* # skip/ { s++; next } /^ok / { p++ } /^not ok / { f++ } \
+		END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'
+	@exit $$(cat $(B)/check.rc)
 
 bench: deps
 	@$(MAKE) --no-print-directory all
