@@ -288,6 +288,15 @@ void dft_strv_free(char **v);
 
 /* ==== owned by issue 6 (trace reader) ==================================== */
 /*
+ * One line of a trace tool's standard input, which may name traces as well
+ * as carry records: a plain line is a trace path, a `chunk` record with a
+ * path names one. 1: *path is a trace to read (caller frees); 0: any other
+ * line, *rec is its record (caller puts; NULL when not JSON) to consume or
+ * pass through; -1: a plain line that is not an existing file.
+ */
+int dft_trace_input_line(const char *line, size_t len, char **path,
+			 json_object **rec);
+/*
  * String-keyed table (trace_map.c): keys are byte strings copied into the
  * table; values are fixed-size, zeroed on creation, at stable addresses;
  * entries are numbered 0..count-1 in insertion order (deterministic walks).

@@ -378,3 +378,33 @@ dft_json_save(const char *path, json_object *o)
 	dft_buf_release(&b);
 	return rc;
 }
+
+int
+dft_trace_input_line(const char *line, size_t len, char **path,
+		     json_object **rec)
+{
+	char *copy = dft_xstrndup(line, len);
+	json_object *o;
+	const char *p;
+
+	*path = NULL;
+	*rec = NULL;
+	if (len > 0 && line[0] != '{') {
+		if (dft_exists(copy) && !dft_is_dir(copy)) {
+			*path = copy;
+			return 1;
+		}
+		free(copy);
+		return -1;
+	}
+	o = json_tokener_parse(copy);
+	free(copy);
+	p = dft_json_str(o, "path", NULL);
+	if (p != NULL && strcmp(dft_record_type(o), "chunk") == 0) {
+		*path = dft_xstrdup(p);
+		json_object_put(o);
+		return 1;
+	}
+	*rec = o;
+	return 0;
+}

@@ -556,34 +556,23 @@ static void
 on_record(const char *line, size_t len, long lineno, void *ctx)
 {
 	struct inctx *ic = ctx;
+	char *path;
+	json_object *o;
+	int kind = dft_trace_input_line(line, len, &path, &o);
 
-	if (len > 0 && line[0] != '{') {
-		char *p = dft_xstrndup(line, len);
-
-		if (dft_exists(p) && !dft_is_dir(p)) {
-			add_path(ic, line, len);
-		} else {
-			dft_warn_at(ic->name, lineno,
-				    "not a record or a trace file: '%s'", p);
-			ic->s->status = dft_worst(ic->s->status, DFT_EXIT_DATA);
-		}
-		free(p);
-		return;
-	}
-	char *copy = dft_xstrndup(line, len);
-	json_object *o = json_tokener_parse(copy);
-
-	if (strcmp(o ? dft_record_type(o) : "", "chunk") == 0 &&
-	    dft_json_str(o, "path", NULL) != NULL) {
-		const char *p = dft_json_str(o, "path", NULL);
-
-		add_path(ic, p, strlen(p));
+	if (kind < 0) {
+		dft_warn_at(ic->name, lineno,
+			    "not a record or a trace file: '%.*s'", (int)len,
+			    line);
+		ic->s->status = dft_worst(ic->s->status, DFT_EXIT_DATA);
+	} else if (kind > 0) {
+		add_path(ic, path, strlen(path));
+		free(path);
 	} else {
 		fwrite(line, 1, len, stdout);
 		fputc('\n', stdout);
+		json_object_put(o);
 	}
-	json_object_put(o);
-	free(copy);
 }
 
 static int

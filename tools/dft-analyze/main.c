@@ -201,34 +201,29 @@ struct recctx {
 static void
 handle_record(struct recctx *rc, const char *line, size_t len, long lineno)
 {
-	if (len > 0 && line[0] != '{') {
-		char *p = dft_xstrndup(line, len);
+	char *path;
+	json_object *o;
+	int kind = dft_trace_input_line(line, len, &path, &o);
 
-		if (dft_exists(p) && !dft_is_dir(p)) {
-			inputs_add(rc->in, p);
-		} else {
-			dft_warn_at(rc->name, lineno,
-				    "not a record or a trace file: '%s'", p);
-			rc->status = dft_worst(rc->status, DFT_EXIT_DATA);
-		}
-		free(p);
+	if (kind < 0) {
+		dft_warn_at(rc->name, lineno,
+			    "not a record or a trace file: '%.*s'", (int)len,
+			    line);
+		rc->status = dft_worst(rc->status, DFT_EXIT_DATA);
 		return;
 	}
-	char *copy = dft_xstrndup(line, len);
-	json_object *o = json_tokener_parse(copy);
+	if (len == 0 || line[0] == '{')
+		rc->json_recs++;
+	if (kind > 0) {
+		inputs_add(rc->in, path);
+		free(path);
+		return;
+	}
 	const char *type = o ? dft_record_type(o) : "";
 
-	rc->json_recs++;
 	if (strcmp(type, "chunk") == 0) {
-		const char *p = dft_json_str(o, "path", NULL);
-
-		if (p != NULL) {
-			inputs_add(rc->in, p);
-		} else {
-			dft_warn_at(rc->name, lineno, "chunk record without "
-				    "a path");
-			rc->status = dft_worst(rc->status, DFT_EXIT_DATA);
-		}
+		dft_warn_at(rc->name, lineno, "chunk record without a path");
+		rc->status = dft_worst(rc->status, DFT_EXIT_DATA);
 	} else if (strcmp(type, "partial") == 0) {
 		const char *why;
 
@@ -243,7 +238,6 @@ handle_record(struct recctx *rc, const char *line, size_t len, long lineno)
 		fputc('\n', stdout);
 	}
 	json_object_put(o);
-	free(copy);
 }
 
 static void
