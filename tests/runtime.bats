@@ -171,6 +171,56 @@ print(n)' "$f"
 	echo "$output" | jq -e '.names.write == 500'
 }
 
+@test "after chdir, relative paths are matched against the new working directory" {
+	export DFTRACER_INIT=PRELOAD
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 /usr/bin/python3 -c '
+import os
+os.chdir("data"); open("in.bin", "w").write("x" * 10)
+os.chdir("../other"); open("out.bin", "w").write("y" * 10)
+os.stat("../data/in.bin")
+os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.files | index("'"$W"'/data/in.bin") != null'
+	echo "$output" | jq -e '[.files[] | select(test("out.bin"))] == []'
+	echo "$output" | jq -e '(.names.stat // 0) + (.names.stat64 // 0) == 1'
+}
+
+@test "the untraced fast path filters paths as the exact check does, never reading past a page" {
+	# pathfilter_test.c compares the word-at-a-time scan and the filter
+	# with plain reference code: every alignment, a NUL before an unmapped
+	# page, and 60,000 paths against several working directories.  Built
+	# three ways: SSE2, 8-byte words (other little-endian 64-bit CPUs)
+	# and the plain loop (anything else).
+	local v
+	for v in "" "-U__SSE2__" "-U__SSE2__ -U__BYTE_ORDER__"; do
+		# shellcheck disable=SC2086
+		cc -std=c11 -O2 -Wall -Wextra -Werror $v -I"$REPO/runtime/src" \
+			-o "$BATS_TEST_TMPDIR/pf" "$FX/pathfilter_test.c"
+		run -0 "$BATS_TEST_TMPDIR/pf"
+		[[ "$output" == *", 0 failures" ]]
+	done
+	if cc -fsanitize=address -o /dev/null -x c - <<<'int main(void){return 0;}' 2>/dev/null; then
+		cc -std=c11 -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+			-I"$REPO/runtime/src" -o "$BATS_TEST_TMPDIR/pf" "$FX/pathfilter_test.c"
+		run -0 "$BATS_TEST_TMPDIR/pf"
+	fi
+}
+
+@test "the untraced fast path's data shares one page with the real-function pointers" {
+	# why: with page-table isolation and no PCID every system call empties
+	# the TLB, so each page the untraced path reads is a page walk per call
+	command -v nm >/dev/null || skip "no nm"
+	local lib=$RT/lib/libdftracer_preload.so hot real
+	hot=$(nm "$lib" | awk '$3 == "dft_hot" { print $1 }')
+	[ -n "$hot" ]
+	for real in real_stat real_access real_read real_pread real_open real_fopen real_fread; do
+		a=$(nm "$lib" | awk -v s="$real" '$3 == s { print $1 }')
+		[ -n "$a" ] || fail "$real not found"
+		[ $((0x$a / 4096)) -eq $((0x$hot / 4096)) ] || fail "$real at $a, dft_hot at $hot"
+	done
+}
+
 @test "DFTRACER_DATA_DIR=all traces every file, except the trace itself" {
 	export DFTRACER_DATA_DIR=all
 	run -0 "$B/demo" data/records.bin other/x.bin

@@ -33,14 +33,12 @@
 
 #include "../include/dftracer/dftracer.h"
 #include "internal.h"
+#include "pathfilter.h"
 
-int dft_on_posix;
-int dft_on_stdio;
-int dft_on_any;
-int dft_pending;
+/* page-aligned so that it and the real-function pointers after it in
+ * the section (io.c) share a page */
+struct dft_hot dft_hot DFT_HOT_DATA __attribute__((aligned(4096)));
 int dft_trace_fd = -1;
-_Atomic(struct dft_file *) *dft_fds;
-int dft_nfds;
 __thread int dft_guard DFT_TLS;
 __thread struct dft_thread *dft_tself DFT_TLS;
 unsigned dft_gen;
@@ -93,10 +91,6 @@ static struct {
 	unsigned char *zout;
 	size_t zcap;
 	struct dft_tbuf *bufs;
-	char *_Atomic cwd;
-	char **dirs;
-	size_t *dirlen;
-	int ndirs, all;
 	struct dft_file **tab;
 	size_t tabcap, tabn;
 	pthread_key_t key;
@@ -881,22 +875,45 @@ static void ev_meta(struct dft_thread *t, const char *rec, const char *name,
 
 /* ---- paths -------------------------------------------------------------- */
 
-static char *dup_cwd(void)
+void *dft_hot_alloc(size_t n)
+{
+	size_t want = (n + 7) & ~(size_t)7;
+	size_t at = atomic_fetch_add(&dft_hot.arena_used, want);
+
+	if (at + want <= sizeof(dft_hot.arena))
+		return dft_hot.arena + at;
+	return malloc(n);	/* arena full: a program that chdirs a lot */
+}
+
+static struct dft_cwd *dup_cwd(void)
 {
 	char buf[DFT_PATH];
+	struct dft_cwd *copy;
+	size_t n;
 
 	if (!getcwd(buf, sizeof(buf)))
 		strcpy(buf, "/");
-	return strdup(buf);
+	n = strlen(buf);
+	copy = dft_hot_alloc(sizeof(*copy) + n + 1);
+	if (!copy) {	/* out of memory: "/" rather than a NULL to check */
+		static union {
+			struct dft_cwd c;
+			char room[sizeof(struct dft_cwd) + 2];
+		} root;
+
+		copy = &root.c;
+		n = 1;
+		strcpy(buf, "/");
+	}
+	copy->len = n;
+	memcpy(copy->path, buf, n + 1);
+	return copy;
 }
 
 void dft_set_cwd(void)
 {
-	char *n = dup_cwd();
-
-	if (n)
-		atomic_store(&G.cwd, n);	/* the old copy leaks on purpose:
-						   readers may still hold it */
+	/* the old copy stays: readers may still hold it */
+	atomic_store(&dft_hot.cwd, dup_cwd());
 }
 
 /*
@@ -977,22 +994,6 @@ static int excluded(const char *p, size_t n)
 	    (n >= 7 && memcmp(p + n - 7, ".pfw.gz", 7) == 0) ||
 	    (n >= 3 && memcmp(p + n - 3, ".py", 3) == 0))
 		return 1;
-	return 0;
-}
-
-static int dir_match(const char *p, size_t n)
-{
-	int i;
-
-	if (G.all)
-		return 1;
-	for (i = 0; i < G.ndirs; i++) {
-		size_t l = G.dirlen[i];
-
-		if (n >= l && memcmp(p, G.dirs[i], l) == 0 &&
-		    (n == l || p[l] == '/' || G.dirs[i][l - 1] == '/'))
-			return 1;
-	}
 	return 0;
 }
 
@@ -1078,39 +1079,6 @@ static size_t fd_dir(int dirfd, char *out, size_t cap)
 	return (size_t)n;
 }
 
-/*
- * The untraced fast path for absolute paths: could this path be inside a
- * data directory?  Compares with each directory while skipping repeated
- * slashes in the path, and says yes to any path with a "/." (".", ".."
- * components need real normalisation).  About a hundred instructions for
- * a typical path outside DATA_DIR; dft_path_file does the exact check.
- */
-int dft_abs_maybe(const char *path)
-{
-	const char *q;
-	int i;
-
-	if (G.all)
-		return 1;
-	for (q = strchr(path, '.'); q; q = strchr(q + 1, '.'))
-		if (q[-1] == '/')
-			return 1;
-	for (i = 0; i < G.ndirs; i++) {
-		const char *d = G.dirs[i];
-		size_t k = 0;
-
-		while (d[k] && d[k] == path[k])
-			k++;
-		if (!d[k]) {
-			if (path[k] == '/' || path[k] == '\0' || d[k - 1] == '/')
-				return 1;
-		} else if (k > 0 && path[k - 1] == '/' && path[k] == '/') {
-			return 1;	/* "//": let the exact check decide */
-		}
-	}
-	return 0;
-}
-
 struct dft_file *dft_path_file(int dirfd, const char *path)
 {
 	char abs[DFT_PATH], base[DFT_PATH];
@@ -1120,17 +1088,18 @@ struct dft_file *dft_path_file(int dirfd, const char *path)
 		return NULL;
 	if (path[0] == '/') {
 		n = strlen(path);
-		if (!dir_match(path, n) && !needs_norm(path, n))
+		if (!dft_dir_match(path, n) && !needs_norm(path, n))
 			return NULL;
 		n = norm_path("", path, abs, sizeof(abs));
 	} else if (dirfd == AT_FDCWD) {
-		n = norm_path(atomic_load(&G.cwd), path, abs, sizeof(abs));
+		n = norm_path(atomic_load(&dft_hot.cwd)->path, path, abs,
+			      sizeof(abs));
 	} else {
 		if (!fd_dir(dirfd, base, sizeof(base)))
 			return NULL;
 		n = norm_path(base, path, abs, sizeof(abs));
 	}
-	if (n == 0 || !dir_match(abs, n) || excluded(abs, n))
+	if (n == 0 || !dft_dir_match(abs, n) || excluded(abs, n))
 		return NULL;
 	DFT_PENDING_CHECK();	/* a traced file: the trace starts here */
 	return intern(abs, n);
@@ -1159,23 +1128,26 @@ void dft_fd_set(int fd, struct dft_file *f)
 
 /* ---- configuration ------------------------------------------------------ */
 
+/* DFTRACER_DATA_DIR ("a:b", or "all") into the packed list that
+ * dft_dir_match reads; entries made absolute against the working directory
+ * and normalised.  A replaced list is never freed: another thread's
+ * intercepted call may still be reading it. */
 static void parse_dirs(const char *s)
 {
 	const char *p = s;
-	char *cwd = atomic_load(&G.cwd);
+	char *cwd = atomic_load(&dft_hot.cwd)->path;
+	char *block = NULL;
+	size_t used = 0;
+	int n_dirs = 0;
 
-	G.all = 0;
-	G.ndirs = 0;
+	dft_hot.all = 0;
+	dft_hot.ndirs = 0;
 	if (!s || !*s)
 		return;
 	if (strcmp(s, "all") == 0) {
-		G.all = 1;
+		dft_hot.all = 1;
 		return;
 	}
-	G.dirs = calloc(strlen(s) + 1, sizeof(*G.dirs));
-	G.dirlen = calloc(strlen(s) + 1, sizeof(*G.dirlen));
-	if (!G.dirs || !G.dirlen)
-		return;
 	while (*p) {
 		const char *e = strchr(p, ':');
 		size_t l = e ? (size_t)(e - p) : strlen(p);
@@ -1186,19 +1158,37 @@ static void parse_dirs(const char *s)
 			memcpy(one, p, l);
 			one[l] = '\0';
 			if (strcmp(one, "all") == 0)
-				G.all = 1;
+				dft_hot.all = 1;
 			n = norm_path(cwd, one, abs, sizeof(abs));
 			if (n > 0) {
-				G.dirs[G.ndirs] = strdup(abs);
-				G.dirlen[G.ndirs] = n;
-				if (G.dirs[G.ndirs])
-					G.ndirs++;
+				char *grown = realloc(block, used + DFT_DIR_SIZE(n));
+				struct dft_dir *d;
+
+				if (!grown)
+					break;
+				block = grown;
+				d = (struct dft_dir *)(block + used);
+				d->len = (unsigned)n;
+				memcpy(d->path, abs, n + 1);
+				used += DFT_DIR_SIZE(n);
+				n_dirs++;
 			}
 		}
 		p += l;
 		if (*p == ':')
 			p++;
 	}
+	if (block && used > 0) {	/* into the hot page when it fits */
+		char *hot = dft_hot_alloc(used);
+
+		if (hot) {
+			memcpy(hot, block, used);
+			free(block);
+			block = hot;
+		}
+	}
+	dft_hot.dirs = (const struct dft_dir *)block;
+	dft_hot.ndirs = n_dirs;
 }
 
 static void warn_unsupported(void)
@@ -1421,7 +1411,7 @@ static void write_header(void)
 	snprintf(num, sizeof(num), "%d", (int)G.pid);
 	ev_meta(t, "thread_name", num, 0, "thread_name");
 	{
-		char *c = atomic_load(&G.cwd);
+		char *c = atomic_load(&dft_hot.cwd)->path;
 
 		cwd = intern(c, strlen(c));
 	}
@@ -1631,7 +1621,7 @@ void dft_init(const char *log_file, const char *data_dirs, const int *pid,
 	}
 	if (!G.key_made && pthread_key_create(&G.key, thread_exit) == 0)
 		G.key_made = 1;
-	G.cwd = dup_cwd();
+	dft_hot.cwd = dup_cwd();
 	read_config(data_dirs);
 	G.bind = bind;
 	G.pid_given = pid && *pid >= 0;

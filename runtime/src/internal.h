@@ -55,13 +55,61 @@ struct dft_thread {
 	char line[DFT_LINE];
 };
 
-/* Hot-path switches: non-zero only while tracing with interception bound. */
-extern int dft_on_posix;
-extern int dft_on_stdio;
-extern int dft_on_any;		/* tracing active (API events) */
-/* The trace file is opened at the first record (a process that traces
- * nothing leaves no file); every path to a record checks this first. */
-extern int dft_pending;
+/* One DFTRACER_DATA_DIR entry, normalised.  The entries are packed one
+ * after another in a single block, so the first ones share a cache line. */
+struct dft_dir {
+	unsigned len;
+	char path[];		/* len bytes and a NUL */
+};
+#define DFT_DIR_SIZE(l) \
+	((offsetof(struct dft_dir, path) + (l) + 1 + 7) & ~(size_t)7)
+#define DFT_DIR_NEXT(d) \
+	((const struct dft_dir *)((const char *)(d) + DFT_DIR_SIZE((d)->len)))
+
+/* The working directory as getcwd() gives it (absolute, normalised) */
+struct dft_cwd {
+	size_t len;
+	char path[];
+};
+
+/*
+ * Everything an intercepted call reads before it knows the call is not
+ * traced.  It shares one page with the real-function pointers (the
+ * DFT_HOT_DATA section) and holds the DATA_DIR list and the working
+ * directory in its own small arena, because on a kernel with page-table
+ * isolation and no PCID every system call empties the TLB: each distinct
+ * page the untraced path touches then costs a page walk on every call.
+ * Wrappers are likewise grouped in .text.hot (DFT_INTERCEPT) and their
+ * traced halves moved out of line.
+ */
+#define DFT_HOT_DATA __attribute__((section("dft_hot_data")))
+#define DFT_INTERCEPT __attribute__((visibility("default"), hot))
+#define DFT_HOT_ARENA 2560
+struct dft_hot {
+	/* non-zero only while tracing with interception bound */
+	int on_posix, on_stdio;
+	int on_any;		/* tracing active (API events) */
+	/* The trace file is opened at the first record (a process that
+	 * traces nothing leaves no file); every path to a record checks
+	 * this first. */
+	int pending;
+	int nfds;
+	int all, ndirs;		/* DATA_DIR "all", number of entries */
+	const struct dft_dir *dirs;
+	_Atomic(struct dft_file *) *fds;	/* fd -> traced file */
+	struct dft_cwd *_Atomic cwd;	/* replaced, never changed, on chdir */
+	_Atomic size_t arena_used;
+	char arena[DFT_HOT_ARENA] __attribute__((aligned(8)));
+} __attribute__((aligned(64)));
+/* n bytes from the arena (8-aligned, never freed), else from malloc */
+void *dft_hot_alloc(size_t n);
+extern struct dft_hot dft_hot;
+#define dft_on_posix dft_hot.on_posix
+#define dft_on_stdio dft_hot.on_stdio
+#define dft_on_any dft_hot.on_any
+#define dft_pending dft_hot.pending
+#define dft_fds dft_hot.fds
+#define dft_nfds dft_hot.nfds
 extern int dft_trace_fd;	/* the trace file: close() leaves it alone */
 void dft_pending_start(void);
 #define DFT_PENDING_CHECK() \
@@ -69,13 +117,9 @@ void dft_pending_start(void);
 		if (DFT_UNLIKELY(dft_pending)) \
 			dft_pending_start(); \
 	} while (0)
-extern _Atomic(struct dft_file *) *dft_fds;
-extern int dft_nfds;
 #define DFT_TLS __attribute__((tls_model("initial-exec")))
 extern __thread int dft_guard DFT_TLS;
 extern __thread struct dft_thread *dft_tself DFT_TLS;
-/* Cheap test: could an absolute path be traced at all? */
-int dft_abs_maybe(const char *path);
 
 /* md5.c */
 void dft_md5(const void *data, size_t len, unsigned char out[16]);

@@ -7,9 +7,11 @@
  *
  * Cost model: with tracing off a wrapper is one load and a branch; on an
  * fd that is not traced it is one more table load; on a path outside
- * DFTRACER_DATA_DIR it is a prefix comparison.  Only traced calls read the
- * clock and format an event.  A thread-local guard keeps the runtime's own
- * work from being traced.
+ * DFTRACER_DATA_DIR it is one scan of the path and a prefix comparison
+ * (pathfilter.h), reading one data page (struct dft_hot in internal.h).
+ * Only traced calls read the clock and format an event.  A thread-local
+ * guard keeps the runtime's own work from being traced.
+ * tests/bench/runtime.sh measures all of these.
  *
  * Argument names and their order follow dftracer 2.0.2 traces (the order
  * inside args is not significant to readers, but keeping it makes our
@@ -30,6 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pathfilter.h"
 
 /* glibc symbols without a public declaration */
 int __xstat(int ver, const char *path, struct stat *buf);
@@ -68,7 +71,7 @@ static void *dlnext(const char *name)
 	return p;
 }
 
-#define DECL_REAL(n) static __typeof__(&n) real_##n
+#define DECL_REAL(n) static __typeof__(&n) real_##n DFT_HOT_DATA
 #define REAL(n) \
 	(*({ \
 		if (DFT_UNLIKELY(real_##n == NULL)) \
@@ -156,15 +159,17 @@ static void fd_clear(int fd)
 		dft_fd_set(fd, NULL);
 }
 
-/* A path-based candidate: NULL unless tracing and the path is traced. */
-static struct dft_file *path_file(int on, int dirfd, const char *path)
+/* A path-based candidate: NULL unless tracing and the path is traced.
+ * One out-of-line copy shared by all wrappers, in .text.hot beside them. */
+static __attribute__((hot, noinline)) struct dft_file *
+path_file(int on, int dirfd, const char *path)
 {
 	struct dft_file *f;
 
 	if (!on || !path)
 		return NULL;
-	if (path[0] == '/' && !dft_abs_maybe(path))
-		return NULL;	/* the common case: no TLS, no copy */
+	if ((path[0] == '/' || dirfd == AT_FDCWD) && !dft_path_maybe(path))
+		return NULL;	/* the common case: no TLS, no lock */
 	if (dft_guard)
 		return NULL;
 	dft_guard++;
@@ -174,6 +179,18 @@ static struct dft_file *path_file(int on, int dirfd, const char *path)
 }
 
 #define FD_TRACED(on, fd, f) ((on) && ((f) = dft_fd_file(fd)) && !dft_guard)
+
+/*
+ * The wrapper macros below split each function in two: the exported
+ * wrapper does the untraced check and tail-calls the real function, and
+ * the traced half lives out of line (traced_<name>, taking the file as an
+ * extra first argument).  The untraced call then saves no registers and
+ * touches no stack beyond the check, which is what an application pays
+ * on every call outside DFTRACER_DATA_DIR.
+ */
+#define TRACED_HALF static __attribute__((noinline, cold))
+#define WITH_F(...) (struct dft_file *f, __VA_ARGS__)
+#define WITH_F_ARGS(...) (f, __VA_ARGS__)
 
 /* ---- open family -------------------------------------------------------- */
 
@@ -263,7 +280,7 @@ static int do_open(const char *name, int kind, int dirfd, const char *path,
 		} \
 	} while (0)
 
-DFT_API int open(const char *path, int flags, ...)
+DFT_INTERCEPT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
@@ -273,7 +290,7 @@ DFT_API int open(const char *path, int flags, ...)
 	return do_open("open", O_OPEN, AT_FDCWD, path, flags, mode);
 }
 
-DFT_API int open64(const char *path, int flags, ...)
+DFT_INTERCEPT int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
@@ -283,7 +300,7 @@ DFT_API int open64(const char *path, int flags, ...)
 	return do_open("open64", O_OPEN64, AT_FDCWD, path, flags, mode);
 }
 
-DFT_API int openat(int dirfd, const char *path, int flags, ...)
+DFT_INTERCEPT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
@@ -293,7 +310,7 @@ DFT_API int openat(int dirfd, const char *path, int flags, ...)
 	return do_open("openat", O_OPENAT, dirfd, path, flags, mode);
 }
 
-DFT_API int openat64(int dirfd, const char *path, int flags, ...)
+DFT_INTERCEPT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
@@ -303,7 +320,7 @@ DFT_API int openat64(int dirfd, const char *path, int flags, ...)
 	return do_open("openat64", O_OPENAT64, dirfd, path, flags, mode);
 }
 
-DFT_API int creat(const char *path, mode_t mode)
+DFT_INTERCEPT int creat(const char *path, mode_t mode)
 {
 	if (!dft_on_posix)
 		return REAL(creat)(path, mode);
@@ -311,7 +328,7 @@ DFT_API int creat(const char *path, mode_t mode)
 		       O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
-DFT_API int creat64(const char *path, mode_t mode)
+DFT_INTERCEPT int creat64(const char *path, mode_t mode)
 {
 	if (!dft_on_posix)
 		return REAL(creat64)(path, mode);
@@ -319,28 +336,28 @@ DFT_API int creat64(const char *path, mode_t mode)
 		       O_CREAT | O_WRONLY | O_TRUNC, mode);
 }
 
-DFT_API int __open_2(const char *path, int flags)
+DFT_INTERCEPT int __open_2(const char *path, int flags)
 {
 	if (!dft_on_posix)
 		return REAL(__open_2)(path, flags);
 	return do_open("open", O_OPEN2, AT_FDCWD, path, flags, 0);
 }
 
-DFT_API int __open64_2(const char *path, int flags)
+DFT_INTERCEPT int __open64_2(const char *path, int flags)
 {
 	if (!dft_on_posix)
 		return REAL(__open64_2)(path, flags);
 	return do_open("open64", O_OPEN64_2, AT_FDCWD, path, flags, 0);
 }
 
-DFT_API int __openat_2(int dirfd, const char *path, int flags)
+DFT_INTERCEPT int __openat_2(int dirfd, const char *path, int flags)
 {
 	if (!dft_on_posix)
 		return REAL(__openat_2)(dirfd, path, flags);
 	return do_open("openat", O_OPENAT2, dirfd, path, flags, 0);
 }
 
-DFT_API int __openat64_2(int dirfd, const char *path, int flags)
+DFT_INTERCEPT int __openat64_2(int dirfd, const char *path, int flags)
 {
 	if (!dft_on_posix)
 		return REAL(__openat64_2)(dirfd, path, flags);
@@ -351,7 +368,7 @@ DFT_API int __openat64_2(int dirfd, const char *path, int flags)
 
 DECL_REAL(close);
 
-DFT_API int close(int fd)
+DFT_INTERCEPT int close(int fd)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -381,14 +398,11 @@ DFT_API int close(int fd)
 
 #define RW_WRAP(ret_t, sym, evname, params, args, cnt, has_off, off) \
 	DECL_REAL(sym); \
-	DFT_API ret_t sym params \
+	TRACED_HALF ret_t traced_##sym WITH_F params \
 	{ \
-		struct dft_file *f; \
 		uint64_t t0, t1; \
 		ret_t r; \
 		int e; \
-		if (!FD_TRACED(dft_on_posix, fd, f)) \
-			return REAL(sym) args; \
 		t0 = dft_now(); \
 		r = REAL(sym) args; \
 		e = errno; \
@@ -397,6 +411,13 @@ DFT_API int close(int fd)
 		      (long long)r, has_off, (long long)(off), -1); \
 		errno = e; \
 		return r; \
+	} \
+	DFT_INTERCEPT ret_t sym params \
+	{ \
+		struct dft_file *f; \
+		if (DFT_LIKELY(!FD_TRACED(dft_on_posix, fd, f))) \
+			return REAL(sym) args; \
+		return traced_##sym WITH_F_ARGS args; \
 	}
 
 RW_WRAP(ssize_t, read, "read", (int fd, void *buf, size_t count),
@@ -449,7 +470,7 @@ RW_WRAP(ssize_t, pwritev, "pwritev",
 
 #define SEEK_WRAP(sym, off_type) \
 	DECL_REAL(sym); \
-	DFT_API off_type sym(int fd, off_type offset, int whence) \
+	DFT_INTERCEPT off_type sym(int fd, off_type offset, int whence) \
 	{ \
 		struct dft_file *f; \
 		uint64_t t0, t1; \
@@ -475,13 +496,10 @@ SEEK_WRAP(lseek64, off64_t)
 
 #define FD_WRAP(sym, params, args, nkv, ...) \
 	DECL_REAL(sym); \
-	DFT_API int sym params \
+	TRACED_HALF int traced_##sym WITH_F params \
 	{ \
-		struct dft_file *f; \
 		uint64_t t0, t1; \
 		int r, e; \
-		if (!FD_TRACED(dft_on_posix, fd, f)) \
-			return REAL(sym) args; \
 		t0 = dft_now(); \
 		r = REAL(sym) args; \
 		e = errno; \
@@ -492,6 +510,13 @@ SEEK_WRAP(lseek64, off64_t)
 		} \
 		errno = e; \
 		return r; \
+	} \
+	DFT_INTERCEPT int sym params \
+	{ \
+		struct dft_file *f; \
+		if (DFT_LIKELY(!FD_TRACED(dft_on_posix, fd, f))) \
+			return REAL(sym) args; \
+		return traced_##sym WITH_F_ARGS args; \
 	}
 
 /* dftracer 2.0.2 writes fsync without ret */
@@ -512,14 +537,10 @@ FD_WRAP(__fxstat64, (int ver, int fd, struct stat64 *st), (ver, fd, st), 1,
 
 #define PATH_WRAP(sym, params, args, dirfd, path, nkv, ...) \
 	DECL_REAL(sym); \
-	DFT_API int sym params \
+	TRACED_HALF int traced_##sym WITH_F params \
 	{ \
-		struct dft_file *f; \
 		uint64_t t0, t1; \
 		int r, e; \
-		if (!dft_on_posix || \
-		    !(f = path_file(dft_on_posix, dirfd, path))) \
-			return REAL(sym) args; \
 		t0 = dft_now(); \
 		r = REAL(sym) args; \
 		e = errno; \
@@ -530,6 +551,14 @@ FD_WRAP(__fxstat64, (int ver, int fd, struct stat64 *st), (ver, fd, st), 1,
 		} \
 		errno = e; \
 		return r; \
+	} \
+	DFT_INTERCEPT int sym params \
+	{ \
+		struct dft_file *f; \
+		if (!dft_on_posix || \
+		    !(f = path_file(dft_on_posix, dirfd, path))) \
+			return REAL(sym) args; \
+		return traced_##sym WITH_F_ARGS args; \
 	}
 
 PATH_WRAP(stat, (const char *path, struct stat *st), (path, st), AT_FDCWD,
@@ -579,13 +608,10 @@ static struct dft_file *at_file(int dirfd, const char *path, int flags)
 
 #define AT_WRAP(sym, params, args, dirfd, path, flags) \
 	DECL_REAL(sym); \
-	DFT_API int sym params \
+	TRACED_HALF int traced_##sym WITH_F params \
 	{ \
-		struct dft_file *f; \
 		uint64_t t0, t1; \
 		int r, e; \
-		if (!dft_on_posix || !(f = at_file(dirfd, path, flags))) \
-			return REAL(sym) args; \
 		t0 = dft_now(); \
 		r = REAL(sym) args; \
 		e = errno; \
@@ -596,6 +622,13 @@ static struct dft_file *at_file(int dirfd, const char *path, int flags)
 		} \
 		errno = e; \
 		return r; \
+	} \
+	DFT_INTERCEPT int sym params \
+	{ \
+		struct dft_file *f; \
+		if (!dft_on_posix || !(f = at_file(dirfd, path, flags))) \
+			return REAL(sym) args; \
+		return traced_##sym WITH_F_ARGS args; \
 	}
 
 AT_WRAP(fstatat, (int dirfd, const char *path, struct stat *st, int flags),
@@ -621,21 +654,21 @@ DECL_REAL(rename);
 DECL_REAL(renameat);
 DECL_REAL(renameat2);
 
-DFT_API int rename(const char *oldp, const char *newp)
+DFT_INTERCEPT int rename(const char *oldp, const char *newp)
 {
 	if (!dft_on_posix)
 		return REAL(rename)(oldp, newp);
 	return do_rename("rename", 0, AT_FDCWD, oldp, AT_FDCWD, newp, 0);
 }
 
-DFT_API int renameat(int od, const char *oldp, int nd, const char *newp)
+DFT_INTERCEPT int renameat(int od, const char *oldp, int nd, const char *newp)
 {
 	if (!dft_on_posix)
 		return REAL(renameat)(od, oldp, nd, newp);
 	return do_rename("renameat", 1, od, oldp, nd, newp, 0);
 }
 
-DFT_API int renameat2(int od, const char *oldp, int nd, const char *newp,
+DFT_INTERCEPT int renameat2(int od, const char *oldp, int nd, const char *newp,
 		      unsigned flags)
 {
 	if (!dft_on_posix)
@@ -676,7 +709,7 @@ static int do_rename(const char *name, int kind, int od, const char *oldp,
 DECL_REAL(chdir);
 DECL_REAL(fchdir);
 
-DFT_API int chdir(const char *path)
+DFT_INTERCEPT int chdir(const char *path)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -703,7 +736,7 @@ DFT_API int chdir(const char *path)
 	return r;
 }
 
-DFT_API int fchdir(int fd)
+DFT_INTERCEPT int fchdir(int fd)
 {
 	int r = REAL(fchdir)(fd), e = errno;
 
@@ -723,7 +756,7 @@ DECL_REAL(readdir);
 DECL_REAL(readdir64);
 DECL_REAL(closedir);
 
-DFT_API DIR *opendir(const char *path)
+DFT_INTERCEPT DIR *opendir(const char *path)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -744,7 +777,7 @@ DFT_API DIR *opendir(const char *path)
 }
 
 #define READDIR_WRAP(sym, ent) \
-	DFT_API struct ent *sym(DIR *d) \
+	DFT_INTERCEPT struct ent *sym(DIR *d) \
 	{ \
 		struct dft_file *f; \
 		uint64_t t0, t1; \
@@ -764,7 +797,7 @@ DFT_API DIR *opendir(const char *path)
 READDIR_WRAP(readdir, dirent)
 READDIR_WRAP(readdir64, dirent64)
 
-DFT_API int closedir(DIR *d)
+DFT_INTERCEPT int closedir(DIR *d)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -799,7 +832,7 @@ DECL_REAL(dup3);
 DECL_REAL(fcntl);
 DECL_REAL(fcntl64);
 
-DFT_API int dup(int fd)
+DFT_INTERCEPT int dup(int fd)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -853,14 +886,14 @@ static int do_dup2(const char *name, int fd, int fd2, int flags, int three)
 	return r;
 }
 
-DFT_API int dup2(int fd, int fd2)
+DFT_INTERCEPT int dup2(int fd, int fd2)
 {
 	if (!dft_on_posix)
 		return REAL(dup2)(fd, fd2);
 	return do_dup2("dup2", fd, fd2, 0, 0);
 }
 
-DFT_API int dup3(int fd, int fd2, int flags)
+DFT_INTERCEPT int dup3(int fd, int fd2, int flags)
 {
 	if (!dft_on_posix)
 		return REAL(dup3)(fd, fd2, flags);
@@ -905,7 +938,7 @@ static int do_fcntl(const char *name, int sixty4, int fd, int cmd, void *arg)
 #undef CALL_FCNTL
 }
 
-DFT_API int fcntl(int fd, int cmd, ...)
+DFT_INTERCEPT int fcntl(int fd, int cmd, ...)
 {
 	va_list ap;
 	void *arg;
@@ -916,7 +949,7 @@ DFT_API int fcntl(int fd, int cmd, ...)
 	return do_fcntl("fcntl", 0, fd, cmd, arg);
 }
 
-DFT_API int fcntl64(int fd, int cmd, ...)
+DFT_INTERCEPT int fcntl64(int fd, int cmd, ...)
 {
 	va_list ap;
 	void *arg;
@@ -973,7 +1006,7 @@ static struct dft_file *map_take(void *addr)
 static int maps_used;
 
 #define MMAP_WRAP(sym, off_type) \
-	DFT_API void *sym(void *addr, size_t len, int prot, int flags, int fd, \
+	DFT_INTERCEPT void *sym(void *addr, size_t len, int prot, int flags, int fd, \
 			  off_type off) \
 	{ \
 		struct dft_file *f; \
@@ -1003,7 +1036,7 @@ static int maps_used;
 MMAP_WRAP(mmap, off_t)
 MMAP_WRAP(mmap64, off64_t)
 
-DFT_API int munmap(void *addr, size_t len)
+DFT_INTERCEPT int munmap(void *addr, size_t len)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -1028,7 +1061,7 @@ DFT_API int munmap(void *addr, size_t len)
 
 DECL_REAL(copy_file_range);
 
-DFT_API ssize_t copy_file_range(int in, off64_t *inoff, int out,
+DFT_INTERCEPT ssize_t copy_file_range(int in, off64_t *inoff, int out,
 				off64_t *outoff, size_t len, unsigned flags)
 {
 	struct dft_file *f = NULL, *g = NULL;
@@ -1061,7 +1094,7 @@ DECL_REAL(fork);
 DECL_REAL(_exit);
 DECL_REAL(_Exit);
 
-DFT_API pid_t fork(void)
+DFT_INTERCEPT pid_t fork(void)
 {
 	uint64_t t0, t1;
 	pid_t r;
@@ -1082,14 +1115,14 @@ DFT_API pid_t fork(void)
 	return r;
 }
 
-DFT_API void _exit(int status)
+DFT_INTERCEPT void _exit(int status)
 {
 	dft_exit_hook();
 	REAL(_exit)(status);
 	__builtin_unreachable();
 }
 
-DFT_API void _Exit(int status)
+DFT_INTERCEPT void _Exit(int status)
 {
 	dft_exit_hook();
 	REAL(_Exit)(status);
@@ -1101,25 +1134,25 @@ DECL_REAL(execv);
 DECL_REAL(execvp);
 DECL_REAL(execvpe);
 
-DFT_API int execve(const char *path, char *const argv[], char *const envp[])
+DFT_INTERCEPT int execve(const char *path, char *const argv[], char *const envp[])
 {
 	dft_exec_hook();
 	return REAL(execve)(path, argv, envp);
 }
 
-DFT_API int execv(const char *path, char *const argv[])
+DFT_INTERCEPT int execv(const char *path, char *const argv[])
 {
 	dft_exec_hook();
 	return REAL(execv)(path, argv);
 }
 
-DFT_API int execvp(const char *file, char *const argv[])
+DFT_INTERCEPT int execvp(const char *file, char *const argv[])
 {
 	dft_exec_hook();
 	return REAL(execvp)(file, argv);
 }
 
-DFT_API int execvpe(const char *file, char *const argv[], char *const envp[])
+DFT_INTERCEPT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
 	dft_exec_hook();
 	return REAL(execvpe)(file, argv, envp);
@@ -1136,7 +1169,7 @@ DFT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 		argv[n_] = NULL; \
 	} while (0)
 
-DFT_API int execl(const char *path, const char *arg, ...)
+DFT_INTERCEPT int execl(const char *path, const char *arg, ...)
 {
 	char *argv[MAX_EXEC_ARGS];
 	va_list ap;
@@ -1147,7 +1180,7 @@ DFT_API int execl(const char *path, const char *arg, ...)
 	return execv(path, argv);
 }
 
-DFT_API int execlp(const char *file, const char *arg, ...)
+DFT_INTERCEPT int execlp(const char *file, const char *arg, ...)
 {
 	char *argv[MAX_EXEC_ARGS];
 	va_list ap;
@@ -1158,7 +1191,7 @@ DFT_API int execlp(const char *file, const char *arg, ...)
 	return execvp(file, argv);
 }
 
-DFT_API int execle(const char *path, const char *arg, ...)
+DFT_INTERCEPT int execle(const char *path, const char *arg, ...)
 {
 	char *argv[MAX_EXEC_ARGS];
 	char *const *envp;
@@ -1226,21 +1259,21 @@ static FILE *do_fopen(const char *name, int sixty4, const char *path,
 #undef CALL_FOPEN
 }
 
-DFT_API FILE *fopen(const char *path, const char *mode)
+DFT_INTERCEPT FILE *fopen(const char *path, const char *mode)
 {
 	if (!dft_on_stdio && !dft_on_posix)
 		return REAL(fopen)(path, mode);
 	return do_fopen("fopen", 0, path, mode);
 }
 
-DFT_API FILE *fopen64(const char *path, const char *mode)
+DFT_INTERCEPT FILE *fopen64(const char *path, const char *mode)
 {
 	if (!dft_on_stdio && !dft_on_posix)
 		return REAL(fopen64)(path, mode);
 	return do_fopen("fopen64", 1, path, mode);
 }
 
-DFT_API FILE *fdopen(int fd, const char *mode)
+DFT_INTERCEPT FILE *fdopen(int fd, const char *mode)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -1262,7 +1295,7 @@ DFT_API FILE *fdopen(int fd, const char *mode)
 	return r;
 }
 
-DFT_API int fclose(FILE *fp)
+DFT_INTERCEPT int fclose(FILE *fp)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -1284,7 +1317,7 @@ DFT_API int fclose(FILE *fp)
 	return r;
 }
 
-DFT_API size_t fread(void *ptr, size_t size, size_t n, FILE *fp)
+DFT_INTERCEPT size_t fread(void *ptr, size_t size, size_t n, FILE *fp)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -1303,7 +1336,7 @@ DFT_API size_t fread(void *ptr, size_t size, size_t n, FILE *fp)
 	return r;
 }
 
-DFT_API size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n,
+DFT_INTERCEPT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n,
 			   FILE *fp)
 {
 	struct dft_file *f;
@@ -1323,7 +1356,7 @@ DFT_API size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n,
 	return r;
 }
 
-DFT_API size_t fwrite(const void *ptr, size_t size, size_t n, FILE *fp)
+DFT_INTERCEPT size_t fwrite(const void *ptr, size_t size, size_t n, FILE *fp)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
@@ -1343,7 +1376,7 @@ DFT_API size_t fwrite(const void *ptr, size_t size, size_t n, FILE *fp)
 }
 
 #define FSEEK_WRAP(sym, off_type) \
-	DFT_API int sym(FILE *fp, off_type offset, int whence) \
+	DFT_INTERCEPT int sym(FILE *fp, off_type offset, int whence) \
 	{ \
 		struct dft_file *f; \
 		uint64_t t0, t1; \
@@ -1368,7 +1401,7 @@ FSEEK_WRAP(fseeko, off_t)
 FSEEK_WRAP(fseeko64, off64_t)
 
 #define FTELL_WRAP(sym, off_type) \
-	DFT_API off_type sym(FILE *fp) \
+	DFT_INTERCEPT off_type sym(FILE *fp) \
 	{ \
 		struct dft_file *f; \
 		uint64_t t0, t1; \
@@ -1392,7 +1425,7 @@ FTELL_WRAP(ftell, long)
 FTELL_WRAP(ftello, off_t)
 FTELL_WRAP(ftello64, off64_t)
 
-DFT_API int fflush(FILE *fp)
+DFT_INTERCEPT int fflush(FILE *fp)
 {
 	struct dft_file *f;
 	uint64_t t0, t1;
