@@ -468,3 +468,26 @@ C
 	run -0 jq -r 'select(.type == "pitfall") | .title' "$w/records/pitfalls.ndjson"
 	assert_output --partial "dft-annotate refused a file"
 }
+
+@test "an MPI-IO action needs MPI-IO in what the traced run executed, not just in the source" {
+	# Last in the file: it edits the shared workspace's state and records.
+	# IOR has an MPI-IO backend but a -a POSIX run never calls it; its
+	# ROMIO hints must not be applied.  Here the sample (which the state
+	# now calls an MPI application) gets a function record that calls
+	# MPI_File_write_all but never ran, then the same for write_records,
+	# which did.
+	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson"
+	w=$(ws)
+	printf 'mpi=true\n' >>"$w/pipeline.state"
+	cp "$REPO/share/dft/proposals.ndjson" "$cat"
+	printf '%s\n' '{"type":"strategy","v":1,"id":"small_write.L2.mpiio_test","class":"small_write","level":"L2","title":"A harmless MPI-IO variable","change":"Set DFT_TEST_MPIIO=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_MPIIO":"1"},"requires":["MPI-IO"],"privilege":"none","rollback":{"env_unset":["DFT_TEST_MPIIO"]}}}' >>"$cat"
+	printf '%s\n' '{"type":"function","v":1,"name":"never_called","io_apis":["mpiio:MPI_File_write_all"]}' \
+		>>"$w/records/08_funcs.ndjson"
+	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 1 -w "$ROOT1" sample
+	assert_line --partial "not applicable here: small_write.L2.mpiio_test (no function the run executed calls MPI-IO)"
+	refute_line --partial "applying L2 small_write.L2.mpiio_test"
+	printf '%s\n' '{"type":"function","v":1,"name":"write_records","io_apis":["mpiio:MPI_File_write_all"]}' \
+		>>"$w/records/08_funcs.ndjson"
+	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 1 -w "$ROOT1" sample
+	assert_line --regexp '^  iteration 1: applying .*L2 small_write\.L2\.mpiio_test'
+}
