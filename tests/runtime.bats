@@ -219,6 +219,9 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 		[ -n "$a" ] || fail "$real not found"
 		[ $((0x$a / 4096)) -eq $((0x$hot / 4096)) ] || fail "$real at $a, dft_hot at $hot"
 	done
+	# and the whole section (struct dft_hot, then every pointer) fits one
+	size=$(objdump -h "$lib" | awk '$2 == "dft_hot_data" { print $3 }')
+	[ -n "$size" ] && [ $((0x$size)) -le 4096 ] || fail "dft_hot_data is 0x$size bytes"
 }
 
 @test "DFTRACER_DATA_DIR=all traces every file, except the trace itself" {

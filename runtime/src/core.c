@@ -1122,7 +1122,10 @@ static void fds_alloc(void)
 
 void dft_fd_set(int fd, struct dft_file *f)
 {
-	if (fd >= 0 && fd < dft_nfds)
+	if ((unsigned)fd < DFT_FD_LOW)
+		atomic_store_explicit(&dft_hot.fd_low[fd], f,
+				      memory_order_relaxed);
+	else if (fd >= 0 && fd < dft_nfds)
 		atomic_store_explicit(&dft_fds[fd], f, memory_order_relaxed);
 }
 

@@ -84,7 +84,8 @@ struct dft_cwd {
  */
 #define DFT_HOT_DATA __attribute__((section("dft_hot_data")))
 #define DFT_INTERCEPT __attribute__((visibility("default"), hot))
-#define DFT_HOT_ARENA 2560
+#define DFT_HOT_ARENA 1792
+#define DFT_FD_LOW 128		/* descriptors kept in the hot page */
 struct dft_hot {
 	/* non-zero only while tracing with interception bound */
 	int on_posix, on_stdio;
@@ -96,9 +97,10 @@ struct dft_hot {
 	int nfds;
 	int all, ndirs;		/* DATA_DIR "all", number of entries */
 	const struct dft_dir *dirs;
-	_Atomic(struct dft_file *) *fds;	/* fd -> traced file */
+	_Atomic(struct dft_file *) *fds;	/* fd -> traced file, fd >= DFT_FD_LOW */
 	struct dft_cwd *_Atomic cwd;	/* replaced, never changed, on chdir */
 	_Atomic size_t arena_used;
+	_Atomic(struct dft_file *) fd_low[DFT_FD_LOW];	/* fd < DFT_FD_LOW */
 	char arena[DFT_HOT_ARENA] __attribute__((aligned(8)));
 } __attribute__((aligned(64)));
 /* n bytes from the arena (8-aligned, never freed), else from malloc */
@@ -144,7 +146,10 @@ void dft_set_cwd(void);
 struct dft_file *dft_path_file(int dirfd, const char *path);
 static inline struct dft_file *dft_fd_file(int fd)
 {
-	if (DFT_UNLIKELY(fd >= 0 && fd < dft_nfds))
+	if (DFT_LIKELY((unsigned)fd < DFT_FD_LOW))
+		return atomic_load_explicit(&dft_hot.fd_low[fd],
+					    memory_order_relaxed);
+	if (fd >= 0 && fd < dft_nfds)
 		return atomic_load_explicit(&dft_fds[fd], memory_order_relaxed);
 	return NULL;
 }
