@@ -338,6 +338,13 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	run -0 python3 "$CHECK" "$f"
 	body "$f" | jq -e -s 'map(select(.name=="PR"))[0].args | .name == "rank" and .value == "3"'
 	body "$f" | jq -e -s 'map(select(.name=="process_name"))[0].args | .name == "Rank 3" and .value == "process_name"'
+	# a scheduler's task rank when no MPI variable is set; MPI's first
+	rm -f "$W"/traces/*
+	FLUX_TASK_RANK=5 run -0 "$B/demo" data/records.bin other/x.bin
+	body "$(the_trace)" | jq -e -s 'map(select(.name=="PR"))[0].args.value == "5"'
+	rm -f "$W"/traces/*
+	SLURM_PROCID=0 OMPI_COMM_WORLD_RANK=7 run -0 "$B/demo" data/records.bin other/x.bin
+	body "$(the_trace)" | jq -e -s 'map(select(.name=="PR"))[0].args.value == "7"'
 }
 
 @test "hybrid: an annotated program under the preload library writes one file" {

@@ -1373,11 +1373,16 @@ static int open_trace(void)
 	return 0;
 }
 
+/* The rank the launcher gave this process: MPI launchers' variables
+ * first, then the task rank of schedulers' launchers (srun, flux run,
+ * Cray PALS and ALPS, LSF jsrun), which non-MPI tasks get too. */
 static void rank_from_env(void)
 {
 	static const char *const vars[] = {
 		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-		"MV2_COMM_WORLD_RANK", "MPI_RANKID",
+		"MV2_COMM_WORLD_RANK", "MPI_RANKID", "PALS_RANKID",
+		"ALPS_APP_PE", "JSM_NAMESPACE_RANK", "FLUX_TASK_RANK",
+		"SLURM_PROCID",
 	};
 	size_t i;
 
