@@ -56,6 +56,14 @@ roundtrip() {
 @test "round trip: Python, AI style (dft_ai decorators and loop wrappers)" {
 	DFT_STYLE=ai roundtrip "$A/corpus" app.py
 }
+@test "round trip: Python static methods, class methods and properties (kinds.py)" {
+	roundtrip "$A/corpus" kinds.py
+}
+@test "round trip: Python static methods, class methods and properties, AI style" {
+	DFT_STYLE=ai roundtrip "$A/corpus" kinds.py
+	run -0 grep -c '^    transform = staticmethod(dft_ai.data.preprocess(transform.__func__))$' \
+		"$BATS_TEST_TMPDIR/w/ann/kinds.py"
+}
 @test "round trip: the dft-funcs C fixture" {
 	roundtrip "$FIXTURES/funcs" basic.c
 }
@@ -196,19 +204,148 @@ records() { # dir file
 	[[ "$stderr" == *"no session record"* ]]
 }
 
+# dft-funcs records of FILE (in $BATS_TEST_TMPDIR) with decision.annotate on
+# the function records the sed ADDRESS picks (default: all)
+py_select() { # file [address]
+	local addr=${2:-'/"type":"function"/'}
+	(cd "$BATS_TEST_TMPDIR" && dft-funcs "$1") |
+		sed "${addr}s/}\$/,\"decision\":{\"annotate\":true,\"comp\":\"cpu\"}}/"
+}
+
 @test "Python: the header joins an import line, finalize is registered with atexit" {
 	cp "$A/corpus/app.py" "$BATS_TEST_TMPDIR/"
-	(cd "$BATS_TEST_TMPDIR" && dft-funcs app.py) |
-		sed '/"type":"function"/s/}$/,"decision":{"annotate":true,"comp":"cpu"}}/' \
-		>"$BATS_TEST_TMPDIR/r.ndjson"
+	py_select app.py >"$BATS_TEST_TMPDIR/r.ndjson"
 	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
 	assert_output --partial '+import sys; from dftracer.python import dftracer, dft_fn as DFTracerFn; _dft = DFTracerFn("app"); _dft_log = dftracer.initialize_log(logfile=None, data_dir=None, process_id=-1); __import__("atexit").register(_dft_log.finalize)  # for exit'
 	assert_output --partial '+    __init__ = _dft.log_init(__init__)'
 	assert_output --partial '+@_dft.log'
+	assert_output --partial '+    kind = staticmethod(_dft.log(kind.__func__))'
+	assert_output --partial '+    name = name.getter(_dft.log(name.fget))'
 	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
-	assert_output --partial '"reason":"static methods, class methods and properties need the context-manager form, which needs new lines"'
+	assert_output --partial '"skipped":[]'
 	run -0 python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' "$BATS_TEST_TMPDIR/o/app.py"
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/o/app.py")" -eq "$(wc -l <"$A/corpus/app.py")" ]
+}
+
+# kinds.py annotated into $BATS_TEST_TMPDIR/o, every function selected
+annotate_kinds() {
+	cp "$A/corpus/kinds.py" "$BATS_TEST_TMPDIR/"
+	py_select kinds.py >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
+}
+
+@test "Python: static methods, class methods and properties get one rebind line after the body" {
+	annotate_kinds
+	assert_output --partial '"annotated":["noisy","Box.__init__","Box.transform","Box.make","Box.value","Box.value","Box.value","Box.show","main"]'
+	assert_output --partial '{"name":"Box.under","reason":"@staticmethod is not the outermost decorator, so no rebind line can reach the function"}'
+	assert_output --partial '{"name":"Box.tight","reason":"no empty line below the body for the rebind line (@staticmethod takes no decorator above it)"}'
+	run -1 diff "$A/corpus/kinds.py" "$BATS_TEST_TMPDIR/o/kinds.py"
+	assert_output --partial '>     transform = staticmethod(_dft.log(transform.__func__))'
+	assert_output --partial '>     make = classmethod(_dft.log(make.__func__))'
+	assert_output --partial '>     value = value.getter(_dft.log(value.fget))'
+	assert_output --partial '>     value = value.setter(_dft.log(value.fset))'
+	assert_output --partial '>     value = value.deleter(_dft.log(value.fdel))'
+	assert_output --partial '>     show = _dft.log(show)'
+	# only the selected accessor of a property, though all three share a name
+	py_select kinds.py '/"decorators":\["value.setter"\]/' >"$BATS_TEST_TMPDIR/r2.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r2.ndjson"
+	assert_output --partial '+    value = value.setter(_dft.log(value.fset))'
+	refute_output --partial '_dft.log(value.fget)'
+	refute_output --partial '_dft.log(value.fdel)'
+}
+
+@test "Python: with the bundled runtime, each call of a static method, class method or property accessor is one event" {
+	[ -f "$REPO/runtime/build/lib/libdftracer_core.so" ] ||
+		skip "the bundled runtime is not built (make -C runtime)"
+	annotate_kinds
+	run -0 python3 "$A/corpus/kinds.py"
+	orig=$output
+	mkdir "$BATS_TEST_TMPDIR/t"
+	DFTRACER_ENABLE=1 DFTRACER_LOG_FILE="$BATS_TEST_TMPDIR/t/t" DFTRACER_DATA_DIR=/nonexistent \
+		PYTHONPATH="$REPO/runtime/python" run -0 python3 "$BATS_TEST_TMPDIR/o/kinds.py"
+	[ "$output" = "$orig" ]
+	gzip -dc "$BATS_TEST_TMPDIR"/t/*.pfw.gz | grep -v '"cat":"dftracer"' |
+		sed -n 's/.*"name":"\([^"]*\)".*/\1/p' | sort | uniq -c >"$BATS_TEST_TMPDIR/names"
+	run -0 cat "$BATS_TEST_TMPDIR/names"
+	# Box.value is 1 get + 2 sets + 4 deletes: any accessor missing shows
+	assert_output - <<'EOF'
+      2 Box.__init__
+      2 Box.make
+      3 Box.show
+      1 Box.transform
+      7 Box.value
+      1 main
+      1 noisy
+EOF
+}
+
+@test "Python: strip removes the rebind shapes only, hand-written staticmethod() lines stay" {
+	cat >"$BATS_TEST_TMPDIR/hw.py" <<'EOF'
+import os
+
+
+def g(x):
+    return x
+
+
+class A:
+    x = staticmethod(g)
+    y = property(g)
+
+    def h():
+        return 2
+    h = staticmethod(h)
+
+    @staticmethod
+    def k():
+        return 3
+
+EOF
+	cp "$BATS_TEST_TMPDIR/hw.py" "$BATS_TEST_TMPDIR/hw.orig"
+	py_select hw.py >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '"annotated":["g","A.h","A.k"]'
+	run -0 grep -c -e '^    x = staticmethod(g)$' -e '^    h = staticmethod(h)$' \
+		-e '^    k = staticmethod(_dft.log(k.__func__))$' "$BATS_TEST_TMPDIR/hw.py"
+	assert_output 3
+	run -0 dft-annotate --strip --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '"status":"stripped"'
+	run -0 cmp "$BATS_TEST_TMPDIR/hw.py" "$BATS_TEST_TMPDIR/hw.orig"
+}
+
+@test "Python: other decorator stacks with descriptors are skipped with the reason" {
+	cat >"$BATS_TEST_TMPDIR/sk.py" <<'EOF'
+import abc
+import functools
+
+
+class A(abc.ABC):
+    @functools.cached_property
+    def c(self):
+        return 1
+
+    @property
+    @abc.abstractmethod
+    def p(self):
+        return 2
+
+    @classmethod
+    @property
+    def cp(cls):
+        return 3
+
+    @abc.abstractproperty
+    def ap(self):
+        return 4
+
+EOF
+	py_select sk.py >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '"annotated":[]'
+	assert_output --partial '{"name":"A.c","reason":"a cached_property (only staticmethod, classmethod and property have a rebind shape)"}'
+	assert_output --partial '{"name":"A.p","reason":"an abstract method under @property"}'
+	assert_output --partial '{"name":"A.cp","reason":"@property is not the outermost decorator, so no rebind line can reach the function"}'
+	assert_output --partial '{"name":"A.ap","reason":"an abstract descriptor (@abc.abstractproperty) has no rebind shape"}'
 }
 
 @test "the dlio preset chooses the AI style" {

@@ -45,6 +45,9 @@ expect_rules() {
 @test "seeded bug: Python decorators before the header, no finalize (PL1-PL4)" {
 	expect_rules pl_order.py PL1 PL2 PL3 PL4
 }
+@test "seeded bug: a static method's rebind line before the header (PL1, PL2)" {
+	expect_rules pl_rebind.py PL1 PL2
+}
 @test "a Python syntax error is reported" { expect_rules pl_syntax.py syntax; }
 
 @test "seeded bug: instrumentation in a function dft-cost skipped (L8)" {

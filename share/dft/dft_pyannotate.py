@@ -17,14 +17,27 @@ positions in traces) stay the same:
   def      the decorator goes on the empty (or comment-only) line above the
            def and its decorators, else "f = _dft.log(f)" goes on the empty
            line after the body (the same thing a decorator does);
+  kinds    a def whose outermost decorator is @staticmethod, @classmethod,
+           @property, @x.getter, @x.setter or @x.deleter cannot take a
+           decorator above (it would wrap the descriptor, not the
+           function), so the empty line after the body gets the rebind
+           that wraps the function inside it:
+             f = staticmethod(_dft.log(f.__func__))
+             f = classmethod(_dft.log(f.__func__))
+             f = f.getter(_dft.log(f.fget))      (@property, @x.getter)
+             f = f.setter(_dft.log(f.fset))      (@x.setter)
+             f = f.deleter(_dft.log(f.fdel))     (@x.deleter)
+           Such a decorator under another one, cached_property,
+           abstractmethod under one of them and abc's abstract descriptors
+           are skipped with the reason;
   loops    with --style ai, "for epoch in X:" becomes
            "for epoch in dft_ai.pipeline.epoch.iter(X):" (and
            dataloader.fetch.iter for batch-like names).
 
-Static methods, class methods and properties are skipped: the decorator
-would have to go between theirs and the def, and the context-manager form
-needs new lines.  Every fragment has one fixed shape, and strip removes
-exactly those.
+_dft.log may be _dft.log_init or a dft_ai decorator (decorator_for).
+A record selects a def by qualified name and def line (a property's getter,
+setter and deleter share the name).  Every fragment has one fixed shape
+(REBIND holds the rebind ones), and strip removes exactly those.
 """
 import ast
 import io
@@ -45,8 +58,40 @@ HEADER_RE = re.compile(
     r'__import__\("atexit"\)\.register\(_dft_log\.finalize\))?')
 DEC_NAMES = r'(?:_dft\.log_init|_dft\.log|dft_ai(?:\.[a-z_]+)*)'
 DEC_LINE_RE = re.compile(r'^([ \t]*)@(' + DEC_NAMES + r')( ?|  (#.*))$')
-REBIND_RE = re.compile(r'^([ \t]*)([A-Za-z_][A-Za-z0-9_]*) = (' + DEC_NAMES +
-                       r')\(\2\)( ?)$')
+# The rebind line by the kind of the def's outermost decorator: {f} is the
+# def's name, {d} the decorator (one of DEC_NAMES).
+REBIND = {
+    None: '{f} = {d}({f})',
+    'staticmethod': '{f} = staticmethod({d}({f}.__func__))',
+    'classmethod': '{f} = classmethod({d}({f}.__func__))',
+    'getter': '{f} = {f}.getter({d}({f}.fget))',
+    'setter': '{f} = {f}.setter({d}({f}.fset))',
+    'deleter': '{f} = {f}.deleter({d}({f}.fdel))',
+}
+KINDS = {'staticmethod': 'staticmethod', 'classmethod': 'classmethod',
+         'property': 'getter'}
+ABSTRACT = ('abstractmethod', 'abc.abstractmethod')
+ABSTRACT_KINDS = ('abstractproperty', 'abc.abstractproperty',
+                  'abstractstaticmethod', 'abc.abstractstaticmethod',
+                  'abstractclassmethod', 'abc.abstractclassmethod')
+CACHED = ('cached_property', 'functools.cached_property')
+
+
+def rebind_re(shape):
+    """A regex for one REBIND shape: groups indent, name, trailing space."""
+    rx, seen = '', False
+    for part in re.split(r'(\{[fd]\})', shape):
+        if part == '{f}':
+            rx += r'\2' if seen else r'([A-Za-z_][A-Za-z0-9_]*)'
+            seen = True
+        elif part == '{d}':
+            rx += DEC_NAMES
+        else:
+            rx += re.escape(part)
+    return re.compile(r'^([ \t]*)' + rx + r'( ?)$')
+
+
+REBIND_RES = [rebind_re(x) for x in REBIND.values()]
 LOOP_RE = re.compile(r'dft_ai\.(?:pipeline\.epoch|dataloader\.fetch)\.iter\(')
 
 AI_TABLE = [
@@ -101,6 +146,38 @@ def dec_names(node):
     return out
 
 
+def kind_of(name):
+    """The REBIND key of a decorator name that makes a descriptor, or None."""
+    if name in KINDS:
+        return KINDS[name]
+    for k in ('getter', 'setter', 'deleter'):
+        if name.endswith('.' + k):
+            return k
+    return None
+
+
+def rebind_kind(names):
+    """(kind, None) when the def takes the rebind of REBIND[kind] (kind None:
+    any form), or (None, reason) when it must be skipped."""
+    for n in names:
+        if n in CACHED:
+            return None, ('a cached_property (only staticmethod, '
+                          'classmethod and property have a rebind shape)')
+        if n in ABSTRACT_KINDS:
+            return None, ('an abstract descriptor (@%s) has no rebind '
+                          'shape' % n)
+    kinds = [kind_of(n) for n in names]
+    if not any(kinds):
+        return None, None
+    for n, k in list(zip(names, kinds))[1:]:
+        if k:
+            return None, ('@%s is not the outermost decorator, so no '
+                          'rebind line can reach the function' % n)
+    if any(n in ABSTRACT for n in names):
+        return None, 'an abstract method under @%s' % names[0]
+    return kinds[0], None
+
+
 def functions(tree):
     """(qualname, node, parent_is_class) for every def, outer first."""
     res = []
@@ -138,7 +215,7 @@ def annotate(path, style, records):
     except SyntaxError as e:
         return {'refused': 'it does not parse: %s' % e}
     lines = split_lines(text)
-    want = {}
+    want = {}       # qualified name -> def lines (None: any)
     entry = False
     for r in records:
         q = r.get('qualified_name') or r.get('name')
@@ -146,23 +223,22 @@ def annotate(path, style, records):
             entry = True
         d = r.get('decision') or {}
         if d.get('annotate') or r.get('name') == 'main' and r.get('is_entry'):
-            want[q] = r
+            # a property's getter, setter and deleter share one name
+            want.setdefault(q, set()).add(
+                (r.get('signature') or {}).get('line'))
     annotated, skipped = [], []
     edits = []      # (line index, new body) for whole-line rewrites
     inline = []     # (line index, col, text) insertions
     used = set()
     first_line = None
     for q, node, in_class in functions(tree):
-        if q not in want:
+        if q not in want or \
+                None not in want[q] and node.lineno not in want[q]:
             continue
         names = dec_names(node)
-        if any(n in ('staticmethod', 'classmethod', 'property',
-                     'cached_property', 'functools.cached_property') or
-               n.endswith(('.setter', '.getter', '.deleter'))
-               for n in names):
-            skipped.append({'name': q, 'reason': 'static methods, class '
-                            'methods and properties need the '
-                            'context-manager form, which needs new lines'})
+        kind, why = rebind_kind(names)
+        if why:
+            skipped.append({'name': q, 'reason': why})
             continue
         if any('jit' in n or n.endswith('njit') for n in names):
             skipped.append({'name': q, 'reason': 'a JIT-compiled function'})
@@ -172,7 +248,7 @@ def annotate(path, style, records):
         indent = lines[node.lineno - 1][0][:node.col_offset]
         done = False
         i = top - 2
-        if i >= 0 and i not in used:
+        if kind is None and i >= 0 and i not in used:
             b = lines[i][0]
             if b == '':
                 edits.append((i, indent + '@' + dec))
@@ -188,13 +264,16 @@ def annotate(path, style, records):
             if j < len(lines) and j not in used and \
                     lines[j][0] in ('', indent):
                 sp = ' ' if lines[j][0] == indent and indent else ''
-                edits.append((j, '%s%s = %s(%s)%s' % (indent, node.name, dec,
-                                                      node.name, sp)))
+                edits.append((j, indent + REBIND[kind].format(
+                    f=node.name, d=dec) + sp))
                 done = True
                 i = j
         if not done:
-            skipped.append({'name': q, 'reason': 'no empty line above or '
-                            'below the def for the decorator'})
+            why = 'no empty line above or below the def for the decorator'
+            if kind is not None:
+                why = ('no empty line below the body for the rebind line '
+                       '(@%s takes no decorator above it)' % names[0])
+            skipped.append({'name': q, 'reason': why})
             continue
         used.add(i)
         annotated.append(q)
@@ -288,9 +367,11 @@ def strip(path):
             else:
                 body = ind if sp == ' ' else ''
         else:
-            mm = REBIND_RE.match(body)
-            if mm:
-                body = mm.group(1) if mm.group(4) == ' ' else ''
+            for rx in REBIND_RES:
+                mm = rx.match(body)
+                if mm:
+                    body = mm.group(1) if mm.group(3) == ' ' else ''
+                    break
         if HEADER_RE.search(body):
             h = HEADER_RE.search(body)
             s, e = h.span()
@@ -363,7 +444,11 @@ def lint(path):
                     if first_dec is None or p < first_dec:
                         first_dec = p
         if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
-            s = ast.get_source_segment(text, n.value.func) or ''
+            c = n.value
+            s = ast.get_source_segment(text, c.func) or ''
+            if kind_of(s) and c.args and isinstance(c.args[0], ast.Call):
+                # f = staticmethod(_dft.log(f.__func__)), f = f.setter(...)
+                s = ast.get_source_segment(text, c.args[0].func) or ''
             if s.startswith(('_dft.log', 'dft_ai')):
                 p = (n.lineno, n.col_offset)
                 if first_dec is None or p < first_dec:
