@@ -278,6 +278,181 @@ ws() {
 	assert_line "Baseline smoke test failed"
 }
 
+# ---- interruption ----------------------------------------------------------
+
+# start_bg OUT ERR COMMAND...: COMMAND in the background, as a terminal's
+# shell starts it: SIGINT not ignored (bash ignores it in the background
+# jobs of a script) and no descriptor of bats left open. Sets BG_PID.
+start_bg() {
+	local out=$1 err=$2
+	shift 2
+	if env --default-signal=INT true 2>/dev/null; then
+		env --default-signal=INT "$@" >"$out" 2>"$err" </dev/null 3>&- &
+	else
+		"$@" >"$out" 2>"$err" </dev/null 3>&- &
+	fi
+	BG_PID=$!
+}
+
+# poll SECONDS COMMAND...: runs COMMAND every 0.1 s until it succeeds;
+# fails after SECONDS.
+poll() {
+	local n=$(($1 * 10))
+	shift
+	until "$@"; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# procs_at_least N PATTERN: N processes or more whose command line matches.
+procs_at_least() {
+	[ "$(pgrep -c -f -- "$2")" -ge "$1" ]
+}
+
+bg_ended() {
+	! kill -0 "$BG_PID" 2>/dev/null
+}
+
+# wait_bg SECONDS: BG_RC = the exit status of BG_PID; fails (and kills it)
+# when it has not ended within SECONDS.
+wait_bg() {
+	if ! poll "$1" bg_ended; then
+		kill -KILL "$BG_PID" 2>/dev/null || true
+		fail "the pipeline did not end within $1 s of the signal"
+	fi
+	BG_RC=0
+	wait "$BG_PID" || BG_RC=$?
+}
+
+# interrupt_smoke SIG ROOT: a run whose smoke test sleeps (while the file
+# ROOT.slow is there) gets SIG once the sleep runs. Sets BG_RC, W (the
+# workspace), SLEEP (the sleep's command line, unique) and FLAG.
+interrupt_smoke() {
+	local sig=$1 root=$2
+	FLAG=$root.slow
+	SLEEP="sleep 30.$$$RANDOM"
+	touch "$FLAG"
+	start_bg "$root.out" "$root.err" dft-pipeline run -y --offline \
+		-s "[ ! -f '$FLAG' ] || $SLEEP; ./sample out" -w "$root" "$APPREPO"
+	poll 120 procs_at_least 1 "^$SLEEP\$" ||
+		fail "the smoke test did not start: $(cat "$root.out" "$root.err")"
+	kill -s "$sig" "$BG_PID"
+	wait_bg 30
+	cat "$root.out" "$root.err"
+	W="$root/$(head -n 1 "$root/sample/.current_run")"
+}
+
+@test "SIGINT during a step stops what it runs, records it interrupted, and resume finishes the run" {
+	local root="$BATS_TEST_TMPDIR/wsint"
+	env --default-signal=INT true 2>/dev/null ||
+		skip "env --default-signal is needed to send SIGINT to a background job"
+	interrupt_smoke INT "$root"
+	[ "$BG_RC" -eq 130 ] || fail "exit status $BG_RC, not 130"
+	run -0 cat "$root.err"
+	assert_output "dft-pipeline: interrupted during step_5_smoke_test; resume with: dft-pipeline resume ${W#"$root"/}"
+	# the sleep, and everything else started for the workspace, is gone
+	run -1 pgrep -f -- "^$SLEEP\$"
+	run -1 pgrep -f -- "$root"
+	run -0 jq -r '.[] | select(.step == "step_5_smoke_test") | "\(.status) \(.signal)"' \
+		"$W/step_timings.json"
+	assert_output "interrupted SIGINT"
+	run -0 jq -r 'select(.step == "step_5_smoke_test") | .status' "$W/records/steps.ndjson"
+	assert_output interrupted
+	run -0 tail -n 1 "$W/artifacts/05_smoke.log"
+	assert_output "[interrupted by SIGINT]"
+	run -0 dft-pipeline status -w "$root" sample
+	assert_line --regexp '^step_5_smoke_test +interrupted'
+	assert_line "Interrupted: step_5_smoke_test"
+	# resume runs the step again from its start (with the same smoke
+	# command, quick now), then the rest of the run
+	rm "$FLAG"
+	run -0 dft-pipeline resume -y --no-optimize -w "$root" sample
+	assert_line "[05] step_5_smoke_test"
+	assert_line --regexp '^Report: .*/session_report\.md$'
+	[ -f "$W/artifacts/05_smoke.log.1" ]
+	run -0 jq -r '.[] | select(.status != "ok" and .status != "skipped") | .step' \
+		"$W/step_timings.json"
+	assert_output ""
+	run -0 jq -r '.[].step' "$W/step_timings.json"
+	assert_output "$(printf '%s\n' $LABELS)"
+}
+
+@test "SIGHUP during a step ends the run with status 129, the step interrupted" {
+	local root="$BATS_TEST_TMPDIR/wshup"
+	interrupt_smoke HUP "$root"
+	[ "$BG_RC" -eq 129 ] || fail "exit status $BG_RC, not 129"
+	run -0 cat "$root.err"
+	assert_output "dft-pipeline: interrupted during step_5_smoke_test; resume with: dft-pipeline resume ${W#"$root"/}"
+	run -1 pgrep -f -- "^$SLEEP\$"
+	run -0 jq -r '.[] | select(.step == "step_5_smoke_test") | "\(.status) \(.signal)"' \
+		"$W/step_timings.json"
+	assert_output "interrupted SIGHUP"
+	rm "$FLAG"
+	run -0 dft-pipeline resume -y --stop-after smoke -w "$root" sample
+	assert_output --partial "Stopped after step_5_smoke_test as asked"
+}
+
+@test "SIGTERM during the build stops make -j and its jobs; resume builds again" {
+	local app="$BATS_TEST_TMPDIR/slowapp" root="$BATS_TEST_TMPDIR/wsterm"
+	local flag="$BATS_TEST_TMPDIR/slow" sleep="sleep 30.$$$RANDOM" mark="dft_test_$$$RANDOM" w
+	# main.o and records.o, the two jobs of make -j 2, sleep first while
+	# the flag file is there
+	cp -R "$APPREPO" "$app"
+	awk -v s="	if [ -f \$(SLOW) ]; then $sleep; fi" \
+		'/-c (main|records)\.c$/ { print s } { print }' "$app/Makefile" >"$app/Makefile.new"
+	mv "$app/Makefile.new" "$app/Makefile"
+	git -C "$app" -c user.email=t@example.org -c user.name=t commit -qam slow
+	touch "$flag"
+	# the build flags reach make's command line: $mark names make
+	start_bg "$root.out" "$root.err" dft-pipeline run -y --offline -j 2 \
+		-b "SLOW=$flag DFT_TEST_MARK=$mark" -s './sample out' -w "$root" "$app"
+	poll 120 procs_at_least 2 "^$sleep\$" ||
+		fail "the build did not start: $(cat "$root.out" "$root.err")"
+	run -0 pgrep -f -- "^make .*$mark"
+	kill -TERM "$BG_PID"
+	wait_bg 30
+	cat "$root.out" "$root.err"
+	[ "$BG_RC" -eq 143 ] || fail "exit status $BG_RC, not 143"
+	w="$root/$(head -n 1 "$root/slowapp/.current_run")"
+	run -0 cat "$root.err"
+	assert_output "dft-pipeline: interrupted during step_4_build_install; resume with: dft-pipeline resume ${w#"$root"/}"
+	run -1 pgrep -f -- "^$sleep\$"
+	run -1 pgrep -f -- "$mark"
+	run -1 pgrep -f -- "$root"
+	run -0 jq -r '.[] | select(.step == "step_4_build_install") | "\(.status) \(.signal)"' \
+		"$w/step_timings.json"
+	assert_output "interrupted SIGTERM"
+	rm "$flag"
+	run -0 dft-pipeline resume -y --stop-after build -w "$root" slowapp
+	assert_line "[04] step_4_build_install"
+	assert_line "  compile commands logged: 3"
+	run -0 jq -r '.[] | select(.step == "step_4_build_install") | .status' "$w/step_timings.json"
+	assert_output ok
+}
+
+@test "Ctrl-C at a question on a terminal ends the run the same way" {
+	local root="$BATS_TEST_TMPDIR/wsq" out="$BATS_TEST_TMPDIR/pty.out" rc=0 w
+	command -v script >/dev/null || skip "script(1) is not installed"
+	: >"$out"
+	# the smoke test fails, so the run asks whether to go on; the answer
+	# is Ctrl-C, typed on the terminal
+	{
+		poll 120 grep -q 'Continue? \[yes/stop\]' "$out" && printf '\003'
+		poll 30 grep -q 'interrupted' "$out" || true
+	} | script -qec "dft-pipeline run --offline -r master -b '' -s false -w '$root' '$APPREPO'" \
+		/dev/null >"$out" 2>&1 || rc=$?
+	cat "$out"
+	[ "$rc" -eq 130 ] || fail "exit status $rc, not 130"
+	w="$root/$(head -n 1 "$root/sample/.current_run")"
+	run -0 tr -d '\r' <"$out"
+	assert_line "dft-pipeline: interrupted during step_5_smoke_test; resume with: dft-pipeline resume ${w#"$root"/}"
+	run -0 jq -r '.[] | select(.step == "step_5_smoke_test") | "\(.status) \(.signal)"' \
+		"$w/step_timings.json"
+	assert_output "interrupted SIGINT"
+}
+
 @test "lessons are appended to both logs in the reference format, once" {
 	local w f
 	w=$(ws)
