@@ -64,6 +64,9 @@ roundtrip() {
 	run -0 grep -c '^    transform = staticmethod(dft_ai.data.preprocess(transform.__func__))$' \
 		"$BATS_TEST_TMPDIR/w/ann/kinds.py"
 }
+@test "round trip: C++ main whose locals do I/O in their destructors (raii_main.cpp)" {
+	roundtrip "$A/raii" raii_main.cpp
+}
 @test "round trip: the dft-funcs C fixture" {
 	roundtrip "$FIXTURES/funcs" basic.c
 }
@@ -100,6 +103,172 @@ records() { # dir file
 	# the return before MPI_Init and the one after MPI_Finalize stay as they are
 	refute_output --partial '+		{ DFTRACER_C_FUNCTION_END(); DFTRACER_C_FINI(); return 2; }'
 	refute_output --partial 'return 0; }'
+}
+
+@test "C++ main: INIT and a FINI guard at the body's start, nothing at its returns or exit()" {
+	cp "$A/raii/raii_main.cpp" "$BATS_TEST_TMPDIR/"
+	records "$BATS_TEST_TMPDIR" raii_main.cpp >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '+{ DFTRACER_CPP_INIT(NULL, NULL, NULL); struct dft_main_fini_t { ~dft_main_fini_t() { DFTRACER_CPP_FINI(); } } dft_main_fini_; DFTRACER_CPP_REGION(main); DFTRACER_CPP_REGION_UPDATE(main, "comp", "io");'
+	refute_output --partial 'return 3; }'
+	refute_output --partial 'return 0; }'
+	refute_output --partial 'std::exit(0); }'
+	refute_output --partial 'REGION_END'
+	# abort() runs no exit handler: FINI before it
+	assert_output --partial '+		{ DFTRACER_CPP_FINI(); std::abort(); }'
+}
+
+# raii_main.cpp annotated, built with -Wall -Wextra and the bundled runtime,
+# run in MODE beside the original; both write out.txt into their own data
+# directory: same exit status, output and out.txt, a complete trace in which
+# every byte of out.txt went through a traced write. Then the I/O events on
+# out.txt inside main's event, by name and count, must be IO, and the
+# events of Summary's destructor must number DTORS.
+raii_check() { # mode io dtors
+	local w=$BATS_TEST_TMPDIR rt=$REPO/runtime/build st out fh
+	[ -f "$rt/lib/libdftracer_core.so" ] ||
+		skip "the bundled runtime is not built (make -C runtime)"
+	mkdir "$w/src" "$w/d0" "$w/d1" "$w/t"
+	cp "$A/raii/raii_main.cpp" "$w/src/"
+	records "$w/src" raii_main.cpp >"$w/r.ndjson"
+	run -0 dft-annotate --output "$w/ann" "$w/r.ndjson"
+	run -0 c++ -Wall -Wextra -Werror -o "$w/orig" "$w/src/raii_main.cpp"
+	run -0 c++ -Wall -Wextra -Werror -I"$rt/include" -o "$w/traced" \
+		"$w/ann/raii_main.cpp" -L"$rt/lib" -Wl,-rpath,"$rt/lib" -ldftracer_core
+	run "$w/orig" "$1" "$w/d0"
+	st=$status out=$output
+	DFTRACER_ENABLE=1 DFTRACER_DATA_DIR="$w/d1" DFTRACER_INC_METADATA=1 \
+		DFTRACER_LOG_FILE="$w/t/t" run "$w/traced" "$1" "$w/d1"
+	[ "$status" -eq "$st" ] || fail "exit status $status, original $st"
+	[ "$output" = "$out" ] || fail "output '$output', original '$out'"
+	cmp "$w/d0/out.txt" "$w/d1/out.txt"
+	# a complete trace: "]" last, ids dense, every event inside its parent
+	run -0 python3 "$FIXTURES/runtime/check_trace.py" "$w"/t/*.pfw.gz
+	assert_output --partial '"complete": true'
+	gzip -dc "$w"/t/*.pfw.gz | grep '^{' >"$w/trace.ndjson"
+	fh=$(jq -r 'select(.name == "FH" and (.args.name | endswith("/d1/out.txt"))) | .args.value' \
+		"$w/trace.ndjson")
+	[ -n "$fh" ] || fail "out.txt is not in the trace"
+	jq -c 'select(.name == "main" and .cat == "CPP_APP")' "$w/trace.ndjson" >"$w/main.json"
+	run -0 grep -c . "$w/main.json"
+	assert_output 1
+	run -0 jq -s --arg fh "$fh" \
+		'[.[] | select(.name == "write" and .args.fhash == $fh) | .args.ret] | add' \
+		"$w/trace.ndjson"
+	assert_output "$(wc -c <"$w/d1/out.txt")"
+	jq -r -s --arg fh "$fh" --slurpfile m "$w/main.json" \
+		'.[] | select(.ph == "X" and .args.fhash == $fh and
+			.ts >= $m[0].ts and .ts + .dur <= $m[0].ts + $m[0].dur + 1) | .name' \
+		"$w/trace.ndjson" | sed 's/64$//' | sort | uniq -c >"$w/io"
+	run -0 cat "$w/io"
+	assert_output "$2"
+	run -0 jq -s '[.[] | select(.name == "~Summary")] | length' "$w/trace.ndjson"
+	assert_output "$3"
+}
+
+# what raii_check expects when main's locals are destroyed, and when not
+RAII_CLOSED='      1 fclose
+      1 fopen
+      1 write'
+RAII_OPEN='      1 fopen
+      1 write'
+
+@test "C++ main: the I/O of its locals' destructors is traced, inside main's event (return)" {
+	raii_check return "$RAII_CLOSED" 1
+}
+
+@test "C++ main: the I/O of its locals' destructors is traced after a return from an inner block" {
+	raii_check inner "$RAII_CLOSED" 1
+}
+
+# exit() and abort() destroy no local, with or without tracing
+@test "C++ main: exit() half-way leaves a complete trace with main's event (the runtime finalizes at exit)" {
+	raii_check exit "$RAII_OPEN" 0
+}
+
+@test "C++ main: abort() half-way leaves a complete trace with main's event (FINI before it)" {
+	raii_check abort "$RAII_OPEN" 0
+}
+
+@test "C++ main that calls MPI_Finalize keeps END and FINI before it and at its exits" {
+	cat >"$BATS_TEST_TMPDIR/m.cpp" <<'EOF'
+#include <mpi.h>
+#include <cstdio>
+
+int
+main(int argc, char **argv)
+{
+	int rank;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	if (argc > 5)
+		return 2;
+	std::printf("%d\n", rank);
+	MPI_Finalize();
+	return 0;
+}
+EOF
+	records "$BATS_TEST_TMPDIR" m.cpp >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '+	MPI_Comm_rank(MPI_COMM_WORLD, &rank); DFTRACER_CPP_INIT(NULL, NULL, NULL); DFTRACER_CPP_REGION_START(main); DFTRACER_CPP_REGION_DYN_UPDATE(main, "comp", "io");'
+	assert_output --partial '+		{ DFTRACER_CPP_REGION_END(main); DFTRACER_CPP_FINI(); return 2; }'
+	assert_output --partial '+	{ DFTRACER_CPP_REGION_END(main); DFTRACER_CPP_FINI(); MPI_Finalize(); }'
+	refute_output --partial 'dft_main_fini_'
+}
+
+@test "C++ main with a function-try-block keeps FINI at the exits; a return in a handler skips it" {
+	cat >"$BATS_TEST_TMPDIR/t.cpp" <<'EOF'
+#include <cstdio>
+#include <stdexcept>
+
+int
+main(int argc, char **)
+try {
+	if (argc > 5)
+		throw std::runtime_error("many");
+	std::puts("ok");
+	return 0;
+} catch (const std::exception &e) {
+	std::puts(e.what());
+}
+EOF
+	sed 's/	std::puts(e.what());/&\n	return 1;/' "$BATS_TEST_TMPDIR/t.cpp" >"$BATS_TEST_TMPDIR/h.cpp"
+	records "$BATS_TEST_TMPDIR" t.cpp >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '+try { DFTRACER_CPP_INIT(NULL, NULL, NULL); DFTRACER_CPP_REGION_START(main);'
+	assert_output --partial '+	{ DFTRACER_CPP_REGION_END(main); DFTRACER_CPP_FINI(); return 0; }'
+	refute_output --partial 'dft_main_fini_'
+	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 c++ -Wall -Wextra -Werror -fsyntax-only -I"$REPO/runtime/include" "$BATS_TEST_TMPDIR/o/t.cpp"
+	records "$BATS_TEST_TMPDIR" h.cpp >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
+	assert_output --partial '"skipped":[{"name":"main","reason":"an exit in a handler of a function-try-block"}]'
+}
+
+@test "C++ main: auto main() -> int, an empty body, and a body that uses the guard's name" {
+	# (<cstdio> for NULL: the runtime's header does not define it)
+	printf '#include <cstdio>\nauto main() -> int\n{\n\treturn 0;\n}\n' >"$BATS_TEST_TMPDIR/a.cpp"
+	printf '#include <cstdio>\nint main() {}\n' >"$BATS_TEST_TMPDIR/e.cpp"
+	printf 'int main()\n{\n\tint dft_main_fini_ = 0;\n\treturn dft_main_fini_;\n}\n' >"$BATS_TEST_TMPDIR/n.cpp"
+	for f in a e n; do
+		records "$BATS_TEST_TMPDIR" $f.cpp >"$BATS_TEST_TMPDIR/$f.ndjson"
+		cp "$BATS_TEST_TMPDIR/$f.cpp" "$BATS_TEST_TMPDIR/$f.orig"
+	done
+	run -0 dft-annotate --in-place "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/e.ndjson" \
+		"$BATS_TEST_TMPDIR/n.ndjson"
+	assert_output --partial '{"name":"main","reason":"the body uses a name the instrumentation needs"}'
+	run -0 cat "$BATS_TEST_TMPDIR/e.cpp"
+	assert_line 'int main() { DFTRACER_CPP_INIT(NULL, NULL, NULL); struct dft_main_fini_t { ~dft_main_fini_t() { DFTRACER_CPP_FINI(); } } dft_main_fini_; DFTRACER_CPP_REGION(main); DFTRACER_CPP_REGION_UPDATE(main, "comp", "io");}'
+	run -0 grep -c 'dft_main_fini_; DFTRACER_CPP_REGION(main)' "$BATS_TEST_TMPDIR/a.cpp"
+	for f in a e; do
+		run -0 dft-lint "$BATS_TEST_TMPDIR/$f.cpp"
+		refute_output --partial '"type":"diagnostic"'
+		run -0 c++ -Wall -Wextra -Werror -I"$REPO/runtime/include" -fsyntax-only "$BATS_TEST_TMPDIR/$f.cpp"
+	done
+	run -0 dft-annotate --strip --in-place "$BATS_TEST_TMPDIR/a.ndjson" "$BATS_TEST_TMPDIR/e.ndjson"
+	run -0 cmp "$BATS_TEST_TMPDIR/a.cpp" "$BATS_TEST_TMPDIR/a.orig"
+	run -0 cmp "$BATS_TEST_TMPDIR/e.cpp" "$BATS_TEST_TMPDIR/e.orig"
 }
 
 @test "--init-args changes the INIT arguments" {

@@ -33,12 +33,28 @@ expect_rules() {
 	refute_output --partial '"type":"diagnostic"'
 	[ -z "$stderr" ]
 }
+@test "a C++ main finalized by a guard is clean (returns, lambdas, local classes, exit, FINI before abort)" {
+	run -0 --separate-stderr dft-lint "$B/clean_main.cpp"
+	refute_output --partial '"type":"diagnostic"'
+	[ -z "$stderr" ]
+}
 @test "seeded bug: a missing END (L6)" { expect_rules missing_end.c L6; }
 @test "seeded bug: END after return (L7, L6)" { expect_rules end_after_return.c L7 L6; }
 @test "seeded bug: START in the wrong scope (L5)" { expect_rules start_scope.c L5; }
 @test "seeded bug: INIT after START (L1)" { expect_rules init_after_start.c L1; }
 @test "seeded bug: FINI after MPI_Finalize (L3)" { expect_rules fini_after_finalize.c L3; }
 @test "seeded bug: END before a hidden-return macro (L4)" { expect_rules hidden_return.c L4; }
+@test "seeded bug: a C++ main with INIT and no FINI at all (L3)" {
+	expect_rules cpp_no_fini.cpp L3
+	[[ "$stderr" == *"cpp_no_fini.cpp:9:2: error: return in main after INIT without FINI [L3]"* ]]
+}
+@test "seeded bug: FINI guards after main's region, in a nested scope, across MPI_Finalize, skipped by abort (L3)" {
+	expect_rules cpp_guard.cpp L3
+	assert_output --partial 'abort in main without FINI: it skips the FINI guard and the exit handlers'
+	assert_output --partial "FINI guard after main's region: FINI runs before the region ends"
+	assert_output --partial 'FINI guard in a nested scope: FINI runs at the end of that block'
+	assert_output --partial "MPI_Finalize before the FINI of a guard (which runs at main's end): FINI after MPI_Finalize"
+}
 @test "seeded bug: START without its comp UPDATE, fall-through without END (L2, L6)" {
 	expect_rules no_comp.c L2 L6
 }

@@ -16,6 +16,8 @@
  *   L1      main: INIT before the first START (and INIT present)
  *   L2      START followed by its "comp" UPDATE
  *   L3      main: FINI before MPI_Finalize and on every exit after INIT
+ *           (in C++, a local whose destructor calls FINI, declared at
+ *           main's scope after INIT and before main's region, does it)
  *   L4      no END right before a macro that hides a return
  *   L5      START at function scope (same scope as every END)
  *   L6      END on every path out of a START: return, exit family,
@@ -30,6 +32,7 @@
  */
 #include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -271,10 +274,16 @@ node_new(struct file_ctx *fc, CXCursor c)
 			      memcmp(fc->text + n->off, "return", 6) != 0;
 	else if (m1 && n->kind == CXCursor_CallExpr) {
 		char *nm = cursor_name(c);
-		size_t l = strlen(nm);
+		size_t l = strlen(nm), q = n->off;
 
-		n->in_macro = l && (n->off + l > fc->n ||
-				    memcmp(fc->text + n->off, nm, l) != 0);
+		/* a qualified name (std::abort) starts with its qualifier */
+		while (q < fc->n && (fc->text[q] == ':' || fc->text[q] == '_' ||
+				     isalnum((unsigned char)fc->text[q])) &&
+		       !(q + l <= fc->n && !memcmp(fc->text + q, nm, l) &&
+			 (q == n->off || fc->text[q - 1] == ':')))
+			q++;
+		n->in_macro = l && (q + l > fc->n ||
+				    memcmp(fc->text + q, nm, l) != 0);
 		free(nm);
 	} else if (m1 && n->kind == CXCursor_CompoundStmt)
 		n->in_macro = n->off >= fc->n || fc->text[n->off] != '{';
@@ -305,8 +314,12 @@ build_visit(CXCursor c, CXCursor parent, CXClientData data)
 						   sizeof(*b->parent->kid));
 	}
 	b->parent->kid[b->parent->nkid++] = n;
+	/* the member functions of a local class do not run here */
 	if (k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod ||
-	    k == CXCursor_TypeRef || k == CXCursor_TemplateRef)
+	    k == CXCursor_Constructor || k == CXCursor_Destructor ||
+	    k == CXCursor_ConversionFunction ||
+	    k == CXCursor_FunctionTemplate || k == CXCursor_TypeRef ||
+	    k == CXCursor_TemplateRef)
 		return CXChildVisit_Continue;
 	sub.fc = b->fc;
 	sub.parent = n;
@@ -349,14 +362,16 @@ callee_name(CXCursor call)
 /* ---- the path walk ------------------------------------------------------ */
 /*
  * A state is one combination of: the function's region (none, open,
- * closed), main's tracer (not initialised, initialised, finalised) and
- * MPI (running, finalised). A set of states is a bitmask of 18 bits.
+ * closed), main's tracer (not initialised, initialised, finalised,
+ * finalised by a guard at main's end) and MPI (running, finalised). A set
+ * of states is a bitmask of 24 bits.
  */
 enum { R_NONE, R_OPEN, R_CLOSED };
-enum { I_NO, I_YES, I_FINI };
-#define ST(r, i, m) (1u << ((r) * 6 + (i) * 2 + (m)))
-#define ST_R(b) ((b) / 6)
-#define ST_I(b) (((b) / 2) % 3)
+enum { I_NO, I_YES, I_FINI, I_GUARD };
+#define ST_BITS 24
+#define ST(r, i, m) (1u << ((r) * 8 + (i) * 2 + (m)))
+#define ST_R(b) ((b) / 8)
+#define ST_I(b) (((b) / 2) % 4)
 #define ST_M(b) ((b) % 2)
 typedef unsigned stset;
 
@@ -369,6 +384,7 @@ struct walk {
 	json_object *labels;	/* label offset -> states (int) */
 	int labels_changed;
 	int starts;		/* START seen */
+	int raii_starts;	/* of them RAII (ended at the closing brace) */
 	int inits;
 	struct node *tail[4];	/* instrumentation closing the body */
 	int ntail;
@@ -380,7 +396,7 @@ any(stset s, int what, int val)
 {
 	int b;
 
-	for (b = 0; b < 18; b++)
+	for (b = 0; b < ST_BITS; b++)
 		if ((s & (1u << b)) &&
 		    (what == 0 ? ST_R(b) : what == 1 ? ST_I(b) : ST_M(b)) ==
 			    val)
@@ -395,7 +411,7 @@ set_r(stset s, int r)
 	stset o = 0;
 	int b;
 
-	for (b = 0; b < 18; b++)
+	for (b = 0; b < ST_BITS; b++)
 		if (s & (1u << b))
 			o |= ST(r, ST_I(b), ST_M(b));
 	return o;
@@ -407,7 +423,7 @@ set_i(stset s, int i)
 	stset o = 0;
 	int b;
 
-	for (b = 0; b < 18; b++)
+	for (b = 0; b < ST_BITS; b++)
 		if (s & (1u << b))
 			o |= ST(ST_R(b), i, ST_M(b));
 	return o;
@@ -419,7 +435,7 @@ set_m(stset s, int m)
 	stset o = 0;
 	int b;
 
-	for (b = 0; b < 18; b++)
+	for (b = 0; b < ST_BITS; b++)
 		if (s & (1u << b))
 			o |= ST(ST_R(b), ST_I(b), m);
 	return o;
@@ -479,7 +495,10 @@ contains_macro_return(struct node *n)
 	return 0;
 }
 
-/* A START: `data_fn' from the stub or main's heap region. */
+/*
+ * A START: `data_fn' from the stub, main's heap region, or the RAII
+ * objects (the C++ function's, main's stack region).
+ */
 static int
 is_start_decl(struct node *n, int *raii)
 {
@@ -490,12 +509,54 @@ is_start_decl(struct node *n, int *raii)
 	if (n->kind != CXCursor_VarDecl)
 		return 0;
 	name = cursor_name(n->cur);
-	if (!strcmp(name, "data_fn") || !strcmp(name, "profiler_main"))
+	if (!strcmp(name, "data_fn"))
 		r = 1;
+	else if (!strcmp(name, "profiler_main"))
+		r = 1, *raii = clang_getCursorType(n->cur).kind !=
+			       CXType_Pointer;
 	else if (!strcmp(name, "profiler_dft_fn"))
 		r = 1, *raii = 1;
 	free(name);
 	return r;
+}
+
+static enum CXChildVisitResult
+fini_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+	int *found = data;
+	char *name;
+
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_CallExpr) {
+		name = callee_name(c);
+		*found |= !strcmp(name, "dft_stub_fini");
+		free(name);
+	}
+	return *found ? CXChildVisit_Break : CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult
+dtor_visit(CXCursor c, CXCursor parent, CXClientData data)
+{
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_Destructor)
+		clang_visitChildren(c, fini_visit, data);
+	return CXChildVisit_Continue;
+}
+
+/* A FINI guard: a variable whose class's destructor calls FINI. */
+static int
+is_fini_guard(struct node *n)
+{
+	CXCursor d;
+	int found = 0;
+
+	if (n->kind != CXCursor_VarDecl)
+		return 0;
+	d = clang_getTypeDeclaration(clang_getCursorType(n->cur));
+	if (!clang_Cursor_isNull(d))
+		clang_visitChildren(d, dtor_visit, &found);
+	return found;
 }
 
 static int
@@ -573,6 +634,13 @@ on_exit_point(struct walk *w, struct node *n, stset s, const char *what,
 	if (w->is_main && any(s, 1, I_YES))
 		diag(fc, n->line, n->col, "L3", soft ? "warning" : "error",
 		     "%s in main after INIT without FINI", what);
+	/* the guard covers returns, the runtime's exit handler exit() */
+	if (w->is_main && any(s, 1, I_GUARD) &&
+	    (!strcmp(what, "abort") || !strcmp(what, "quick_exit") ||
+	     !strcmp(what, "_exit") || !strcmp(what, "_Exit")))
+		diag(fc, n->line, n->col, "L3", soft ? "warning" : "error",
+		     "%s in main without FINI: it skips the FINI guard and "
+		     "the exit handlers", what);
 }
 
 static stset
@@ -612,6 +680,10 @@ walk_call(struct walk *w, struct node *n, stset s)
 		if (w->is_main && any(s, 1, I_YES))
 			diag(fc, n->line, n->col, "L3", "error",
 			     "MPI_Finalize before FINI");
+		if (w->is_main && any(s, 1, I_GUARD))
+			diag(fc, n->line, n->col, "L3", "error",
+			     "MPI_Finalize before the FINI of a guard (which "
+			     "runs at main's end): FINI after MPI_Finalize");
 		s = set_m(s, 1);
 	} else if (is_exit_call(name)) {
 		/* an exit inside a macro (assert) cannot be covered: the
@@ -716,12 +788,26 @@ walk_stmt(struct walk *w, struct node *n, stset s)
 			struct node *v = n->kid[i];
 
 			s = walk_kids(w, v, s);
+			if (w->is_main && s && is_fini_guard(v)) {
+				if (any(s, 1, I_NO) || w->inits == 0)
+					diag(fc, v->line, v->col, "L3",
+					     "error",
+					     "FINI guard before INIT");
+				if (w->raii_starts)
+					diag(fc, v->line, v->col, "L3",
+					     "error",
+					     "FINI guard after main's region: "
+					     "FINI runs before the region "
+					     "ends");
+				s = set_i(s, I_GUARD);
+			}
 			if (is_start_decl(v, &raii)) {
 				w->starts++;
+				w->raii_starts += raii;
 				if (!s)
 					diag(fc, v->line, v->col, "L7", "error",
 					     "START is unreachable");
-				if (w->is_main && !raii &&
+				if (w->is_main &&
 				    (any(s, 1, I_NO) || w->inits == 0))
 					diag(fc, v->line, v->col, "L1",
 					     "error",
@@ -955,6 +1041,10 @@ check_nested(struct file_ctx *fc, struct node *n, int depth, int *found)
 			     "START in a nested scope: START and every END "
 			     "must be in the function's own scope");
 	}
+	if (depth > 1 && is_fini_guard(n))
+		diag(fc, n->line, n->col, "L3", "error",
+		     "FINI guard in a nested scope: FINI runs at the end "
+		     "of that block");
 	for (i = 0; i < n->nkid; i++)
 		check_nested(fc, n->kid[i],
 			     depth + (n->kid[i]->kind == CXCursor_CompoundStmt),
@@ -1045,13 +1135,13 @@ check_function(struct file_ctx *fc, CXCursor fn)
 	fc->report = 0;
 	for (it = 0; it < 6; it++) {
 		w.labels_changed = 0;
-		w.starts = w.inits = 0;
+		w.starts = w.inits = w.raii_starts = 0;
 		walk_stmt(&w, body, ST(R_NONE, I_NO, 0));
 		if (!w.labels_changed)
 			break;
 	}
 	fc->report = 1;
-	w.starts = w.inits = 0;
+	w.starts = w.inits = w.raii_starts = 0;
 	end = walk_stmt(&w, body, ST(R_NONE, I_NO, 0));
 	if (end) {
 		unsigned line = 0, col = 0, off;

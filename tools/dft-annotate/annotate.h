@@ -92,6 +92,13 @@ char *edits_apply(struct edits *e, const char *s, size_t n, size_t *outlen);
 /* ---- C/C++ planning (cedit.c) ------------------------------------------- */
 #define DFT_INCLUDE_LINE "#include <dftracer/dftracer.h> /* dft-annotate */"
 #define DFT_LINE_MARK "/* dft-annotate */"
+/*
+ * C++ main without MPI_Finalize: a local object declared right after INIT,
+ * before main's region and every local of main, so it is destroyed last
+ * and FINI runs after their destructors (whose I/O is then traced).
+ */
+#define DFT_MAIN_GUARD "struct dft_main_fini_t { ~dft_main_fini_t() { " \
+		       "DFTRACER_CPP_FINI(); } } dft_main_fini_;"
 
 struct copts {
 	const char *init_args;	/* "NULL, NULL, NULL" */

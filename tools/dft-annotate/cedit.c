@@ -8,6 +8,10 @@
  * fixed shape that strip.c recognises (see dft-annotate(1), FRAGMENTS):
  *
  *   after the body's '{'      " START-RUN"          (C, C++ RAII, main)
+ *   C++ main, no MPI_Finalize " INIT; GUARD REGION; UPDATE;", and at
+ *                              its exits only "{ FINI; abort(); }" (and
+ *                              _exit, quick_exit): DFT_MAIN_GUARD
+ *                              finalizes after main's locals are gone
  *   before an exit            "{ END-RUN " stmt " }"
  *   return with a value       "{ T dft_ret_ =" gap "(" expr "); END-RUN
  *                              return dft_ret_; }"
@@ -35,7 +39,20 @@ struct fn {
 struct runs {
 	char *start;		/* " START-RUN" */
 	char *end;		/* "END-RUN" */
+	int guard;		/* C++ main's FINI guard: END-RUN (FINI) only
+				 * before the exits that skip exit handlers */
 };
+
+/*
+ * An exit-family call that ends the process without running the exit
+ * handlers, where the runtime finalizes (or _exit, which it may not see).
+ */
+static int
+skips_exit_handlers(const char *kind)
+{
+	return !strcmp(kind, "abort") || !strcmp(kind, "quick_exit") ||
+	       !strcmp(kind, "_exit") || !strcmp(kind, "_Exit");
+}
 
 static long
 pos_off(json_object *rec, const char *path)
@@ -190,6 +207,11 @@ cover_exit(const struct lexed *lx, const struct fn *f, json_object *x,
 			return -1;
 		}
 		return 1;
+	}
+	if (off > 0 && (size_t)off > f->close) {
+		/* only a function-try-block has exits past its body */
+		*why = "an exit in a handler of a function-try-block";
+		return -1;
 	}
 	if (off < 0 || end <= off || (size_t)end > lx->n ||
 	    (size_t)off < f->open || (size_t)end > f->close) {
@@ -430,6 +452,9 @@ plan_main(const struct lexed *lx, const struct fn *f, const struct runs *r,
 
 		if (off < 0 || (size_t)off < init_off)
 			continue;
+		if (r->guard &&
+		    !skips_exit_handlers(dft_json_str(x, "kind", "")))
+			continue;
 		for (c = 0; c < nfin; c++)
 			if (((size_t)off > fins[c].dom_lo &&
 			     (size_t)off < fins[c].dom_hi &&
@@ -447,7 +472,7 @@ plan_main(const struct lexed *lx, const struct fn *f, const struct runs *r,
 		else
 			res->fragments++;
 	}
-	if (dft_json_bool(f->rec, "falls_through", 1)) {
+	if (!r->guard && dft_json_bool(f->rec, "falls_through", 1)) {
 		int dom = 0, c;
 
 		for (c = 0; c < nfin; c++)
@@ -475,11 +500,12 @@ plan_fn(const struct lexed *lx, struct fn *f, const struct copts *o,
 {
 	const char *s = lx->s;
 	size_t to, tc, i;
-	struct runs r = { NULL, NULL };
+	struct runs r = { NULL, NULL, 0 };
 	int rc = -1;
 	static const char *const reserved[] = {
 		"data_fn", "dft_ret_", "profiler_dft_fn", "profiler_main",
-		"co_return", "co_await", "co_yield", NULL
+		"dft_main_fini_t", "dft_main_fini_", "co_return", "co_await",
+		"co_yield", NULL
 	};
 
 	if (dft_json_bool(f->rec, "body_from_macro", 0)) {
@@ -521,7 +547,23 @@ plan_fn(const struct lexed *lx, struct fn *f, const struct copts *o,
 			return -1;
 		}
 	}
-	if (f->cpp && f->is_main) {
+	/*
+	 * C++ main: FINI from a guard destroyed after every local of main,
+	 * except when FINI must come before MPI_Finalize, or in a
+	 * function-try-block (its handlers run after the block's locals, so
+	 * the guard would end the trace before them): then FINI at the exits
+	 */
+	r.guard = f->cpp && f->is_main && !tok_is(lx, to - 1, "try") &&
+		  find_call(lx, to, tc, "MPI_Finalize") == tc;
+	if (r.guard) {
+		r.start = dft_xasprintf(" DFTRACER_CPP_INIT(%s); "
+					DFT_MAIN_GUARD " "
+					"DFTRACER_CPP_REGION(main); "
+					"DFTRACER_CPP_REGION_UPDATE(main, "
+					"\"comp\", \"%s\");", o->init_args,
+					f->comp);
+		r.end = dft_xstrdup("DFTRACER_CPP_FINI();");
+	} else if (f->cpp && f->is_main) {
 		r.start = dft_xasprintf(" DFTRACER_CPP_INIT(%s); "
 					"DFTRACER_CPP_REGION_START(main); "
 					"DFTRACER_CPP_REGION_DYN_UPDATE(main, "

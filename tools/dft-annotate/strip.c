@@ -7,8 +7,10 @@
  * START-RUN after '{', "{ END-RUN stmt }" around an exit, a hoisted return
  * "{ T dft_ret_ = (expr); END-RUN return dft_ret_; }", "END-RUN }" at the
  * closing brace, and a RUN line followed by a marked #line directive.  A
- * RUN is a sequence of DFTRACER_*(...); separated by single spaces.  The
- * scan works on tokens, so text in comments and literals is never touched.
+ * RUN is a sequence of DFTRACER_*(...); separated by single spaces; in the
+ * one of a C++ main, DFT_MAIN_GUARD (byte for byte) may follow the INIT.
+ * The scan works on tokens, so text in comments and literals is never
+ * touched.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +33,13 @@ is_dft_macro(const struct lexed *lx, size_t i)
 static int
 run_at(const struct lexed *lx, size_t i, size_t *end, size_t *next)
 {
-	size_t m;
-	int items = 0;
+	size_t m, gl = strlen(DFT_MAIN_GUARD);
+	int items = 0, init;
 
 	while (is_dft_macro(lx, i)) {
 		if (items && lx->t[i].off != *end + 1)
 			break;
+		init = tok_is(lx, i, "DFTRACER_CPP_INIT");
 		m = tok_match(lx, i + 1);
 		if (m >= lx->nt || !tok_is(lx, m + 1, ";"))
 			return -1;
@@ -45,6 +48,13 @@ run_at(const struct lexed *lx, size_t i, size_t *end, size_t *next)
 		items++;
 		if (!(*end < lx->n && lx->s[*end] == ' '))
 			break;
+		if (init && lx->n - *end - 1 >= gl &&
+		    memcmp(lx->s + *end + 1, DFT_MAIN_GUARD, gl) == 0) {
+			*end += 1 + gl;
+			i = tok_at(lx, *end);
+			if (!(*end < lx->n && lx->s[*end] == ' '))
+				break;
+		}
 	}
 	*next = i;
 	return items ? 0 : -1;
@@ -200,6 +210,7 @@ c_strip(const char *s, size_t n, size_t *outlen, const char **why)
 	}
 	if (memmem(out, *outlen, "DFTRACER_", 9) ||
 	    memmem(out, *outlen, "dft_ret_", 8) ||
+	    memmem(out, *outlen, "dft_main_fini_", 14) ||
 	    memmem(out, *outlen, DFT_LINE_MARK, strlen(DFT_LINE_MARK))) {
 		free(out);
 		*why = "instrumentation left that dft-annotate did not write";
