@@ -66,6 +66,11 @@ h16() {
 	run -0 cc -std=c11 -Wall -Wextra -Werror -c -o /dev/null "$FX/demo.c" -I"$RT/include"
 	run -0 c++ -std=c++11 -Wall -Wextra -Werror -c -o /dev/null "$FX/cxx.cpp" -I"$RT/include"
 	[ -f "$RT/include/dftracer/dftracer.h" ]
+	# an annotated file that includes nothing else still has NULL
+	printf '#include <dftracer/dftracer.h>\nint main(void) { DFTRACER_C_INIT(NULL, NULL, NULL); DFTRACER_C_FINI(); return 0; }\n' \
+		>"$BATS_TEST_TMPDIR/bare.c"
+	run -0 cc -std=c99 -pedantic -Wall -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/bare.c" -I"$RT/include"
+	run -0 c++ -x c++ -Wall -Werror -c -o /dev/null "$BATS_TEST_TMPDIR/bare.c" -I"$RT/include"
 }
 
 @test "hashes follow dftracer 2.0.x: MD5, even digest bytes, 16 hex digits" {

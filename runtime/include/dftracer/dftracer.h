@@ -18,6 +18,10 @@
 #ifndef DFTRACER_DFTRACER_H
 #define DFTRACER_DFTRACER_H
 
+/* NULL: annotated files pass it to the INIT macros, and dftracer 2.0.x's
+ * own header brings it in too, so a file with no includes still builds */
+#include <stddef.h>
+
 #define DFTRACER_RUNTIME_DFT 1
 
 #define DF_DATA_EVENT 0
