@@ -271,6 +271,15 @@ EOF
 	[ ! -e "$BATS_TEST_TMPDIR/a" ] || fail "left $(find "$BATS_TEST_TMPDIR/a")"
 }
 
+@test "dft-clone refuses a repository with no commits and leaves nothing" {
+	git init -q "$BATS_TEST_TMPDIR/empty"
+	run -2 --separate-stderr dft-clone -w "$WS" "$BATS_TEST_TMPDIR/empty"
+	assert_output ""
+	[ "$stderr" = "dft-clone: '$BATS_TEST_TMPDIR/empty' has no commits: nothing to check out" ] ||
+		fail "$stderr"
+	[ ! -e "$WS" ] || fail "left $(find "$WS")"
+}
+
 @test "dft-clone fails on an unreachable URL with libgit2's reason" {
 	run -2 --separate-stderr dft-clone -w "$WS" "file://$BATS_TEST_TMPDIR/none/ior.git"
 	assert_output ""

@@ -348,8 +348,15 @@ clone_git(const char *url, const char *src, const struct opts *o,
 		checkout_ref(repo, o->ref, &c, &kind);
 	dft_progress_done(&c.checkout);
 	head_info(repo, hex, sizeof(hex), &branch);
+	if (hex[0] == '\0') {
+		/* an empty repository (or a remote HEAD to nothing): there is no
+		 * source to build, and the run would only fail later */
+		char *shown = redact_url(url);
+
+		fail("'%s' has no commits: nothing to check out", shown);
+	}
 	if (o->ref == NULL && branch == NULL)
-		kind = hex[0] ? "commit" : NULL;
+		kind = "commit";
 	json_object_object_add(sess, "ref", dft_jstr(
 	    o->ref != NULL ? o->ref : branch));
 	json_object_object_add(sess, "ref_kind", dft_jstr(kind));
