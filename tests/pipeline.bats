@@ -266,6 +266,7 @@ ws() {
 		--stop-after smoke -w "$root" "$APPREPO" </dev/null
 	assert_output --partial "Smoke test failed (non-annotation issue). Continue? [yes/stop] no"
 	assert_output --partial "dft-pipeline resume sample/"
+	refute_output --partial "smoke test PASSED"
 	run -0 dft-pipeline status -w "$root" sample
 	assert_line --partial "Last failed: step_5_smoke_test"
 	run -0 dft-pipeline resume -y -s './sample out' --stop-after smoke -w "$root" sample
@@ -276,6 +277,11 @@ ws() {
 	# the failure is a pitfall for the lessons log
 	run -0 jq -r '.title' "$root/$(head -n 1 "$root/sample/.current_run")/records/pitfalls.ndjson"
 	assert_line "Baseline smoke test failed"
+	# going on past a failed smoke test says so, not PASSED
+	run -0 dft-pipeline run -y --offline --no-optimize -s 'false' \
+		--stop-after smoke -w "$root" "$APPREPO"
+	assert_line --regexp '^  smoke test FAILED in [0-9.]+s \(exit 1\); going on as asked$'
+	refute_output --partial "smoke test PASSED"
 }
 
 # ---- interruption ----------------------------------------------------------
