@@ -1141,12 +1141,12 @@ static void parse_dirs(const char *s)
 	char *cwd = atomic_load(&dft_hot.cwd)->path;
 	char *block = NULL;
 	size_t used = 0;
-	int n_dirs = 0;
 
 	dft_hot.all = 0;
-	dft_hot.ndirs = 0;
-	if (!s || !*s)
+	if (!s || !*s) {
+		atomic_store_explicit(&dft_hot.dirs, NULL, memory_order_release);
 		return;
+	}
 	if (strcmp(s, "all") == 0) {
 		dft_hot.all = 1;
 		return;
@@ -1164,7 +1164,9 @@ static void parse_dirs(const char *s)
 				dft_hot.all = 1;
 			n = norm_path(cwd, one, abs, sizeof(abs));
 			if (n > 0) {
-				char *grown = realloc(block, used + DFT_DIR_SIZE(n));
+				/* room for this entry and the end marker */
+				char *grown = realloc(block, used + DFT_DIR_SIZE(n) +
+							     DFT_DIR_SIZE(0));
 				struct dft_dir *d;
 
 				if (!grown)
@@ -1174,15 +1176,20 @@ static void parse_dirs(const char *s)
 				d->len = (unsigned)n;
 				memcpy(d->path, abs, n + 1);
 				used += DFT_DIR_SIZE(n);
-				n_dirs++;
+				d = (struct dft_dir *)(block + used);
+				d->len = 0;
+				d->path[0] = '\0';
 			}
 		}
 		p += l;
 		if (*p == ':')
 			p++;
 	}
-	if (block && used > 0) {	/* into the hot page when it fits */
-		char *hot = dft_hot_alloc(used);
+	if (block) {	/* into the hot page when it fits */
+		char *hot;
+
+		used += DFT_DIR_SIZE(0);	/* the end marker */
+		hot = dft_hot_alloc(used);
 
 		if (hot) {
 			memcpy(hot, block, used);
@@ -1190,8 +1197,8 @@ static void parse_dirs(const char *s)
 			block = hot;
 		}
 	}
-	dft_hot.dirs = (const struct dft_dir *)block;
-	dft_hot.ndirs = n_dirs;
+	atomic_store_explicit(&dft_hot.dirs, (const struct dft_dir *)block,
+			      memory_order_release);
 }
 
 static void warn_unsupported(void)

@@ -56,7 +56,9 @@ struct dft_thread {
 };
 
 /* One DFTRACER_DATA_DIR entry, normalised.  The entries are packed one
- * after another in a single block, so the first ones share a cache line. */
+ * after another in a single block, so the first ones share a cache line,
+ * and an entry of length 0 ends the list: readers load one pointer and
+ * see a whole list, old or new, never a count that belongs to another. */
 struct dft_dir {
 	unsigned len;
 	char path[];		/* len bytes and a NUL */
@@ -95,8 +97,8 @@ struct dft_hot {
 	 * this first. */
 	int pending;
 	int nfds;
-	int all, ndirs;		/* DATA_DIR "all", number of entries */
-	const struct dft_dir *dirs;
+	int all;		/* DATA_DIR "all" */
+	_Atomic(const struct dft_dir *) dirs;	/* NULL: none */
 	_Atomic(struct dft_file *) *fds;	/* fd -> traced file, fd >= DFT_FD_LOW */
 	struct dft_cwd *_Atomic cwd;	/* replaced, never changed, on chdir */
 	_Atomic size_t arena_used;

@@ -154,12 +154,12 @@ static inline int dft_same_prefix(const char *a, const char *b, size_t n)
 /* Is the normalised absolute path p (n bytes) inside a data directory? */
 static inline int dft_dir_match(const char *p, size_t n)
 {
-	const struct dft_dir *d = dft_hot.dirs;
-	int i;
+	const struct dft_dir *d;
 
 	if (dft_hot.all)
 		return 1;
-	for (i = 0; i < dft_hot.ndirs; i++, d = DFT_DIR_NEXT(d)) {
+	for (d = atomic_load_explicit(&dft_hot.dirs, memory_order_acquire);
+	     d && d->len; d = DFT_DIR_NEXT(d)) {
 		size_t l = d->len;
 
 		if (n >= l && dft_same_prefix(p, d->path, l) &&
@@ -175,12 +175,12 @@ static inline int dft_dir_match(const char *p, size_t n)
 static inline int dft_dir_match_rel(const struct dft_cwd *cwd,
 				    const char *path, size_t n)
 {
-	const struct dft_dir *d = dft_hot.dirs;
+	const struct dft_dir *d;
 	size_t c = cwd->len == 1 ? 0 : cwd->len;	/* cwd "/": just "/" */
 	size_t total = c + 1 + n;
-	int i;
 
-	for (i = 0; i < dft_hot.ndirs; i++, d = DFT_DIR_NEXT(d)) {
+	for (d = atomic_load_explicit(&dft_hot.dirs, memory_order_acquire);
+	     d && d->len; d = DFT_DIR_NEXT(d)) {
 		size_t l = d->len;
 		char next;
 
