@@ -309,3 +309,173 @@ dft_compdb_clang_args(const struct dft_compile_cmd *c, const char **lang)
 	*lang = cxx ? "cpp" : "c";
 	return v;
 }
+
+/* ---- --prefix-map -------------------------------------------------------- */
+
+int
+dft_prefix_maps_add(struct dft_prefix_map **v, size_t *n, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct dft_prefix_map *m;
+	char *old;
+
+	if (!eq || eq == arg || eq[1] == '\0')
+		return -1;
+	old = dft_xstrdup(arg);
+	old[eq - arg] = '\0';
+	*v = dft_xreallocarray(*v, *n + 1, sizeof(**v));
+	m = &(*v)[(*n)++];
+	m->arg = dft_xstrdup(arg);
+	m->old = dft_path_absolute(old);
+	m->new = dft_path_absolute(eq + 1);
+	m->hits = 0;
+	free(old);
+	return 0;
+}
+
+void
+dft_prefix_maps_free(struct dft_prefix_map *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(v[i].arg);
+		free(v[i].old);
+		free(v[i].new);
+	}
+	free(v);
+}
+
+/* The map with the longest OLD that is path or above it, or NULL. */
+static struct dft_prefix_map *
+best_map(struct dft_prefix_map *maps, size_t n, const char *path)
+{
+	struct dft_prefix_map *best = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (dft_path_is_inside(maps[i].old, path) &&
+		    (!best || strlen(maps[i].old) > strlen(best->old)))
+			best = &maps[i];
+	return best;
+}
+
+/* path (absolute, normalized, below m->old) moved to m->new. */
+static char *
+remap(const struct dft_prefix_map *m, const char *path)
+{
+	const char *rest = strcmp(m->old, "/") ? path + strlen(m->old) : path;
+	char *j, *r;
+
+	j = dft_xasprintf("%s%s", m->new, rest);
+	r = dft_path_normalize(j);
+	free(j);
+	return r;
+}
+
+/*
+ * A path option's value p (absolute) of a rewritten entry: moved when it
+ * is under some OLD and its NEW counterpart exists, else p. Takes p.
+ */
+static char *
+map_existing(struct dft_prefix_map *maps, size_t n, char *p)
+{
+	struct dft_prefix_map *m = best_map(maps, n, p);
+	char *moved;
+
+	if (!m)
+		return p;
+	moved = remap(m, p);
+	if (!dft_exists(moved)) {
+		free(moved);
+		return p;
+	}
+	free(p);
+	return moved;
+}
+
+static const char *const include_dir_opts[] = {
+	"-I", "-iquote", "-isystem", "-idirafter", NULL
+};
+
+/*
+ * argv of an entry whose original directory was odir: every path option
+ * absolute (relative ones against odir) and moved where the copy exists;
+ * then -Iodir, then each moved include directory's original, with its
+ * own option, so what only the build copy has is still found.
+ */
+static char **
+map_args(struct dft_prefix_map *maps, size_t nmaps, char **argv, int *argc,
+	 const char *odir)
+{
+	char **v = dft_xcalloc((size_t)*argc * 2 + 2, sizeof(char *));
+	char **tail = dft_xcalloc((size_t)*argc + 1, sizeof(char *));
+	int i, n = 0, nt = 0, k;
+
+	for (i = 0; i < *argc; i++) {
+		const char *a = argv[i], *opt = NULL, *val = NULL;
+		int sep = 0;
+		char *abs, *p;
+
+		if (i > 0 && in_list(a, path_opts) && i + 1 < *argc) {
+			opt = a;
+			val = argv[++i];
+			sep = 1;
+		}
+		for (k = 0; i > 0 && !opt && include_dir_opts[k]; k++)
+			if (dft_has_prefix(a, include_dir_opts[k]) &&
+			    a[strlen(include_dir_opts[k])]) {
+				opt = include_dir_opts[k];
+				val = a + strlen(opt);
+			}
+		if (!opt) {
+			v[n++] = dft_xstrdup(a);
+			continue;
+		}
+		abs = abs_against(odir, val);
+		p = map_existing(maps, nmaps, dft_xstrdup(abs));
+		if (strcmp(p, abs) != 0 && in_list(opt, include_dir_opts))
+			tail[nt++] = dft_xasprintf("%s%s", opt, abs);
+		if (sep) {
+			v[n++] = dft_xstrdup(opt);
+			v[n++] = p;
+		} else {
+			v[n++] = dft_xasprintf("%s%s", opt, p);
+			free(p);
+		}
+		free(abs);
+	}
+	v[n++] = dft_xasprintf("-I%s", odir);
+	for (k = 0; k < nt; k++)
+		v[n++] = tail[k];
+	free(tail);
+	v[n] = NULL;
+	*argc = n;
+	return v;
+}
+
+void
+dft_compdb_map(struct dft_compdb *db, struct dft_prefix_map *maps, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < db->n; i++) {
+		struct dft_compile_cmd *c = &db->cmds[i];
+		struct dft_prefix_map *m = best_map(maps, n, c->file), *dm;
+		char *odir, **argv;
+
+		if (!m)
+			continue;
+		m->hits++;
+		odir = c->directory;
+		argv = map_args(maps, n, c->argv, &c->argc, odir);
+		dft_strv_free(c->argv);
+		c->argv = argv;
+		dm = best_map(maps, n, odir);
+		c->directory = dm ? remap(dm, odir) : dft_xstrdup(odir);
+		free(odir);
+		odir = c->file;
+		c->file = remap(m, odir);
+		free(odir);
+	}
+}

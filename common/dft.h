@@ -282,6 +282,36 @@ void dft_compdb_release(struct dft_compdb *db);
  */
 char **dft_compdb_clang_args(const struct dft_compile_cmd *c,
 			     const char **lang);
+/*
+ * --prefix-map OLD=NEW (compdb.c), for a database written for another copy
+ * of the tree. old and new are absolute and normalized; arg is the option
+ * value as given; hits counts the entries dft_compdb_map rewrote with it.
+ */
+struct dft_prefix_map {
+	char *arg, *old, *new;
+	size_t hits;
+};
+/*
+ * Appends the map arg ("OLD=NEW") to *v (*n entries). 0, or -1 when arg
+ * is malformed: no '=', an empty OLD or an empty NEW (nothing is added).
+ * Free the list with dft_prefix_maps_free.
+ */
+int dft_prefix_maps_add(struct dft_prefix_map **v, size_t *n,
+			const char *arg);
+/* The usage error of a malformed value (format for its one %s). */
+#define DFT_PREFIX_MAP_BAD "bad --prefix-map '%s' (want OLD=NEW)"
+void dft_prefix_maps_free(struct dft_prefix_map *v, size_t n);
+/*
+ * Rewrites each entry whose file is OLD or below it (the longest OLD
+ * wins): file and directory move to NEW; relative include directories
+ * and other path options are made absolute against the original
+ * directory, which is appended as the last -I (headers generated into
+ * the build copy still resolve). An include directory under an OLD that
+ * does not exist here, while its NEW counterpart does, is replaced by
+ * that. Counts each rewritten entry in its map's hits.
+ */
+void dft_compdb_map(struct dft_compdb *db, struct dft_prefix_map *maps,
+		    size_t n);
 void dft_strv_free(char **v);
 
 /* ==== owned by issue 4 (dft-annotate, dft-lint) ======================== */

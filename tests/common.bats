@@ -35,6 +35,10 @@ T="$REPO/build/test/test-common"
 	run -0 "$T" copy "$BATS_TEST_TMPDIR"
 }
 
+@test "--prefix-map rewrites a compile database entry: longest OLD, paths and flags" {
+	run -0 "$T" compdb-map "$BATS_TEST_TMPDIR"
+}
+
 @test "an unknown unit test is a usage error" {
 	run -2 --separate-stderr "$T" nonsense
 	[[ "$stderr" == *"test-common: unknown test 'nonsense'"* ]]

@@ -297,3 +297,88 @@ b/two.c two'
 b/two.c two null null
 null null 2 0'
 }
+
+# A database written for another copy of the tree: build/ was configured
+# with -DUSE_FAST and holds config.h, which source/ (the tree we read)
+# lacks; api.h is found through a relative -I.
+prefix_tree() {
+	d=$BATS_TEST_TMPDIR/pm
+	mkdir -p "$d/source/src" "$d/source/inc" "$d/db"
+	printf '#define API_N 2\n' >"$d/source/inc/api.h"
+	cat >"$d/source/src/a.c" <<'C'
+#include "config.h"
+#include <api.h>
+int slow(void) { return CONFIG_N + API_N; }
+#ifdef USE_FAST
+int fast(void) { return CONFIG_N; }
+#endif
+C
+	cp -a "$d/source" "$d/build"
+	printf '#define CONFIG_N 3\n' >"$d/build/src/config.h"
+	printf '[{"directory":"%s/build/src","arguments":["cc","-DUSE_FAST","-I../inc","-c","a.c"],"file":"a.c"}]\n' \
+		"$d" >"$d/db/compile_commands.json"
+}
+
+# dft-funcs on source/src/a.c into $d/out; pm_list: its functions and
+# diagnostics.
+pm_funcs() {
+	cd "$d/source/src" && dft-funcs -p "$d/db" -r "$d/source" "$@" a.c >"$d/out"
+}
+pm_list() {
+	jq -r 'select(.type=="function" or .type=="diagnostic") | "\(.type) \(.name // .rule)"' "$d/out"
+}
+
+@test "--prefix-map: without it a database of another copy is not used, with it the file gets its flags" {
+	prefix_tree
+	run -1 --separate-stderr pm_funcs
+	[[ "$stderr" == *"a.c:"*"'config.h' file not found"* ]] || fail "config.h found: $stderr"
+	run -0 pm_list
+	assert_line "diagnostic not-in-compile-db"
+	refute_line "function fast"
+	run -0 --separate-stderr pm_funcs --prefix-map "$d/build=$d/source"
+	[ -z "$stderr" ] || fail "unexpected stderr: $stderr"
+	run -0 pm_list
+	assert_output "function slow
+function fast"
+}
+
+@test "--prefix-map: the longest OLD wins, whatever the order" {
+	prefix_tree
+	run -0 --separate-stderr pm_funcs --prefix-map "$d=$d/nowhere" --prefix-map "$d/build=$d/source"
+	[ "$stderr" = "dft-funcs: --prefix-map '$d=$d/nowhere' matched no compile database entry" ] ||
+		fail "unexpected stderr: $stderr"
+	run -0 pm_list
+	assert_output "function slow
+function fast"
+	run -0 --separate-stderr pm_funcs --prefix-map "$d/build=$d/source" --prefix-map "$d=$d/nowhere"
+	run -0 pm_list
+	assert_output "function slow
+function fast"
+}
+
+@test "--prefix-map: a map that matches no entry is named in one warning" {
+	prefix_tree
+	run -0 --separate-stderr pm_funcs --prefix-map "$d/build=$d/source" --prefix-map /no/such=/x
+	[ "$stderr" = "dft-funcs: --prefix-map '/no/such=/x' matched no compile database entry" ] ||
+		fail "unexpected stderr: $stderr"
+	run -0 pm_list
+	assert_output "function slow
+function fast"
+}
+
+@test "--prefix-map: a value without '=', with an empty OLD or NEW is a usage error" { checklist_bad_prefix_map dft-funcs; }
+
+@test "--prefix-map: include directories of a tree that is not here move to the mapped tree" {
+	prefix_tree
+	# the database of a CI machine: its tree at $d/ci does not exist here,
+	# config.h was generated into gen/ (here: source/gen)
+	mkdir -p "$d/source/gen"
+	mv "$d/build/src/config.h" "$d/source/gen/config.h"
+	printf '[{"directory":"%s/ci/src","command":"cc -DUSE_FAST -I%s/ci/gen -I ../inc -c a.c","file":"a.c"}]\n' \
+		"$d" "$d" >"$d/db/compile_commands.json"
+	run -0 --separate-stderr pm_funcs --prefix-map "$d/ci=$d/source"
+	[ -z "$stderr" ] || fail "unexpected stderr: $stderr"
+	run -0 pm_list
+	assert_output "function slow
+function fast"
+}

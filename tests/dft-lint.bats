@@ -131,3 +131,41 @@ C
 	run -1 --separate-stderr dft-lint tests/fixtures/annotate/bugs/missing_end.c
 	[[ "$stderr" == *"missing_end.c:10:3: error: return without END: the function's event is never written [L6]"* ]]
 }
+
+# A database written for build/, a copy of source/ configured with
+# -DUSE_FAST and holding the generated config.h that source/ lacks.
+prefix_tree() {
+	d=$BATS_TEST_TMPDIR/pm
+	mkdir -p "$d/source" "$d/db"
+	cat >"$d/source/a.c" <<'C'
+#include "config.h"
+#ifndef USE_FAST
+#error built without USE_FAST
+#endif
+int fast(void) { return CONFIG_N; }
+C
+	cp -a "$d/source" "$d/build"
+	printf '#define CONFIG_N 3\n' >"$d/build/config.h"
+	printf '[{"directory":"%s/build","arguments":["cc","-DUSE_FAST","-c","a.c"],"file":"a.c"}]\n' \
+		"$d" >"$d/db/compile_commands.json"
+}
+
+@test "--prefix-map: the flags of a database for another copy of the tree apply" {
+	prefix_tree
+	run -1 --separate-stderr dft-lint -p "$d/db" "$d/source/a.c"
+	assert_output --partial "'config.h' file not found"
+	run -0 --separate-stderr dft-lint -p "$d/db" --prefix-map "$d/build=$d/source" "$d/source/a.c"
+	refute_output --partial '"type":"diagnostic"'
+	[ -z "$stderr" ] || fail "unexpected stderr: $stderr"
+}
+
+@test "--prefix-map: the longest OLD wins; a map that matches nothing is named" {
+	prefix_tree
+	run -0 --separate-stderr dft-lint -p "$d/db" --prefix-map "$d=$d/nowhere" \
+		--prefix-map "$d/build=$d/source" "$d/source/a.c"
+	refute_output --partial '"type":"diagnostic"'
+	[ "$stderr" = "dft-lint: --prefix-map '$d=$d/nowhere' matched no compile database entry" ] ||
+		fail "unexpected stderr: $stderr"
+}
+
+@test "--prefix-map: a value without '=', with an empty OLD or NEW is a usage error" { checklist_bad_prefix_map dft-lint; }

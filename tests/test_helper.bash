@@ -105,6 +105,18 @@ checklist_dev_full() {
 	[[ "$stderr" == *"$1: write error"* ]] || fail "unexpected message: $stderr"
 }
 
+# --prefix-map (dft-funcs, dft-lint): a value without '=', or with an empty
+# side, is a usage error.
+checklist_bad_prefix_map() {
+	local v
+	for v in nomap =/x /x=; do
+		run -2 --separate-stderr "$1" --prefix-map "$v" </dev/null
+		assert_output ""
+		[[ "$stderr" == *"$1: bad --prefix-map '$v' (want OLD=NEW)"*"usage: $1"* ]] ||
+			fail "unexpected stderr for '$v': $stderr"
+	done
+}
+
 # The man page lints and documents every long option that --help shows.
 checklist_man() {
 	local page="$REPO/man/$1.1" opt text

@@ -44,10 +44,13 @@
 #include "banned.h"
 
 static const char usage_text[] =
-	"usage: dft-lint [-hV] [-p dir] [file ...] [-- flags ...]\n";
+	"usage: dft-lint [-hV] [-p dir] [--prefix-map old=new] [file ...] "
+	"[-- flags ...]\n";
 
 struct opts {
 	const char *compdb;
+	struct dft_prefix_map *maps;	/* --prefix-map */
+	size_t nmaps;
 	char **extra;
 	int nextra;
 };
@@ -1427,9 +1430,10 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "compile-db", required_argument, NULL, 'p' },
+		{ "prefix-map", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opts o = { NULL, NULL, 0 };
+	struct opts o = { NULL, NULL, 0, NULL, 0 };
 	struct dft_step step;
 	struct dft_compdb db;
 	char **streams;
@@ -1460,6 +1464,11 @@ main(int argc, char **argv)
 			return DFT_EXIT_OK;
 		case 'p':
 			o.compdb = optarg;
+			break;
+		case 'M':
+			if (dft_prefix_maps_add(&o.maps, &o.nmaps, optarg) < 0)
+				dft_usage_error(usage_text, DFT_PREFIX_MAP_BAD,
+						optarg);
 			break;
 		default:
 			dft_usage_error(usage_text, "unknown option");
@@ -1499,6 +1508,11 @@ main(int argc, char **argv)
 			free(f);
 		}
 	}
+	dft_compdb_map(&db, o.maps, o.nmaps);
+	for (k = 0; k < o.nmaps; k++)
+		if (!o.maps[k].hits)
+			dft_warn("--prefix-map '%s' matched no compile "
+				 "database entry", o.maps[k].arg);
 	if (ntargets && make_stub_dir() < 0)
 		return DFT_EXIT_FATAL;
 	idx = clang_createIndex(0, 0);
@@ -1529,5 +1543,6 @@ main(int argc, char **argv)
 	json_object_put(decisions);
 	json_object_put(diags);
 	dft_compdb_release(&db);
+	dft_prefix_maps_free(o.maps, o.nmaps);
 	return dft_worst(status, dft_close_stdout());
 }

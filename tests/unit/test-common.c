@@ -184,6 +184,79 @@ test_copy(const char *dir)
 	free(src); free(dst); free(f); free(d); free(l); free(got); free(gl);
 }
 
+/* --prefix-map on a database entry for DIR/old: paths and arguments. */
+static void
+test_compdb_map(const char *dir)
+{
+	static const char *const mk[] = {
+		"old/src", "old/inc", "old/gen", "new/src", "new/inc", NULL
+	};
+	struct dft_prefix_map *maps = NULL;
+	struct dft_compdb db;
+	struct dft_buf want, got;
+	size_t nmaps = 0;
+	char *p, *json, *arg;
+	int i;
+
+	for (i = 0; mk[i]; i++) {
+		p = dft_path_join(dir, mk[i]);
+		expect_int(mk[i], dft_mkdir_p(p, 0755), 0);
+		free(p);
+	}
+	json = dft_xasprintf(
+		"[{\"directory\":\"%s/old/src\",\"file\":\"a.c\","
+		"\"arguments\":[\"cc\",\"-DX\",\"-I../inc\",\"-iquote\","
+		"\"../gen\",\"-isystem/abs\",\"-include\",\"cfg.h\","
+		"\"-c\",\"a.c\"]},"
+		"{\"directory\":\"/elsewhere\",\"file\":\"b.c\","
+		"\"command\":\"cc -Iinc -c b.c\"}]", dir);
+	p = dft_path_join(dir, "compile_commands.json");
+	expect_int("write db", dft_write_file_atomic(p, json, strlen(json)),
+		   0);
+	dft_compdb_init(&db);
+	expect_int("load", dft_compdb_load(&db, p), 0);
+	free(p);
+	free(json);
+	expect_int("bad: no =", dft_prefix_maps_add(&maps, &nmaps, "x"), -1);
+	expect_int("bad: empty OLD", dft_prefix_maps_add(&maps, &nmaps, "=x"),
+		   -1);
+	expect_int("bad: empty NEW", dft_prefix_maps_add(&maps, &nmaps, "x="),
+		   -1);
+	arg = dft_xasprintf("%s=%s/nowhere", dir, dir);
+	expect_int("short map", dft_prefix_maps_add(&maps, &nmaps, arg), 0);
+	free(arg);
+	arg = dft_xasprintf("%s/old/=%s/new", dir, dir);
+	expect_int("long map", dft_prefix_maps_add(&maps, &nmaps, arg), 0);
+	free(arg);
+	expect_int("maps", (long)nmaps, 2);
+	dft_compdb_map(&db, maps, nmaps);
+	expect_int("short map hits", (long)maps[0].hits, 0);
+	expect_int("long map hits", (long)maps[1].hits, 1);
+
+	p = dft_xasprintf("%s/new/src/a.c", dir);
+	expect_str("file", db.cmds[0].file, p);
+	free(p);
+	p = dft_xasprintf("%s/new/src", dir);
+	expect_str("directory", db.cmds[0].directory, p);
+	free(p);
+	dft_buf_init(&want);
+	dft_buf_init(&got);
+	dft_buf_addf(&want, "cc -DX -I%s/new/inc -iquote %s/old/gen "
+		     "-isystem/abs -include %s/old/src/cfg.h -c a.c "
+		     "-I%s/old/src -I%s/old/inc", dir, dir, dir, dir, dir);
+	for (i = 0; i < db.cmds[0].argc; i++)
+		dft_buf_addf(&got, "%s%s", i ? " " : "", db.cmds[0].argv[i]);
+	expect_str("arguments", got.s, want.s);
+	expect_int("argv ends", db.cmds[0].argv[db.cmds[0].argc] == NULL, 1);
+	/* an entry under no OLD is left as it is */
+	expect_str("other file", db.cmds[1].file, "/elsewhere/b.c");
+	expect_int("other argc", db.cmds[1].argc, 4);
+	dft_buf_release(&want);
+	dft_buf_release(&got);
+	dft_prefix_maps_free(maps, nmaps);
+	dft_compdb_release(&db);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -204,6 +277,8 @@ main(int argc, char **argv)
 		test_proc(argv[2]);
 	else if (strcmp(argv[1], "copy") == 0 && argc > 2)
 		test_copy(argv[2]);
+	else if (strcmp(argv[1], "compdb-map") == 0 && argc > 2)
+		test_compdb_map(argv[2]);
 	else
 		dft_usage_error("usage: test-common NAME [DIR]\n",
 				"unknown test '%s'", argv[1]);

@@ -28,6 +28,8 @@
 
 struct opts {
 	const char *compdb;	/* -p */
+	struct dft_prefix_map *maps;	/* --prefix-map */
+	size_t nmaps;
 	const char *root;	/* -r */
 	const char *io_apis;
 	int jobs;
@@ -38,12 +40,14 @@ struct opts {
 };
 
 static const char usage_text[] =
-	"usage: dft-funcs [-j N] [-p DIR] [-r DIR] [--io-apis FILE] "
-	"[--all-headers] [--no-python] [file ...] [-- flags ...]\n";
+	"usage: dft-funcs [-j N] [-p DIR] [--prefix-map OLD=NEW] [-r DIR] "
+	"[--io-apis FILE] [--all-headers] [--no-python] [file ...] "
+	"[-- flags ...]\n";
 
 static const struct option longopts[] = {
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "compile-db", required_argument, NULL, 'p' },
+	{ "prefix-map", required_argument, NULL, 'M' },
 	{ "root", required_argument, NULL, 'r' },
 	{ "io-apis", required_argument, NULL, 'I' },
 	{ "all-headers", no_argument, NULL, 'A' },
@@ -63,6 +67,9 @@ usage(void)
 	      "\n"
 	      "  -j, --jobs N         parse N files at once (default 1)\n"
 	      "  -p, --compile-db DIR directory of compile_commands.json (or the file)\n"
+	      "      --prefix-map OLD=NEW\n"
+	      "                       read the database's files under OLD as under\n"
+	      "                       NEW (repeatable; the longest OLD wins)\n"
 	      "  -r, --root DIR       report paths relative to DIR (default: session\n"
 	      "                       source tree, else the working directory)\n"
 	      "      --io-apis FILE   I/O API table (default share/dft/io-apis.tsv)\n"
@@ -961,6 +968,11 @@ main(int argc, char **argv)
 		case 'p':
 			o.compdb = optarg;
 			break;
+		case 'M':
+			if (dft_prefix_maps_add(&o.maps, &o.nmaps, optarg) < 0)
+				dft_usage_error(usage_text, DFT_PREFIX_MAP_BAD,
+						optarg);
+			break;
 		case 'r':
 			o.root = optarg;
 			break;
@@ -1032,6 +1044,11 @@ main(int argc, char **argv)
 		have_db = 1;
 		free(file);
 	}
+	dft_compdb_map(&db, o.maps, o.nmaps);
+	for (k = 0; k < o.nmaps; k++)
+		if (!o.maps[k].hits)
+			dft_warn("--prefix-map '%s' matched no compile "
+				 "database entry", o.maps[k].arg);
 	if (nsrc > 0) {
 		for (i = optind; i < argc; i++) {
 			if (is_source(argv[i]))
@@ -1147,6 +1164,7 @@ main(int argc, char **argv)
 	free(jobs);
 	db_real_release(db.n);
 	dft_compdb_release(&db);
+	dft_prefix_maps_free(o.maps, o.nmaps);
 	free(streams);
 	free(in.session_source);
 	free(in.session_db);
