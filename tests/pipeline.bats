@@ -277,6 +277,11 @@ ws() {
 	# the failure is a pitfall for the lessons log
 	run -0 jq -r '.title' "$root/$(head -n 1 "$root/sample/.current_run")/records/pitfalls.ndjson"
 	assert_line "Baseline smoke test failed"
+	# --no-optimize given to run holds when the run is resumed
+	run -0 dft-pipeline run -y --offline --no-optimize -s './sample out' \
+		--stop-after smoke -w "$root" "$APPREPO"
+	run -0 dft-pipeline resume -y --stop-after papers -w "$root" sample
+	assert_line "Generate optimization proposals? [yes / no] no (--no-optimize)"
 	# going on past a failed smoke test says so, not PASSED
 	run -0 dft-pipeline run -y --offline --no-optimize -s 'false' \
 		--stop-after smoke -w "$root" "$APPREPO"
