@@ -95,7 +95,10 @@ broken parse-error: the file did not parse cleanly; it must not be edited"
 	assert_line "save true py-io decorator"
 	fn_py='{"type":"function","v":1,"file":"m.py","language":"python","parse_ok":true,"name":"stats","qualified_name":"S.stats","is_staticmethod":true,"is_method":true,"calls":{"open":1,"read":1},"call_count":2,"loops":1,"branches":0,"nodes":20,"statements":4,"io_direct":true,"ml_imports":[]}'
 	run -0 bash -c "echo '$fn_py' | dft-cost | jq -r 'select(.decision) | \"\(.decision.rule) \(.decision.form) \(.cost.model)\"'"
-	assert_output "io-direct context generic"
+	assert_output "io-direct rebind generic"
+	fn_cm=${fn_py/\"is_staticmethod\":true/\"is_classmethod\":true}
+	run -0 bash -c "echo '$fn_cm' | dft-cost | jq -r 'select(.decision) | .decision.form'"
+	assert_output rebind
 }
 
 @test "--threshold, --exclude and --comp" {

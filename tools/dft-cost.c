@@ -820,7 +820,8 @@ form_of(json_object *rec, int annotate)
 		return "main";
 	if (strcmp(lang, "python") == 0)
 		return dft_json_bool(rec, "is_staticmethod", 0) ||
-		       dft_json_bool(rec, "is_property", 0) ? "context"
+		       dft_json_bool(rec, "is_classmethod", 0) ||
+		       dft_json_bool(rec, "is_property", 0) ? "rebind"
 							    : "decorator";
 	return strcmp(lang, "cpp") == 0 ? "raii" : "macro";
 }
