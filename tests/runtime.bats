@@ -352,6 +352,24 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	body "$(the_trace)" | jq -e -s 'map(select(.name=="PR"))[0].args.value == "7"'
 }
 
+@test "MPI rank from MPI itself when no launcher variable gives one" {
+	command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
+		skip "no mpicc/mpirun (MPI is not installed here)"
+	mpicc -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/mpi_rank" "$FX/mpi_rank.c" \
+		-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
+	# the program unsets the launcher's rank variables after MPI_Init
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 \
+		mpirun --oversubscribe -np 2 -x DFTRACER_ENABLE -x DFTRACER_DATA_DIR \
+		-x DFTRACER_LOG_FILE -x DFTRACER_INC_METADATA \
+		"$BATS_TEST_TMPDIR/mpi_rank" "$W/data/x.txt"
+	local f ranks=""
+	for f in "$W"/traces/*.pfw*; do
+		run -0 python3 "$CHECK" "$f"
+		ranks="$ranks $(body "$f" | jq -r -s 'map(select(.name=="PR"))[0].args.value')"
+	done
+	[ "$(echo $ranks | tr ' ' '\n' | sort | tr '\n' ' ')" = "0 1 " ] || fail "ranks:$ranks"
+}
+
 @test "hybrid: an annotated program under the preload library writes one file" {
 	export DFTRACER_INIT=PRELOAD
 	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 "$B/demo" data/records.bin other/x.bin

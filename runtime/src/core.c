@@ -1435,6 +1435,8 @@ static void write_header(void)
 	ev_meta(t, "SH", G.cmd, 1, cmdh);
 	if (strcmp(G.cmd, G.exec_name) != 0)
 		ev_meta(t, "SH", G.exec_name, 1, exech);
+	if (G.rank < 0)		/* no launcher said: ask MPI, if it is up */
+		G.rank = dft_mpi_rank();
 	if (G.rank >= 0) {
 		char r[32], rn[48];
 

@@ -125,6 +125,10 @@ void dft_pending_start(void);
 extern __thread int dft_guard DFT_TLS;
 extern __thread struct dft_thread *dft_tself DFT_TLS;
 
+/* mpirank.c: MPI_COMM_WORLD rank when the program has initialised MPI
+ * (and is on its main thread), else -1 */
+int dft_mpi_rank(void);
+
 /* md5.c */
 void dft_md5(const void *data, size_t len, unsigned char out[16]);
 void dft_hash16(const char *s, size_t len, char out[17]);

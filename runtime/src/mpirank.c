@@ -1,0 +1,69 @@
+/*
+ * mpirank.c - the process's rank from MPI itself, for a program that has
+ * initialised MPI when its trace starts but was not given a rank by its
+ * launcher's environment (a singleton run, a launcher rank_from_env does
+ * not know).
+ *
+ * The runtime does not link MPI: the functions are looked up in the
+ * process (dlsym RTLD_DEFAULT), so a program without MPI pays one failed
+ * lookup.  MPI_COMM_WORLD is the implementation's own representation,
+ * chosen from MPI_Get_library_version: Open MPI's is the address of
+ * ompi_mpi_comm_world; the MPICH family's (MPICH, Intel MPI, MVAPICH,
+ * Cray MPICH) is the integer 0x44000000 of the MPICH ABI.  Any other
+ * library gives no rank rather than a guess.
+ */
+#include <dlfcn.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define MPICH_COMM_WORLD 0x44000000
+
+typedef int (*flag_fn)(int *);
+typedef int (*version_fn)(char *, int *);
+typedef int (*rank_ptr_fn)(void *, int *);
+typedef int (*rank_int_fn)(int, int *);
+
+static void *lookup(const char *name)
+{
+	return dlsym(RTLD_DEFAULT, name);
+}
+
+int dft_mpi_rank(void)
+{
+	flag_fn initialized = (flag_fn)lookup("MPI_Initialized");
+	flag_fn finalized = (flag_fn)lookup("MPI_Finalized");
+	version_fn version = (version_fn)lookup("MPI_Get_library_version");
+	void *comm_rank = lookup("MPI_Comm_rank");
+	char ver[8192];		/* MPICH's MPI_MAX_LIBRARY_VERSION_STRING */
+	int flag = 0, len = 0, rank = -1;
+
+	if (!initialized || !version || !comm_rank)
+		return -1;
+	/* MPI_Comm_rank is for the thread that initialised MPI, which under
+	 * MPI_THREAD_SINGLE or FUNNELED is the main thread */
+	if (syscall(SYS_gettid) != getpid())
+		return -1;
+	if (initialized(&flag) != 0 || !flag)
+		return -1;
+	if (finalized && (finalized(&flag) != 0 || flag))
+		return -1;
+	if (version(ver, &len) != 0)
+		return -1;
+	ver[len > 0 && len < (int)sizeof(ver) ? len : (int)sizeof(ver) - 1] = '\0';
+	if (strstr(ver, "Open MPI")) {
+		void *world = lookup("ompi_mpi_comm_world");
+
+		if (!world || ((rank_ptr_fn)comm_rank)(world, &rank) != 0)
+			return -1;
+	} else if (strstr(ver, "MPICH") || strstr(ver, "Intel(R) MPI") ||
+		   strstr(ver, "MVAPICH")) {
+		if (((rank_int_fn)comm_rank)(MPICH_COMM_WORLD, &rank) != 0)
+			return -1;
+	} else {
+		return -1;
+	}
+	return rank >= 0 ? rank : -1;
+}
