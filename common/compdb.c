@@ -478,4 +478,8 @@ dft_compdb_map(struct dft_compdb *db, struct dft_prefix_map *maps, size_t n)
 		c->file = remap(m, odir);
 		free(odir);
 	}
+	for (i = 0; i < n; i++)
+		if (!maps[i].hits)
+			dft_warn("--prefix-map '%s' matched no compile "
+				 "database entry", maps[i].arg);
 }

@@ -308,7 +308,8 @@ void dft_prefix_maps_free(struct dft_prefix_map *v, size_t n);
  * directory, which is appended as the last -I (headers generated into
  * the build copy still resolve). An include directory under an OLD that
  * does not exist here, while its NEW counterpart does, is replaced by
- * that. Counts each rewritten entry in its map's hits.
+ * that. Counts each rewritten entry in its map's hits, and warns once
+ * for each map that matched no entry.
  */
 void dft_compdb_map(struct dft_compdb *db, struct dft_prefix_map *maps,
 		    size_t n);

@@ -1509,10 +1509,6 @@ main(int argc, char **argv)
 		}
 	}
 	dft_compdb_map(&db, o.maps, o.nmaps);
-	for (k = 0; k < o.nmaps; k++)
-		if (!o.maps[k].hits)
-			dft_warn("--prefix-map '%s' matched no compile "
-				 "database entry", o.maps[k].arg);
 	if (ntargets && make_stub_dir() < 0)
 		return DFT_EXIT_FATAL;
 	idx = clang_createIndex(0, 0);

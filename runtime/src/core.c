@@ -965,20 +965,6 @@ static size_t norm_path(const char *base, const char *path, char *out,
 	return n;
 }
 
-/* Does an absolute path need lexical normalisation ("/." or "//" or a
- * trailing "/")?  One memchr per component keeps the untraced path cheap. */
-static int needs_norm(const char *p, size_t n)
-{
-	const char *q = p, *end = p + n;
-
-	while ((q = memchr(q, '/', (size_t)(end - q))) != NULL) {
-		if (q[1] == '/' || q[1] == '.' || q[1] == '\0')
-			return q[1] != '\0' || q > p;
-		q++;
-	}
-	return 0;
-}
-
 static const char *const excl_prefix[] = {
 	"/proc/", "/sys/", "/dev/", "/pipe", "/socket", "anon_inode", "socket",
 };
@@ -1086,10 +1072,7 @@ struct dft_file *dft_path_file(int dirfd, const char *path)
 
 	if (!path || !*path)
 		return NULL;
-	if (path[0] == '/') {
-		n = strlen(path);
-		if (!dft_dir_match(path, n) && !needs_norm(path, n))
-			return NULL;
+	if (path[0] == '/') {	/* dft_path_maybe has filtered it already */
 		n = norm_path("", path, abs, sizeof(abs));
 	} else if (dirfd == AT_FDCWD) {
 		n = norm_path(atomic_load(&dft_hot.cwd)->path, path, abs,

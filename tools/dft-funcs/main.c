@@ -1045,10 +1045,6 @@ main(int argc, char **argv)
 		free(file);
 	}
 	dft_compdb_map(&db, o.maps, o.nmaps);
-	for (k = 0; k < o.nmaps; k++)
-		if (!o.maps[k].hits)
-			dft_warn("--prefix-map '%s' matched no compile "
-				 "database entry", o.maps[k].arg);
 	if (nsrc > 0) {
 		for (i = optind; i < argc; i++) {
 			if (is_source(argv[i]))
