@@ -451,6 +451,12 @@ int dft_trace_report(const struct dft_trace *t);
 /* The *.pfw and *.pfw.gz files of a directory (not recursive), sorted:
  * *out is a caller-freed array of caller-freed paths. Count, or -1+errno. */
 int dft_trace_list_dir(const char *dir, char ***out);
+/* The trace operands ops[0..n) (trace_inputs.c): a file as it is, a
+ * directory for its traces (dft_trace_list_dir), warned about when it
+ * cannot be read. *paths is a NULL-terminated array (dft_strv_free) of
+ * *npaths paths, NULL when there are none. DFT_EXIT_OK or DFT_EXIT_DATA. */
+int dft_trace_inputs(int n, char *const *ops, char ***paths,
+		     size_t *npaths);
 /* Generation 0..3 guessed from DFT_STYLE_* bits, -1 when unknown. */
 int dft_trace_generation(unsigned style_seen);
 

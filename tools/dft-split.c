@@ -723,26 +723,13 @@ main(int argc, char **argv)
 	size_t next = 0;
 	int have_stdin = optind == argc;
 
-	for (int i = optind; i < argc; i++) {
-		char **v;
-		int n;
+	char **ops;
+	size_t nops;
 
-		if (!dft_is_dir(argv[i])) {
-			add_path(&ic, argv[i], strlen(argv[i]));
-			continue;
-		}
-		/* a directory: its traces */
-		n = dft_trace_list_dir(argv[i], &v);
-		if (n < 0) {
-			dft_warn("cannot read '%s':", argv[i]);
-			s.status = dft_worst(s.status, DFT_EXIT_DATA);
-		}
-		for (int j = 0; j < n; j++) {
-			add_path(&ic, v[j], strlen(v[j]));
-			free(v[j]);
-		}
-		free(v);
-	}
+	s.status = dft_trace_inputs(argc - optind, argv + optind, &ops, &nops);
+	for (size_t i = 0; i < nops; i++)
+		add_path(&ic, ops[i], strlen(ops[i]));
+	dft_strv_free(ops);
 	/* inputs: stdin first (it may name more), then the list */
 	for (int round = 0; have_stdin || next < ic.n; round++) {
 		struct dft_trace t;

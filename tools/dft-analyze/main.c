@@ -383,26 +383,14 @@ main(int argc, char **argv)
 		}
 		dft_trace_close(&t);
 	} else {
-		for (int i = optind; i < argc; i++) {
-			char **v;
-			int n;
+		char **ops;
+		size_t nops;
 
-			if (!dft_is_dir(argv[i])) {
-				inputs_add(&in, argv[i]);
-				continue;
-			}
-			/* a directory: its traces */
-			n = dft_trace_list_dir(argv[i], &v);
-			if (n < 0) {
-				dft_warn("cannot read '%s':", argv[i]);
-				status = dft_worst(status, DFT_EXIT_DATA);
-			}
-			for (int j = 0; j < n; j++) {
-				inputs_add(&in, v[j]);
-				free(v[j]);
-			}
-			free(v);
-		}
+		status = dft_worst(status, dft_trace_inputs(argc - optind,
+			argv + optind, &ops, &nops));
+		for (size_t i = 0; i < nops; i++)
+			inputs_add(&in, ops[i]);
+		dft_strv_free(ops);
 	}
 	fflush(stdout);
 	/* rounds: chunk records inside files may name more files */
