@@ -64,6 +64,13 @@ roundtrip() {
 	run -0 grep -c '^    transform = staticmethod(dft_ai.data.preprocess(transform.__func__))$' \
 		"$BATS_TEST_TMPDIR/w/ann/kinds.py"
 }
+@test "round trip: Python under user decorators (decorators.py)" {
+	roundtrip "$A/corpus" decorators.py
+	run -0 grep -c '^calls: 1$' "$BATS_TEST_TMPDIR/w/out.ann"
+}
+@test "round trip: Python under user decorators, AI style" {
+	DFT_STYLE=ai roundtrip "$A/corpus" decorators.py
+}
 @test "round trip: C++ main whose locals do I/O in their destructors (raii_main.cpp)" {
 	roundtrip "$A/raii" raii_main.cpp
 }
@@ -515,6 +522,35 @@ EOF
 	assert_output --partial '{"name":"A.p","reason":"an abstract method under @property"}'
 	assert_output --partial '{"name":"A.cp","reason":"@property is not the outermost decorator, so no rebind line can reach the function"}'
 	assert_output --partial '{"name":"A.ap","reason":"an abstract descriptor (@abc.abstractproperty) has no rebind shape"}'
+}
+
+@test "Python: under user decorators the trace is innermost or the function is skipped with the reason" {
+	cp "$A/corpus/decorators.py" "$BATS_TEST_TMPDIR/"
+	py_select decorators.py >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
+	for f in produce Job.checked cached; do
+		assert_output --partial "{\"name\":\"$f\",\"reason\":\"user decorators: tracing would wrap their result\"}"
+	done
+	ann=$output
+	for f in tallied square section; do
+		jq -n -e --arg f "$f" 'any(inputs | select(.type == "annotation") | .annotated[]; . == $f)' \
+			<<<"$ann" >/dev/null || fail "$f is not annotated"
+	done
+	# tallied: under @counted, on the comment line right above its def
+	run -0 grep -B1 -A1 '^@_dft.log  # a comment line' "$BATS_TEST_TMPDIR/o/decorators.py"
+	assert_line --index 0 '@counted'
+	assert_line --index 2 'def tallied(n):'
+	# square and section: above lru_cache and contextmanager
+	run -0 grep -A1 '^@_dft.log$' "$BATS_TEST_TMPDIR/o/decorators.py"
+	assert_line '@functools.lru_cache(maxsize=None)'
+	assert_line '@contextlib.contextmanager'
+	refute_line '@register("produce")'
+	# the counter the program reads is the one the calls went through
+	(cd "$BATS_TEST_TMPDIR/o" && DFTC_LOG=/dev/null PYTHONPATH="$A/pycount" \
+		python3 decorators.py) >"$BATS_TEST_TMPDIR/out"
+	run -0 python3 "$A/corpus/decorators.py"
+	[ "$output" = "$(cat "$BATS_TEST_TMPDIR/out")" ]
+	assert_line 'calls: 1'
 }
 
 @test "the dlio preset chooses the AI style" {

@@ -16,7 +16,11 @@ positions in traces) stay the same:
            (return, sys.exit, an exception) finalises the trace;
   def      the decorator goes on the empty (or comment-only) line above the
            def and its decorators, else "f = _dft.log(f)" goes on the empty
-           line after the body (the same thing a decorator does);
+           line after the body (the same thing a decorator does); under
+           user decorators (any but TRANSPARENT) it must go innermost, on
+           a free line between them and the def, else the def is skipped
+           (wrapping their result would hide what they keep: a registry
+           entry, a counter on the wrapper);
   kinds    a def whose outermost decorator is @staticmethod, @classmethod,
            @property, @x.getter, @x.setter or @x.deleter cannot take a
            decorator above (it would wrap the descriptor, not the
@@ -75,6 +79,22 @@ ABSTRACT_KINDS = ('abstractproperty', 'abc.abstractproperty',
                   'abstractstaticmethod', 'abc.abstractstaticmethod',
                   'abstractclassmethod', 'abc.abstractclassmethod')
 CACHED = ('cached_property', 'functools.cached_property')
+# Decorators that a tracing decorator may wrap without changing behaviour:
+# they hand back a function, or a cache or context-manager factory, and
+# keep no state on it that the program reads through the traced copy --
+# unless the file uses one of the attributes listed (a cache's methods are
+# not copied to the wrapper). Under any other decorator the trace goes
+# innermost, on a free line between the decorators and the def, or the def
+# is skipped with USER_DECORATORS.
+_CACHE_ATTRS = ('cache_info', 'cache_clear', 'cache_parameters')
+TRANSPARENT = {
+    'functools.lru_cache': _CACHE_ATTRS, 'lru_cache': _CACHE_ATTRS,
+    'functools.cache': _CACHE_ATTRS, 'cache': _CACHE_ATTRS,
+    'contextlib.contextmanager': (), 'contextmanager': (),
+    'contextlib.asynccontextmanager': (), 'asynccontextmanager': (),
+    'functools.wraps': (), 'wraps': (),
+}
+USER_DECORATORS = 'user decorators: tracing would wrap their result'
 
 
 def rebind_re(shape):
@@ -178,6 +198,28 @@ def rebind_kind(names):
     return kinds[0], None
 
 
+def user_decorators(names, kind, fname, attrs):
+    """The decorators of a def that a tracing decorator above them (or a
+    rebind line after the body) would wrap: all but the descriptor kind
+    (it takes the rebind) and TRANSPARENT ones; attrs holds the (name,
+    attribute) pairs the file reads, fname is the def's name."""
+    return [n for n in names[1 if kind else 0:]
+            if n not in TRANSPARENT or
+            any((fname, a) in attrs for a in TRANSPARENT[n])]
+
+
+def decorator_line(b, indent, dec):
+    """The text of line b with the decorator on it, or None when b is not
+    empty, blank at the def's indent or a comment."""
+    if b == '':
+        return indent + '@' + dec
+    if b == indent:
+        return indent + '@' + dec + ' '
+    if b.startswith(indent + '#') and not b[len(indent):].startswith('#!'):
+        return indent + '@' + dec + '  ' + b[len(indent):]
+    return None
+
+
 def functions(tree):
     """(qualname, node, parent_is_class) for every def, outer first."""
     res = []
@@ -226,6 +268,9 @@ def annotate(path, style, records):
             # a property's getter, setter and deleter share one name
             want.setdefault(q, set()).add(
                 (r.get('signature') or {}).get('line'))
+    # (name, attribute) pairs the file reads: "f.cache_info", "x.f.calls"
+    attrs = {(getattr(n.value, 'id', None) or getattr(n.value, 'attr', None),
+              n.attr) for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
     annotated, skipped = [], []
     edits = []      # (line index, new body) for whole-line rewrites
     inline = []     # (line index, col, text) insertions
@@ -248,16 +293,22 @@ def annotate(path, style, records):
         indent = lines[node.lineno - 1][0][:node.col_offset]
         done = False
         i = top - 2
-        if kind is None and i >= 0 and i not in used:
-            b = lines[i][0]
-            if b == '':
-                edits.append((i, indent + '@' + dec))
-                done = True
-            elif b == indent:
-                edits.append((i, indent + '@' + dec + ' '))
-                done = True
-            elif b.startswith(indent + '#') and not b[len(indent):].startswith('#!'):
-                edits.append((i, indent + '@' + dec + '  ' + b[len(indent):]))
+        if user_decorators(names, kind, node.name, attrs):
+            # innermost, on a free line between the decorators and the def
+            i = node.lineno - 2
+            t = None
+            if i >= max(d.end_lineno for d in node.decorator_list) and \
+                    i not in used:
+                t = decorator_line(lines[i][0], indent, dec)
+            if t is None:
+                skipped.append({'name': q, 'reason': USER_DECORATORS})
+                continue
+            edits.append((i, t))
+            done = True
+        elif kind is None and i >= 0 and i not in used:
+            t = decorator_line(lines[i][0], indent, dec)
+            if t is not None:
+                edits.append((i, t))
                 done = True
         if not done:
             j = node.end_lineno  # index of the line after the body
