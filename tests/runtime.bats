@@ -20,6 +20,17 @@ setup_file() {
 	done
 	c++ -Wall -Wextra -Werror -o "$B/cxx" "$FX/cxx.cpp" \
 		-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
+	cc -Wall -Wextra -Werror -o "$B/guard" "$FX/guard.c" \
+		-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
+	# a program that ships its own annotated libz.so.1, found first
+	mkdir -p "$B/z"
+	cc -Wall -Wextra -Werror -shared -fPIC -Wl,-soname,libz.so.1 \
+		-o "$B/z/libz.so.1" "$FX/fakez.c" -I"$RT/include" \
+		-L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
+	ln -sf libz.so.1 "$B/z/libz.so"
+	cc -Wall -Wextra -Werror -DWITH_ZLIB -o "$B/guard_z" "$FX/guard.c" \
+		-I"$RT/include" -L"$B/z" -lz -Wl,-rpath,"$B/z" \
+		-L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
 	export B
 }
 
@@ -330,6 +341,87 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	run -0 python3 "$CHECK" --partial "$f"
 }
 
+@test "START/END and I/O after FINI write nothing; the trace stays valid" {
+	run -0 timeout 60 "$B/guard" afterfini data
+	f=$(the_trace)
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	# what ran before FINI, and nothing after it (a region, a function,
+	# an atexit handler, their I/O)
+	echo "$output" | jq -e '.complete and (.names | keys) == ["close","end","main","open","start"]'
+	echo "$output" | jq -e '.files == ["'"$W"'", "'"$W"'/data/before.bin"] and .agg == {}'
+	[ -f data/after.bin ] && [ -f data/atexit.bin ]
+}
+
+@test "a signal handler doing I/O while the tracer holds its lock: no deadlock" {
+	# a 20 us timer interrupts START/END and traced writes; the handler's
+	# own write is traced unless it interrupted the tracer, then it passes
+	# through (the runtime of before the guard hung here for good)
+	n=30000
+	run -0 timeout 120 "$B/guard" sigio data "$n"
+	handled=$(echo "$output" | awk '$1 == "handled" { print $2 }')
+	[ "$(stat -c %s data/sig.bin)" -eq "$handled" ]
+	[ "$(stat -c %s data/main.bin)" -eq "$n" ]
+	f=$(the_trace)
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete'
+	sigh=$(h16 "$W/data/sig.bin")
+	mainh=$(h16 "$W/data/main.bin")
+	[ "$(body "$f" | jq -r --arg h "$mainh" 'select(.name=="write" and .args.fhash==$h) | .id' | wc -l)" -eq "$n" ]
+	traced=$(body "$f" | jq -r --arg h "$sigh" 'select(.name=="write" and .args.fhash==$h) | .id' | wc -l)
+	[ "$traced" -le "$handled" ]
+}
+
+@test "an application's own annotated libz.so.1: the tracer keeps its private zlib" {
+	lib="$RT/lib/libdftracer_core.so"
+	if [ -f "$(cc -print-file-name=libz.a)" ]; then
+		# zlib linked in, its symbols hidden: nothing to bind elsewhere
+		! readelf -d "$lib" | grep -q 'NEEDED.*libz'
+		! nm -D --defined-only "$lib" | grep -qw deflate
+	fi
+	[ "$(ldd "$B/guard_z" | awk '$1 == "libz.so.1" { print $3 }')" = "$B/z/libz.so.1" ]
+	run -0 timeout 60 "$B/guard_z" zlib data
+	f=$(the_trace)
+	case "$f" in *.pfw.gz) ;; *) fail "not compressed: $f" ;; esac
+	run -0 gzip -t "$f"
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	# the program's own call into its libz is traced, once; the tracer's
+	# compression made none
+	echo "$output" | jq -e '.complete and .names.deflateInit2_ == 1 and .names.deflate == null and .names.deflateReset == null'
+}
+
+@test "throttle: a hot short function becomes aggregated records; every call counted" {
+	n=20000
+	limit=1000
+	DFTRACER_THROTTLE_CALLS=$limit run -0 "$B/guard" hot data "$n"
+	f=$(the_trace)
+	jq_ok "$f"
+	run -0 python3 "$CHECK" "$f"
+	# the first $limit calls are complete events, the rest aggregated;
+	# slow() (50 us a call) is over the mean limit and never throttled
+	echo "$output" | jq -e --argjson c "$limit" --argjson a "$((n - limit))" \
+		'.complete and .names.hot == $c and .agg == {hot: $a} and .names.slow == 300'
+	body "$f" | jq -e -s 'map(select(.ph=="C")) | length >= 1 and all(.cat == "C_APP" and .args.dur_sum >= 0)'
+	# dft-analyze attributes the aggregated calls to the function
+	dft-analyze "$f" >"$W/analyze.out" || fail "dft-analyze: status $?"
+	jq -s -e --argjson n "$n" 'map(select(.type=="summary"))[0].functions | map(select(.name=="hot"))[0].count == $n' "$W/analyze.out"
+	rm -f "$W"/traces/*
+	# a short interval: several records, the same total
+	DFTRACER_THROTTLE_CALLS=$limit DFTRACER_TRACE_INTERVAL_MS=1 run -0 "$B/guard" hot data 200000
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e --argjson c "$limit" --argjson a "$((200000 - limit))" '.names.hot == $c and .agg.hot == $a'
+	[ "$(body "$f" | jq -r 'select(.ph=="C") | .ts' | wc -l)" -gt 1 ]
+	rm -f "$W"/traces/*
+	# 0 switches it off
+	DFTRACER_THROTTLE_CALLS=0 run -0 "$B/guard" hot data "$n"
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e --argjson n "$n" '.names.hot == $n and .agg == {}'
+}
+
 @test "exec: events buffered before it are written" {
 	run -0 "$B/modes" exec data
 	f=$(the_trace)
@@ -513,7 +605,7 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	run -0 mandoc -Tlint -Wwarning "$REPO/man/dftracer-runtime.7"
 	for v in ENABLE INIT LOG_FILE DATA_DIR INC_METADATA TRACE_COMPRESSION \
 		WRITE_BUFFER_SIZE DISABLE_IO DISABLE_POSIX DISABLE_STDIO DISABLE_TIDS \
-		LOG_LEVEL BIND_SIGNALS; do
+		LOG_LEVEL BIND_SIGNALS THROTTLE_CALLS THROTTLE_US TRACE_INTERVAL_MS; do
 		grep -q "DFTRACER_$v" "$REPO/man/dftracer-runtime.7" || fail "DFTRACER_$v undocumented"
 	done
 }

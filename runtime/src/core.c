@@ -44,9 +44,15 @@ __thread struct dft_thread *dft_tself DFT_TLS;
 unsigned dft_gen;
 #define t_self dft_tself
 
-/* A region handle: the public struct comes first. */
+/* A region handle: the public struct comes first, then a tag that tells
+ * a full region from a throttled one (struct dft_aregion). */
+#define DFT_R_FULL 0x46554c4cu
+#define DFT_R_AGG 0x41474752u
 struct dft_region {
 	struct DFTracerData pub;
+	unsigned magic;
+	int slot;		/* its dft_fnstat on the thread, or -1 */
+	uint64_t fhash;
 	long long id;
 	uint64_t ts;
 	int meta;		/* DF_METADATA_EVENT */
@@ -60,8 +66,19 @@ struct dft_region {
 	int emitted;		/* written by finalize (left open at exit) */
 };
 
+/* A call of a throttled function: only its start time is kept. */
+struct dft_aregion {
+	struct DFTracerData pub;
+	unsigned magic;
+	int slot;
+	uint64_t fhash;
+	struct dft_thread *t;
+	uint64_t ts;
+};
+
 static void region_emit(struct dft_thread *t, struct dft_region *r,
 			uint64_t end);
+static void agg_flush_thread(struct dft_thread *t);
 static int region_format(struct dft_thread *t, struct dft_region *r,
 			 uint64_t end);
 
@@ -84,6 +101,7 @@ static struct {
 	int compress, metadata, tids, bind, bind_signals, log_level;
 	int io, posix, stdio;
 	size_t bufsize;
+	uint64_t throttle_calls, throttle_us, interval_us;
 	_Atomic long long next_id;
 	pthread_mutex_t file_lock, reg_lock, intern_lock;
 	z_stream z;
@@ -239,15 +257,24 @@ static void thread_exit(void *p)
 		return;
 	if (t->gen != G.gen || !G.inited || G.finalized || !t->buf)
 		goto out;
+	dft_guard++;
+	agg_flush_thread(t);
 	b = t->buf;
 	pthread_mutex_lock(&b->lock);
 	if (b->len)
 		tbuf_flush_async(b);
 	b->dead = 1;
 	pthread_mutex_unlock(&b->lock);
+	dft_guard--;
 out:
 	if (t_self == t)
 		t_self = NULL;
+	for (unsigned i = 0; i < t->fncap; i++)
+		if (t->fns[i].hash) {
+			free(t->fns[i].name);
+			free(t->fns[i].cat);
+		}
+	free(t->fns);
 	free(t);
 }
 
@@ -1224,6 +1251,23 @@ static void warn_unsupported(void)
 	}
 }
 
+/* a non-negative integer variable, or def when unset or not a number */
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtoull(v, &end, 10);
+	if (*end != '\0' || *v == '-') {
+		rt_msg(LOG_ERROR, "ignoring %s=%s", name, v);
+		return def;
+	}
+	return n;
+}
+
 static void read_config(const char *data_dirs)
 {
 	const char *v;
@@ -1259,6 +1303,11 @@ static void read_config(const char *data_dirs)
 			rt_msg(LOG_ERROR, "ignoring DFTRACER_WRITE_BUFFER_SIZE=%s",
 			       v);
 	}
+	G.throttle_calls = env_u64("DFTRACER_THROTTLE_CALLS", 100000);
+	G.throttle_us = env_u64("DFTRACER_THROTTLE_US", 10);
+	G.interval_us = env_u64("DFTRACER_TRACE_INTERVAL_MS", 1000) * 1000;
+	if (G.interval_us == 0)
+		G.interval_us = 1000000;
 	if (!data_dirs)
 		data_dirs = getenv("DFTRACER_DATA_DIR");
 	parse_dirs(data_dirs);
@@ -1697,6 +1746,7 @@ void dft_fini(void)
 		long long id;
 		uint64_t now = dft_now();
 
+		agg_flush_thread(t);
 		/* regions this thread left open (exit inside a function): write
 		 * them as they stand, so their I/O has its parents */
 		for (int k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
@@ -1775,8 +1825,12 @@ void dft_fork_child(void)
 		free(b);
 	}
 	G.bufs = NULL;
-	if (t_self)
+	if (t_self) {
 		t_self->buf = NULL;
+		/* the open aggregated records are the parent's */
+		for (unsigned i = 0; i < t_self->fncap; i++)
+			t_self->fns[i].cnt = 0;
+	}
 	if (G.fd >= 0)
 		syscall(SYS_close, G.fd);
 	G.fd = -1;
@@ -1857,8 +1911,198 @@ void dft_exit_hook(void)
 void dft_exec_hook(void)
 {
 	if (G.inited && !G.finalized && !dft_pending &&
-	    getpid() == G.ospid)
+	    getpid() == G.ospid) {
+		dft_guard++;
+		if (t_self && t_self->gen == G.gen)
+			agg_flush_thread(t_self);
+		dft_guard--;
 		dft_flush_all(0);
+	}
+}
+
+/* ---- the throttle ------------------------------------------------------- */
+
+/*
+ * TAU's throttle, applied by the runtime itself: a function (name and
+ * category) that has had DFTRACER_THROTTLE_CALLS complete events on a
+ * thread with a mean duration under DFTRACER_THROTTLE_US stops getting
+ * complete events there.  Its calls are folded into one dftracer 2.0.x
+ * aggregated record per DFTRACER_TRACE_INTERVAL_MS interval ("ph":"C",
+ * args.dft_cnt and dur_min/_max/_sum; ts is the start of the first call
+ * folded in, not the interval's start, so that the trace's span stays that
+ * of the run), so a
+ * first traced run of a program with a two-million-call helper stays
+ * small.  The tables are per thread: no locks.
+ */
+#define DFT_FN_MAX 4096		/* functions tracked per thread */
+
+static uint64_t fn_hash(const char *name, const char *cat)
+{
+	uint64_t h = 1469598103934665603ull;
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	h = (h ^ 0xff) * 1099511628211ull;
+	for (p = (const unsigned char *)cat; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+static int fn_grow(struct dft_thread *t)
+{
+	unsigned cap = t->fncap ? t->fncap * 2 : 64, i;
+	struct dft_fnstat *nt = calloc(cap, sizeof(*nt));
+
+	if (!nt)
+		return -1;
+	for (i = 0; i < t->fncap; i++) {
+		unsigned j;
+
+		if (!t->fns[i].hash)
+			continue;
+		for (j = (unsigned)t->fns[i].hash & (cap - 1); nt[j].hash;
+		     j = (j + 1) & (cap - 1))
+			;
+		nt[j] = t->fns[i];
+	}
+	free(t->fns);
+	t->fns = nt;
+	t->fncap = cap;
+	return 0;
+}
+
+/* The slot of (name, cat) on this thread, made on first use; -1 when the
+ * table is full or out of memory (the function is then never throttled). */
+static int fn_slot(struct dft_thread *t, const char *name, const char *cat,
+		   uint64_t h)
+{
+	unsigned i;
+
+	if (t->fncap == 0 && fn_grow(t) < 0)
+		return -1;
+	for (i = (unsigned)h & (t->fncap - 1); t->fns[i].hash;
+	     i = (i + 1) & (t->fncap - 1))
+		if (t->fns[i].hash == h && strcmp(t->fns[i].name, name) == 0 &&
+		    strcmp(t->fns[i].cat, cat) == 0)
+			return (int)i;
+	if (t->fnn >= DFT_FN_MAX)
+		return -1;
+	if ((t->fnn + 1) * 2 > t->fncap) {
+		if (fn_grow(t) < 0)
+			return -1;
+		return fn_slot(t, name, cat, h);
+	}
+	t->fns[i].name = strdup(name);
+	t->fns[i].cat = strdup(cat);
+	if (!t->fns[i].name || !t->fns[i].cat) {
+		free(t->fns[i].name);
+		free(t->fns[i].cat);
+		t->fns[i].name = t->fns[i].cat = NULL;
+		return -1;
+	}
+	t->fns[i].hash = h;
+	t->fnn++;
+	return (int)i;
+}
+
+/* the entry a handle refers to, if it is still there on this thread */
+static struct dft_fnstat *fn_at(struct dft_thread *t, int slot, uint64_t h)
+{
+	if (!t || slot < 0 || (unsigned)slot >= t->fncap ||
+	    t->fns[slot].hash != h)
+		return NULL;
+	return &t->fns[slot];
+}
+
+/* Writes e's open aggregated record.  Caller holds the guard. */
+static void agg_flush(struct dft_thread *t, struct dft_fnstat *e)
+{
+	if (!e->cnt)
+		return;
+	t->n = 0;
+	t->overflow = 0;
+	DFT_LIT(t, "{\"name\":");
+	put_str(t, e->name, 0);
+	DFT_LIT(t, ",\"cat\":");
+	put_str(t, e->cat, 0);
+	DFT_LIT(t, ",\"ts\":");
+	put_u64(t, e->first);
+	DFT_LIT(t, ",\"ph\":\"C\"");
+	ev_raw(t, t->pidtid, t->pidtid_len);
+	/* always with args: without dft_cnt a reader sees a counter */
+	DFT_LIT(t, ",\"args\":{\"hhash\":\"");
+	ev_raw(t, G.hhash, 16);
+	DFT_LIT(t, "\",\"dft_cnt\":");
+	put_u64(t, e->cnt);
+	DFT_LIT(t, ",\"dur_min\":");
+	put_u64(t, e->dmin);
+	DFT_LIT(t, ",\"dur_max\":");
+	put_u64(t, e->dmax);
+	DFT_LIT(t, ",\"dur_sum\":");
+	put_u64(t, e->dsum);
+	DFT_LIT(t, "}}\n");
+	e->cnt = 0;
+	if (t->overflow) {
+		t->n = 0;
+		t->overflow = 0;
+		return;
+	}
+	commit(t);
+}
+
+static void agg_flush_thread(struct dft_thread *t)
+{
+	unsigned i;
+
+	if (!t || !t->buf)
+		return;
+	for (i = 0; i < t->fncap; i++)
+		if (t->fns[i].hash && t->fns[i].cnt)
+			agg_flush(t, &t->fns[i]);
+}
+
+/* a throttled call ends: into the interval's record */
+static void agg_add(struct dft_thread *t, struct dft_aregion *a)
+{
+	struct dft_fnstat *e = fn_at(t, a->slot, a->fhash);
+	uint64_t end = dft_now(), dur = end - a->ts, iv;
+
+	if (!e || a->t != t || !t->buf)
+		return;
+	iv = a->ts / G.interval_us;
+	if (e->cnt && iv != e->iv)
+		agg_flush(t, e);
+	if (!e->cnt) {
+		e->iv = iv;
+		e->first = a->ts;
+		e->dmin = e->dmax = dur;
+		e->dsum = 0;
+	}
+	e->cnt++;
+	e->dsum += dur;
+	if (dur < e->dmin)
+		e->dmin = dur;
+	if (dur > e->dmax)
+		e->dmax = dur;
+}
+
+/* a complete event was written: count it, throttle past the limit */
+static void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur)
+{
+	struct dft_fnstat *e = fn_at(t, r->slot, r->fhash);
+
+	if (!e)
+		return;
+	e->calls++;
+	e->dur_sum += dur;
+	if (e->calls >= G.throttle_calls &&
+	    e->dur_sum < e->calls * G.throttle_us) {
+		e->throttled = 1;
+		rt_msg(LOG_INFO, "throttled %s (%s): %llu calls, mean %.1f us",
+		       e->name, e->cat, (unsigned long long)e->calls,
+		       (double)e->dur_sum / (double)e->calls);
+	}
 }
 
 /* ---- regions (the dftracer C API) --------------------------------------- */
@@ -1918,12 +2162,16 @@ static void region_update(struct DFTracerData *d, const char *key,
 	struct dft_thread *t;
 	size_t save, klen;
 
-	if (!r || !key || r->meta || !G.metadata || !dft_on_any)
+	if (!r || !key || r->magic != DFT_R_FULL || r->meta || !G.metadata ||
+	    !dft_on_any || dft_guard)
 		return;
+	dft_guard++;
 	DFT_PENDING_CHECK();
 	t = dft_self();
-	if (!t)
+	if (!t) {
+		dft_guard--;
 		return;
+	}
 	save = t->n;
 	put_key(t, key);
 	klen = t->n - save;
@@ -1945,6 +2193,7 @@ static void region_update(struct DFTracerData *d, const char *key,
 		region_args_add(r, t->line + save, t->n - save, klen);
 	t->n = save;
 	t->overflow = 0;
+	dft_guard--;
 }
 
 DFT_API struct DFTracerData *initialize_region(const char *name,
@@ -1952,18 +2201,50 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 {
 	struct dft_region *r;
 	struct dft_thread *t;
+	int slot = -1;
+	uint64_t h = 0;
 
 	if (!dft_on_any)
 		return NULL;
+	/* called while the tracer works (a library the tracer itself uses,
+	 * a signal handler): pass through */
+	if (DFT_UNLIKELY(dft_guard))
+		return NULL;
+	dft_guard++;
 	DFT_PENDING_CHECK();
 	t = dft_self();
-	if (!t)
-		return NULL;
+	if (!t || !dft_on_any)
+		goto none;
+	if (!name)
+		name = "";
+	if (!cat)
+		cat = "";
+	if (G.throttle_calls && event_type != DF_METADATA_EVENT) {
+		h = fn_hash(name, cat);
+		slot = fn_slot(t, name, cat, h);
+		if (slot >= 0 && t->fns[slot].throttled) {
+			struct dft_aregion *a = malloc(sizeof(*a));
+
+			if (!a)
+				goto none;
+			a->pub.profiler = a;
+			a->magic = DFT_R_AGG;
+			a->slot = slot;
+			a->fhash = h;
+			a->t = t;
+			a->ts = dft_now();
+			dft_guard--;
+			return &a->pub;
+		}
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return NULL;
-	r->name = strdup(name ? name : "");
-	r->cat = strdup(cat ? cat : "");
+		goto none;
+	r->magic = DFT_R_FULL;
+	r->slot = slot;
+	r->fhash = h;
+	r->name = strdup(name);
+	r->cat = strdup(cat);
 	r->meta = event_type == DF_METADATA_EVENT;
 	if (!r->meta) {
 		r->id = dft_next_id();
@@ -1975,7 +2256,11 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 		r->ts = dft_now();
 	}
 	r->pub.profiler = r;
+	dft_guard--;
 	return &r->pub;
+none:
+	dft_guard--;
+	return NULL;
 }
 
 /* Formats a region's event into t->line; returns whether it has args. */
@@ -2014,23 +2299,41 @@ DFT_API void finalize_region(struct DFTracerData *d)
 {
 	struct dft_region *r = (struct dft_region *)d;
 	struct dft_thread *t;
+	int quiet;
 
 	if (!r)
 		return;
-	if (dft_on_any)
+	if (r->magic == DFT_R_AGG) {
+		if (dft_on_any && !dft_guard) {
+			dft_guard++;
+			agg_add(t_self, (struct dft_aregion *)r);
+			dft_guard--;
+		}
+		free(r);
+		return;
+	}
+	/* inside the tracer (a signal handler that interrupted it): the
+	 * region is dropped, not written */
+	quiet = dft_guard || !dft_on_any;
+	dft_guard++;
+	if (!quiet)
 		DFT_PENDING_CHECK();
 	t = dft_self();
 	if (r->meta) {
-		if (t && dft_on_any)
+		if (t && !quiet && dft_on_any)
 			ev_meta(t, "CM", r->name, 0, r->cat);
 	} else {
 		uint64_t end = dft_now();
 
 		if (t && t->depth > 0)
 			t->depth--;
-		if (t && dft_on_any && !r->emitted)
+		if (t && !quiet && dft_on_any && !r->emitted) {
 			region_emit(t, r, end);
+			if (G.throttle_calls)
+				fn_count(t, r, end - r->ts);
+		}
 	}
+	dft_guard--;
 	free(r->name);
 	free(r->cat);
 	free(r->args);
@@ -2139,31 +2442,34 @@ DFT_API void dft_rt_log_event(const char *name, const char *cat,
 	struct dft_thread *t;
 	int a;
 
-	if (!dft_on_any)
+	if (!dft_on_any || dft_guard)
 		return;
+	dft_guard++;
 	DFT_PENDING_CHECK();
-	if (!(t = dft_self()))
-		return;
-	a = ev_begin(t, dft_next_id(), name ? name : "", cat ? cat : "", ts,
-		     dur);
-	if (a) {
-		ev_plevel(t);
-		if (args)
-			ev_raw(t, args, strlen(args));
+	if ((t = dft_self()) && dft_on_any) {
+		a = ev_begin(t, dft_next_id(), name ? name : "",
+			     cat ? cat : "", ts, dur);
+		if (a) {
+			ev_plevel(t);
+			if (args)
+				ev_raw(t, args, strlen(args));
+		}
+		ev_end(t, a);
 	}
-	ev_end(t, a);
+	dft_guard--;
 }
 
 DFT_API void dft_rt_log_metadata(const char *key, const char *value)
 {
 	struct dft_thread *t;
 
-	if (!dft_on_any)
+	if (!dft_on_any || dft_guard)
 		return;
+	dft_guard++;
 	DFT_PENDING_CHECK();
-	if (!(t = dft_self()))
-		return;
-	ev_meta(t, "CM", key ? key : "", 0, value ? value : "");
+	if ((t = dft_self()) && dft_on_any)
+		ev_meta(t, "CM", key ? key : "", 0, value ? value : "");
+	dft_guard--;
 }
 
 /* The 16-hex-digit dftracer 2.0.x hash of a string (tests, Python). */

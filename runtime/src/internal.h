@@ -42,12 +42,27 @@ struct dft_tbuf {
 
 struct dft_region;
 
+/* A function's call statistics on one thread (the runtime throttle, core.c):
+ * past DFTRACER_THROTTLE_CALLS calls with a mean under DFTRACER_THROTTLE_US
+ * its calls are folded into one aggregated record per interval. */
+struct dft_fnstat {
+	uint64_t hash;		/* 0: free slot */
+	char *name, *cat;
+	uint64_t calls, dur_sum;	/* complete events written so far */
+	int throttled;
+	uint64_t iv;		/* interval number of the open record */
+	uint64_t first;		/* start of its first call: the record's ts */
+	uint64_t cnt, dmin, dmax, dsum;	/* the open record */
+};
+
 struct dft_thread {
 	pid_t tid;
 	unsigned gen;		/* state generation it belongs to */
 	int depth;
 	struct dft_region *stack[DFT_DEPTH];	/* open regions */
 	struct dft_tbuf *buf;
+	struct dft_fnstat *fns;	/* open-addressed by hash; fncap a power of 2 */
+	unsigned fncap, fnn;
 	size_t n;		/* bytes in line */
 	int overflow;
 	unsigned pidtid_len;

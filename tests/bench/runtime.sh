@@ -5,6 +5,10 @@
 #   traced 4 KiB pread from page cache    <= +1000 ns
 #   a call on a path outside DATA_DIR     <= +50 ns
 #   library loaded, DFTRACER_ENABLE unset: no measurable cost
+#   the re-entry guard and the throttle (issue 16) on an untraced call:
+#     <= +20 ns (a START/END pair with tracing off, a call outside DATA_DIR)
+#   a START/END pair of a throttled function (folded into an aggregated
+#     record) costs a fraction of a traced one
 #
 # How (tests/fixtures/runtime/bench.c): one process alternates batches of
 # calls through the normal symbol (which the preloaded tracer intercepts)
@@ -88,6 +92,10 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	run a_read_traced "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- read "$TMP/data/f.bin" "$N"
 	run a_read_outside "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- read "$TMP/other/f.bin" "$N"
 	run a_read_meta "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON $META -- read "$TMP/data/f.bin" "$N"
+	run f_plain -- fn - "$N"
+	run f_off "LD_PRELOAD=$LIB" -- fn - "$N"
+	run f_traced "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=0 -- fn - "$N"
+	run f_throttled "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 -- fn - "$N"
 	}
 	i=$((i + 1))
 done
@@ -126,3 +134,7 @@ report "stat of a relative path outside DATA_DIR" a_stat_plain a_stat_rel "<= +5
 report "pread 4 KiB of a file outside DATA_DIR" a_read_plain a_read_outside "<= +50 ns"
 report "pread 4 KiB traced (no metadata, gzip)" a_read_plain a_read_traced "<= +1000 ns"
 report "pread 4 KiB traced (INC_METADATA=1, gzip)" a_read_plain a_read_meta "<= +1000 ns"
+echo "dftracer START/END pair (initialize_region + finalize_region), against an empty pair:"
+report "tracing off (DFTRACER_ENABLE unset)" f_plain f_off "<= +20 ns"
+report "traced: one complete event (INC_METADATA=1, gzip)" f_plain f_traced "<= +1000 ns"
+report "throttled: folded into an aggregated record" f_plain f_throttled "< traced"
