@@ -448,3 +448,58 @@ chart_timeline(struct dft_buf *b, json_object *inputs, double t0_us,
 	free(lanes);
 	free(hid);
 }
+
+/*
+ * Time at stake per finding (diagnosis.c): one bar per finding, its
+ * length the time at stake, the estimated saving drawn over it from the
+ * left in a darker shade.
+ */
+void
+chart_stake(struct dft_buf *b, const char *const *labels,
+	    const double *stake, const double *saving, int n)
+{
+	const char *title = "Time at stake per finding";
+	double max = 0;
+	int lw = 230, bw = W - lw - 170, rh = 22, h;
+
+	for (int i = 0; i < n; i++)
+		if (stake[i] > max)
+			max = stake[i];
+	if (n == 0 || max <= 0) {
+		chart_not_run(b, title, "no finding above info with a time at "
+			      "stake in the records");
+		return;
+	}
+	h = 34 + n * rh + 10;
+	fig_begin(b, title, h);
+	dft_buf_addf(b, "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" "
+		     "fill=\"%s\"/>\n", lw, COL_BEFORE);
+	text(b, lw + 14, 17, "start", "lab", "time at stake");
+	dft_buf_addf(b, "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" "
+		     "fill=\"%s\"/>\n", lw + 110, COL_WRITE);
+	text(b, lw + 124, 17, "start", "lab", "estimated saving");
+	for (int i = 0; i < n; i++) {
+		double y = 34 + i * rh;
+		double len = stake[i] / max * bw;
+		double sl = saving[i] > 0 ? (saving[i] > stake[i] ? stake[i] :
+					     saving[i]) / max * bw : 0;
+		char v[64], s[64], lab[160];
+
+		snprintf(lab, sizeof(lab), "%.36s%s", labels[i],
+			 strlen(labels[i]) > 36 ? "..." : "");
+		text(b, lw - 6, y + 14, "end", "lab", lab);
+		dft_buf_addf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" "
+			     "height=\"%d\" fill=\"%s\"/>\n", lw, y + 3,
+			     len < 1 ? 1 : len, rh - 6, COL_BEFORE);
+		if (sl > 0)
+			dft_buf_addf(b, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\""
+				     " height=\"%d\" fill=\"%s\"/>\n", lw,
+				     y + 3, sl < 1 ? 1 : sl, rh - 6, COL_WRITE);
+		fmt_num(v, sizeof(v), stake[i]);
+		fmt_num(s, sizeof(s), saving[i]);
+		snprintf(lab, sizeof(lab), "%s s (saving %s s)", v, s);
+		text(b, lw + (len < 1 ? 1 : len) + 5, y + 14, "start", "val",
+		     lab);
+	}
+	fig_end(b);
+}

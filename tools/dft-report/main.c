@@ -47,6 +47,7 @@ struct run {
 	long cost_skipped;
 	long known;			/* records of a known type */
 	json_object *not_run;		/* array of strings */
+	struct diag diag;
 };
 
 static const char usage_text[] =
@@ -117,6 +118,7 @@ collect(struct run *r, json_object *rec)
 	for (int i = 0; known[i] != NULL; i++)
 		if (strcmp(t, known[i]) == 0)
 			r->known++;
+	diag_collect(&r->diag, rec);
 
 	if (strcmp(t, "session") == 0) {
 		if (r->session == NULL)
@@ -223,6 +225,7 @@ run_init(struct run *r)
 	r->by_strategy = json_object_new_object();
 	r->cited = json_object_new_object();
 	r->not_run = json_object_new_array();
+	diag_init(&r->diag);
 }
 
 static void
@@ -242,6 +245,7 @@ run_release(struct run *r)
 	json_object_put(r->by_strategy);
 	json_object_put(r->cited);
 	json_object_put(r->not_run);
+	diag_release(&r->diag);
 	for (int i = 0; i < r->nsegs; i++) {
 		json_object_put(r->segs[i].summary);
 		json_object_put(r->segs[i].layers);
@@ -1638,6 +1642,9 @@ main(int argc, char **argv)
 	charts(&d, &r, its, n);
 	iteration_table(&d, &r, its, n);
 	iteration_sections(&d, &r, its, n);
+	diag_section(&d, &r.diag, r.nsegs > 0 ? r.segs[0].summary : NULL,
+		     r.nsegs > 0 ? r.segs[0].bottlenecks : NULL,
+		     r.nsegs > 0 ? r.segs[0].proposals : NULL);
 	pitfalls(&d, &r);
 	summary_table(&d, &r, its, n);
 	step_timings(&d, &r, ws);

@@ -43,5 +43,24 @@ void chart_before_after(struct dft_buf *b, const char *title,
 void chart_timeline(struct dft_buf *b, json_object *inputs, double t0_us,
 		    double t1_us, const char *base_dir);
 void chart_not_run(struct dft_buf *b, const char *title, const char *why);
+/* Time at stake and estimated saving per finding, in seconds. */
+void chart_stake(struct dft_buf *b, const char *const *labels,
+		 const double *stake, const double *saving, int n);
+
+/* diagnosis.c: the Diagnosis section.  diag_collect sees every record;
+ * it keeps the paper records of the first analysis and the file:line of
+ * every function record. */
+struct diag {
+	json_object *papers;	/* array */
+	json_object *funcs;	/* name -> {file, line} */
+	int summaries;
+};
+
+void diag_init(struct diag *g);
+void diag_release(struct diag *g);
+void diag_collect(struct diag *g, json_object *rec);
+/* Writes the section from the first analysis (summary NULL: not run). */
+void diag_section(struct doc *d, struct diag *g, json_object *summary,
+		  json_object *bottlenecks, json_object *proposals);
 
 #endif
