@@ -64,6 +64,22 @@ roundtrip() {
 	run -0 grep -c '^    transform = staticmethod(dft_ai.data.preprocess(transform.__func__))$' \
 		"$BATS_TEST_TMPDIR/w/ann/kinds.py"
 }
+@test "round trip: C++ function-try-blocks, main among them (try_main.cpp)" {
+	roundtrip "$A/corpus" try_main.cpp
+	run -0 jq -c 'select(.type == "annotation") | [.annotated, .skipped[].name]' \
+		"$BATS_TEST_TMPDIR/w/ann.ndjson"
+	assert_output '[["read_all","file_size","Loader::size","Loader::Loader","make_label","count_lines"],"main"]'
+	run -0 grep -c '^try { DFTRACER_CPP_INIT(NULL, NULL, NULL);$' "$BATS_TEST_TMPDIR/w/ann/try_main.cpp"
+	run -0 head -n 1 "$BATS_TEST_TMPDIR/w/events.log"
+	assert_output 'I -'
+}
+@test "round trip: a C main whose returns hide in a macro gets INIT only (macro_main.c)" {
+	roundtrip "$A/corpus" macro_main.c
+	run -0 grep -c '^{ DFTRACER_C_INIT(NULL, NULL, NULL);$' "$BATS_TEST_TMPDIR/w/ann/macro_main.c"
+	run -0 grep -c '{ DFTRACER_C_FINI(); abort(); }' "$BATS_TEST_TMPDIR/w/ann/macro_main.c"
+	run -0 grep -c '"reason":"main'"'"'s region: a return is hidden in a macro; INIT only' \
+		"$BATS_TEST_TMPDIR/w/ann.ndjson"
+}
 @test "round trip: Python under user decorators (decorators.py)" {
 	roundtrip "$A/corpus" decorators.py
 	run -0 grep -c '^calls: 1$' "$BATS_TEST_TMPDIR/w/out.ann"
@@ -224,9 +240,10 @@ EOF
 	refute_output --partial 'dft_main_fini_'
 }
 
-@test "C++ main with a function-try-block keeps FINI at the exits; a return in a handler skips it" {
+@test "C++ main with a function-try-block: INIT at the try body's start, FINI from the exit handler, main's region skipped" {
 	cat >"$BATS_TEST_TMPDIR/t.cpp" <<'EOF'
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 int
@@ -234,6 +251,8 @@ main(int argc, char **)
 try {
 	if (argc > 5)
 		throw std::runtime_error("many");
+	if (argc > 6)
+		std::abort();
 	std::puts("ok");
 	return 0;
 } catch (const std::exception &e) {
@@ -241,16 +260,29 @@ try {
 }
 EOF
 	sed 's/	std::puts(e.what());/&\n	return 1;/' "$BATS_TEST_TMPDIR/t.cpp" >"$BATS_TEST_TMPDIR/h.cpp"
-	records "$BATS_TEST_TMPDIR" t.cpp >"$BATS_TEST_TMPDIR/r.ndjson"
-	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
-	assert_output --partial '+try { DFTRACER_CPP_INIT(NULL, NULL, NULL); DFTRACER_CPP_REGION_START(main);'
-	assert_output --partial '+	{ DFTRACER_CPP_REGION_END(main); DFTRACER_CPP_FINI(); return 0; }'
-	refute_output --partial 'dft_main_fini_'
-	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
-	run -0 c++ -Wall -Wextra -Werror -fsyntax-only -I"$REPO/runtime/include" "$BATS_TEST_TMPDIR/o/t.cpp"
-	records "$BATS_TEST_TMPDIR" h.cpp >"$BATS_TEST_TMPDIR/r.ndjson"
-	run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/r.ndjson"
-	assert_output --partial '"skipped":[{"name":"main","reason":"an exit in a handler of a function-try-block"}]'
+	for f in t h; do
+		records "$BATS_TEST_TMPDIR" $f.cpp >"$BATS_TEST_TMPDIR/$f.ndjson"
+		run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/$f.ndjson"
+		assert_output --partial '+try { DFTRACER_CPP_INIT(NULL, NULL, NULL);
+ 	if (argc > 5)'
+		# abort() runs no exit handler: FINI before it
+		assert_output --partial '+		{ DFTRACER_CPP_FINI(); std::abort(); }'
+		refute_output --partial 'REGION'
+		refute_output --partial 'FINI(); return'
+		refute_output --partial 'dft_main_fini_'
+		run -0 dft-annotate --output "$BATS_TEST_TMPDIR/o" "$BATS_TEST_TMPDIR/$f.ndjson"
+		assert_output --partial "\"annotated\":[],\"skipped\":[{\"name\":\"main\",\"reason\":\"main's region: its body is a function-try-block (the handlers run outside the region); INIT only, the runtime's exit handler finalizes\"}]"
+		run -0 c++ -Wall -Wextra -Werror -fsyntax-only -I"$REPO/runtime/include" "$BATS_TEST_TMPDIR/o/$f.cpp"
+		run -0 --separate-stderr dft-lint "$BATS_TEST_TMPDIR/o/$f.cpp"
+		[ -z "$stderr" ]
+	done
+	# lint follows the handlers: the old shape (END and FINI at the try
+	# body's exits only) leaves the region open when the handler returns
+	sed 's/^try {$/try { DFTRACER_CPP_INIT(NULL, NULL, NULL); DFTRACER_CPP_REGION_START(main); DFTRACER_CPP_REGION_DYN_UPDATE(main, "comp", "io");/; s/	return 0;/	{ DFTRACER_CPP_REGION_END(main); DFTRACER_CPP_FINI(); return 0; }/; 1i #include <dftracer/dftracer.h>' \
+		"$BATS_TEST_TMPDIR/h.cpp" >"$BATS_TEST_TMPDIR/old.cpp"
+	run -1 --separate-stderr dft-lint "$BATS_TEST_TMPDIR/old.cpp"
+	[[ "$stderr" == *"old.cpp:17:2: error: return without END: the function's event is never written [L6]"* ]]
+	[[ "$stderr" == *"old.cpp:17:2: error: return in main after INIT without FINI [L3]"* ]]
 }
 
 @test "C++ main: auto main() -> int, an empty body, and a body that uses the guard's name" {

@@ -382,3 +382,28 @@ function fast"
 	assert_output "function slow
 function fast"
 }
+
+@test "C++: calls in member initializers, default arguments and lambdas count toward io_reach" {
+	cp "$FIXTURES/annotate/corpus/try_main.cpp" "$BATS_TEST_TMPDIR/"
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr dft-funcs try_main.cpp -- -std=c++17
+	echo "$output" >out
+	# the I/O is in read_all and file_size; the others reach it in one call
+	run -0 jq -r 'select(.io_direct) | .name' out
+	assert_output "read_all
+file_size"
+	run -0 jq -r 'select(.type == "function" and (.io_direct | not)) | "\(.qualified_name) \(.io_reach) \(.io_via)"' out
+	assert_output "Loader::size null null
+Loader::Loader 1 read_all
+make_label 1 file_size
+count_lines 1 read_all
+main 2 Loader::Loader"
+	# the calls count, the exits stay the body's own: the lambda's return is not one
+	run -0 jq -r 'select(.name == "Loader") | .calls.read_all' out
+	assert_output 1
+	run -0 jq -r 'select(.name == "count_lines") | "\(.calls.read_all) \(.lambdas) \([.exits[].kind] | join(","))"' out
+	assert_output "1 1 return"
+	# dft-cost scores the constructor as doing I/O
+	run -0 bash -c "dft-cost out | jq -r 'select(.name == \"Loader\") | \"\(.decision.annotate) \(.decision.rule) \(.decision.comp)\"'"
+	assert_output "true io-reach cpu"
+}

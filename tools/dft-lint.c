@@ -27,8 +27,8 @@
  *   PL1-PL4 Python (share/dft/dft_pyannotate.py does the parsing)
  *
  * It does a path-sensitive walk of each function body (if/else, loops,
- * switch, goto, break/continue, &&, ||, ?:); longjmp and exceptions are
- * not followed.
+ * switch, goto, break/continue, &&, ||, ?:, try: a handler may start from
+ * any state inside its try block); longjmp is not followed.
  */
 #include <clang-c/CXCompilationDatabase.h>
 #include <clang-c/Index.h>
@@ -389,6 +389,10 @@ struct walk {
 	int starts;		/* START seen */
 	int raii_starts;	/* of them RAII (ended at the closing brace) */
 	int inits;
+	int try_depth;		/* inside a try block */
+	stset try_seen;		/* states inside it: where a throw may go */
+	int init_only;		/* main with INIT and no region of its own:
+				 * the runtime's exit handler finalizes */
 	struct node *tail[4];	/* instrumentation closing the body */
 	int ntail;
 	int next_is_exit;	/* the statement after this one is an exit */
@@ -634,16 +638,18 @@ on_exit_point(struct walk *w, struct node *n, stset s, const char *what,
 		diag(fc, n->line, n->col, "L6", soft ? "warning" : "error",
 		     "%s without END: the function's event is never written",
 		     what);
-	if (w->is_main && any(s, 1, I_YES))
+	if (w->is_main && any(s, 1, I_YES) && !w->init_only)
 		diag(fc, n->line, n->col, "L3", soft ? "warning" : "error",
 		     "%s in main after INIT without FINI", what);
 	/* the guard covers returns, the runtime's exit handler exit() */
-	if (w->is_main && any(s, 1, I_GUARD) &&
+	if (w->is_main && (any(s, 1, I_GUARD) ||
+			   (w->init_only && any(s, 1, I_YES))) &&
 	    (!strcmp(what, "abort") || !strcmp(what, "quick_exit") ||
 	     !strcmp(what, "_exit") || !strcmp(what, "_Exit")))
 		diag(fc, n->line, n->col, "L3", soft ? "warning" : "error",
-		     "%s in main without FINI: it skips the FINI guard and "
-		     "the exit handlers", what);
+		     "%s in main without FINI: it skips the %sexit "
+		     "handlers", what, w->init_only ? "" : "FINI guard and "
+		     "the ");
 }
 
 static stset
@@ -766,6 +772,8 @@ walk_stmt(struct walk *w, struct node *n, stset s)
 	struct file_ctx *fc = w->fc;
 	int i, raii;
 
+	if (w->try_depth)
+		w->try_seen |= s;
 	switch ((int)n->kind) {
 	case CXCursor_CompoundStmt: {
 		for (i = 0; i < n->nkid; i++) {
@@ -980,12 +988,17 @@ walk_stmt(struct walk *w, struct node *n, stset s)
 		}
 		return walk_kids(w, n, s);
 	case CXCursor_CXXTryStmt: {
-		stset all = s, out;
+		/* a handler starts from any state inside the try block */
+		stset all = s, out, save = w->try_seen;
 
 		if (n->nkid < 1)
 			return s;
+		w->try_seen = 0;
+		w->try_depth++;
 		out = walk_stmt(w, n->kid[0], s);
-		all |= out;
+		w->try_depth--;
+		all |= out | w->try_seen;
+		w->try_seen |= save;
 		for (i = 1; i < n->nkid; i++)
 			out |= walk_stmt(w, n->kid[i], all);
 		return out;
@@ -1076,7 +1089,7 @@ has_instr_call(struct node *n)
 static void
 check_function(struct file_ctx *fc, CXCursor fn)
 {
-	struct node *root, *body = NULL;
+	struct node *root, *body = NULL, *top = NULL;
 	struct build_ctx b;
 	struct walk w;
 	char *name = cursor_name(fn);
@@ -1088,9 +1101,15 @@ check_function(struct file_ctx *fc, CXCursor fn)
 	b.fc = fc;
 	b.parent = root;
 	clang_visitChildren(fn, build_visit, &b);
+	/* the body, or the try block of a function-try-block (top: what
+	 * the walk starts from, the try statement with its handlers) */
 	for (i = 0; i < root->nkid; i++)
 		if (root->kid[i]->kind == CXCursor_CompoundStmt)
-			body = root->kid[i];
+			body = top = root->kid[i];
+		else if (root->kid[i]->kind == CXCursor_CXXTryStmt &&
+			 root->kid[i]->nkid > 0 &&
+			 root->kid[i]->kid[0]->kind == CXCursor_CompoundStmt)
+			top = root->kid[i], body = top->kid[0];
 	if (!body || body->in_macro) {
 		free(name);
 		node_free(root);
@@ -1126,6 +1145,7 @@ check_function(struct file_ctx *fc, CXCursor fn)
 	memset(&w, 0, sizeof(w));
 	w.fc = fc;
 	w.is_main = is_main;
+	w.init_only = is_main && !found;
 	for (i = body->nkid - 1; i >= 0 && w.ntail < 4; i--) {
 		struct node *k = body->kid[i];
 
@@ -1139,25 +1159,25 @@ check_function(struct file_ctx *fc, CXCursor fn)
 	for (it = 0; it < 6; it++) {
 		w.labels_changed = 0;
 		w.starts = w.inits = w.raii_starts = 0;
-		walk_stmt(&w, body, ST(R_NONE, I_NO, 0));
+		walk_stmt(&w, top, ST(R_NONE, I_NO, 0));
 		if (!w.labels_changed)
 			break;
 	}
 	fc->report = 1;
 	w.starts = w.inits = w.raii_starts = 0;
-	end = walk_stmt(&w, body, ST(R_NONE, I_NO, 0));
+	end = walk_stmt(&w, top, ST(R_NONE, I_NO, 0));
 	if (end) {
 		unsigned line = 0, col = 0, off;
 		int mf;
 
-		loc_of(fc, clang_getRangeEnd(clang_getCursorExtent(body->cur)),
+		loc_of(fc, clang_getRangeEnd(clang_getCursorExtent(top->cur)),
 		       &off, &line, &col, &mf);
 		if (col > 1)
 			col--;
 		if (any(end, 0, R_OPEN))
 			diag(fc, line, col, "L6", "error",
 			     "falls through the closing brace without END");
-		if (is_main && any(end, 1, I_YES))
+		if (is_main && any(end, 1, I_YES) && !w.init_only)
 			diag(fc, line, col, "L3", "error",
 			     "main falls through after INIT without FINI");
 	}

@@ -493,27 +493,15 @@ fail:
 	return -1;
 }
 
-/* Plans one function into e; -1 with *why when it must be skipped. */
+/* 0 when the record's body can be edited, else -1 with *why. */
 static int
-plan_fn(const struct lexed *lx, struct fn *f, const struct copts *o,
-	struct edits *e, struct fresult *res, const char **why)
+body_ok(const struct lexed *lx, const struct fn *f, const char **why)
 {
 	const char *s = lx->s;
-	size_t to, tc, i;
-	struct runs r = { NULL, NULL, 0 };
-	int rc = -1;
-	static const char *const reserved[] = {
-		"data_fn", "dft_ret_", "profiler_dft_fn", "profiler_main",
-		"dft_main_fini_t", "dft_main_fini_", "co_return", "co_await",
-		"co_yield", NULL
-	};
+	size_t to, tc;
 
 	if (dft_json_bool(f->rec, "body_from_macro", 0)) {
 		*why = "the body comes from a macro";
-		return -1;
-	}
-	if (dft_json_int(f->rec, "returns_in_macro", 0) > 0) {
-		*why = "a return is hidden in a macro";
 		return -1;
 	}
 	if (dft_json_bool(f->rec, "in_header", 0)) {
@@ -530,6 +518,94 @@ plan_fn(const struct lexed *lx, struct fn *f, const struct copts *o,
 	if (to >= lx->nt || lx->t[to].off != f->open || tc >= lx->nt ||
 	    lx->t[tc].off != f->close) {
 		*why = "the body braces are inside a comment or literal";
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * main whose region cannot be closed: INIT at the start of its body and
+ * FINI from the runtime's exit handler (it finalizes at exit), so the
+ * program is still traced. FINI goes only before the exits that run no
+ * exit handler. Not with MPI (FINI must come before MPI_Finalize, INIT
+ * after MPI_Init). 0, or -1 with *why.
+ */
+static int
+plan_init_only(const struct lexed *lx, const struct fn *f,
+	       const struct copts *o, struct edits *e, struct fresult *res,
+	       const char **why)
+{
+	size_t to = tok_at(lx, f->open), tc = tok_at(lx, f->close), k;
+	const char *fini = f->cpp ? "DFTRACER_CPP_FINI();"
+				  : "DFTRACER_C_FINI();";
+	json_object *exits = dft_json_path(f->rec, "exits");
+	int rc;
+
+	if (body_ok(lx, f, why) < 0)
+		return -1;
+	/* the names c_strip() takes for instrumentation left behind */
+	if (has_ident(lx, to, tc, "dft_ret_") ||
+	    has_ident(lx, to, tc, "dft_main_fini_") ||
+	    has_ident(lx, to, tc, "dft_main_fini_t")) {
+		*why = "the body uses a name the instrumentation needs";
+		return -1;
+	}
+	if (find_call(lx, to, tc, "MPI_Init") < tc ||
+	    find_call(lx, to, tc, "MPI_Init_thread") < tc ||
+	    find_call(lx, to, tc, "MPI_Finalize") < tc) {
+		*why = "MPI in main (FINI must come before MPI_Finalize)";
+		return -1;
+	}
+	edits_add(e, f->open + 1, 0,
+		  dft_xasprintf(" DFTRACER_%s_INIT(%s);", f->cpp ? "CPP" : "C",
+				o->init_args));
+	res->fragments++;
+	for (k = 0; exits && k < json_object_array_length(exits); k++) {
+		json_object *x = json_object_array_get_idx(exits, k);
+
+		if (!skips_exit_handlers(dft_json_str(x, "kind", "")))
+			continue;
+		rc = cover_exit(lx, f, x, fini, "int", 0, e, why);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			res->uncovered_exits++;
+		else
+			res->fragments++;
+	}
+	return 0;
+}
+
+/* Plans one function into e; -1 with *why when it must be skipped. */
+static int
+plan_fn(const struct lexed *lx, struct fn *f, const struct copts *o,
+	struct edits *e, struct fresult *res, const char **why)
+{
+	size_t to, tc, i;
+	struct runs r = { NULL, NULL, 0 };
+	int rc = -1;
+	static const char *const reserved[] = {
+		"data_fn", "dft_ret_", "profiler_dft_fn", "profiler_main",
+		"dft_main_fini_t", "dft_main_fini_", "co_return", "co_await",
+		"co_yield", NULL
+	};
+
+	if (body_ok(lx, f, why) < 0)
+		return -1;
+	if (dft_json_int(f->rec, "returns_in_macro", 0) > 0) {
+		*why = "a return is hidden in a macro";
+		return -1;
+	}
+	to = tok_at(lx, f->open);
+	tc = tok_at(lx, f->close);
+	/*
+	 * the handlers of a function-try-block run after the try body's
+	 * locals are gone and outside any region opened in it; an END in
+	 * them could run without START (c_plan falls back to INIT only)
+	 */
+	if (f->cpp && f->is_main && tok_is(lx, to - 1, "try")) {
+		*why = "its body is a function-try-block (the handlers run "
+		       "outside the region)";
 		return -1;
 	}
 	for (i = 0; reserved[i]; i++)
@@ -744,9 +820,33 @@ c_plan(const char *s, size_t n, json_object *funcs, int cpp,
 		f.close = (size_t)pos_off(rec, "body.close");
 		tmp.fragments = tmp.lines_inserted = tmp.uncovered_exits = 0;
 		if (plan_fn(&lx, &f, o, &fe, &tmp, &why) < 0) {
-			skip(res, f.name, why ? why : "cannot be covered");
+			const char *why2 = NULL;
+			char *msg;
+
 			edits_release(&fe);
-			continue;
+			if (!f.is_main) {
+				skip(res, f.name, why ? why : "cannot be "
+				     "covered");
+				continue;
+			}
+			/* every program with an entry point gets INIT */
+			tmp.fragments = tmp.lines_inserted = 0;
+			tmp.uncovered_exits = 0;
+			if (plan_init_only(&lx, &f, o, &fe, &tmp, &why2) < 0) {
+				edits_release(&fe);
+				skip(res, f.name, why ? why : "cannot be "
+				     "covered");
+				continue;
+			}
+			msg = dft_xasprintf("main's region: %s; INIT only, "
+					    "the runtime's exit handler "
+					    "finalizes", why ? why :
+					    "cannot be covered");
+			skip(res, f.name, msg);
+			free(msg);
+		} else {
+			json_object_array_add(res->annotated,
+					      dft_jstr(f.name));
 		}
 		for (j = 0; j < fe.n; j++)
 			edits_add(e, fe.v[j].off, fe.v[j].del, fe.v[j].text);
@@ -754,7 +854,6 @@ c_plan(const char *s, size_t n, json_object *funcs, int cpp,
 		res->fragments += tmp.fragments;
 		res->lines_inserted += tmp.lines_inserted;
 		res->uncovered_exits += tmp.uncovered_exits;
-		json_object_array_add(res->annotated, dft_jstr(f.name));
 		if (f.sig < first_sig)
 			first_sig = f.sig;
 		nann++;

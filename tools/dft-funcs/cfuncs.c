@@ -64,6 +64,9 @@ struct walk {
 	struct exitpt *ex;
 	size_t nex, capex;
 	size_t body_open;
+	int aux;		/* outside the body's own statements: calls
+				 * only (member initializers, default
+				 * arguments, lambdas) */
 };
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -560,11 +563,16 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 
 	if (!clang_Cursor_isNull(r) && (rk == CXCursor_Constructor ||
 					rk == CXCursor_Destructor)) {
-		/* object construction, not a call; a file stream opens */
+		/* object construction, not a call; a file stream opens,
+		 * and the constructor is an edge of the call graph */
 		if (rk == CXCursor_Constructor) {
 			char *q = qual_name(r);
+			char *usr = cxs(clang_getCursorUSR(r));
 
 			add_io_api(w, q);
+			if (usr[0])
+				fn_add_callee(w->fn, usr);
+			free(usr);
 			free(q);
 		}
 		return;
@@ -599,8 +607,9 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		json_object_object_add(w->calls, name, dft_jint(1));
 	if (!glob)
 		add_io_api(w, name);	/* std::basic_ofstream::write ... */
-	if (glob && bare[0]) {
+	if (glob && bare[0])
 		add_io_api(w, bare);
+	if (glob && bare[0] && !w->aux) {
 		if (in_names(bare, setjmp_names))
 			w->setjmp_ = 1;
 		for (int i = 0; exit_names[i]; i++)
@@ -651,12 +660,35 @@ walk_visit(CXCursor c, CXCursor parent, CXClientData d)
 	return CXChildVisit_Continue;
 }
 
+/* Walks c (with its children) for its calls only. */
+static void
+walk_aux(struct walk *w, CXCursor c, CXCursor parent, int self)
+{
+	int save = w->aux;
+
+	w->aux = 1;
+	if (self)
+		walk(w, c, parent);
+	else
+		clang_visitChildren(c, walk_visit, w);
+	w->aux = save;
+}
+
 static void
 walk(struct walk *w, CXCursor c, CXCursor parent)
 {
 	enum CXCursorKind k = clang_getCursorKind(c);
 	enum CXCursorKind pk = clang_getCursorKind(parent);
 
+	if (w->aux) {
+		if (k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod ||
+		    k == CXCursor_ClassDecl || k == CXCursor_StructDecl)
+			return;
+		if (k == CXCursor_CallExpr)
+			on_call(w, c, parent);
+		clang_visitChildren(c, walk_visit, w);
+		return;
+	}
 	w->nodes++;
 	if (pk == CXCursor_CompoundStmt)
 		w->stmts++;
@@ -664,7 +696,9 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 	case CXCursor_LambdaExpr:
 	case CXCursor_BlockExpr:
 		w->lambdas += k == CXCursor_LambdaExpr;
-		return;		/* their exits are not ours */
+		/* their exits are not ours, their calls count (io_reach) */
+		walk_aux(w, c, parent, 0);
+		return;
 	case CXCursor_FunctionDecl:
 	case CXCursor_CXXMethod:
 	case CXCursor_ClassDecl:
@@ -1077,6 +1111,33 @@ is_knr(const struct cfile *cf, size_t name, size_t open)
 	       memchr(cf->buf + p, ';', open - p) != NULL;
 }
 
+/*
+ * The calls that run as part of function c outside its body: default
+ * arguments (in its parameters) and a constructor's member initializers.
+ * They count like the body's calls (calls, io_apis, the call graph), but
+ * have no exits of the function.
+ */
+static void
+walk_outside(struct walk *w, CXCursor c, CXCursor walkroot)
+{
+	struct kids kd;
+	size_t i;
+	int ctor = clang_getCursorKind(c) == CXCursor_Constructor;
+
+	kids_of(c, &kd);
+	for (i = 0; i < kd.n; i++) {
+		enum CXCursorKind k = clang_getCursorKind(kd.v[i]);
+
+		if (clang_equalCursors(kd.v[i], walkroot))
+			continue;
+		if (k == CXCursor_ParmDecl)
+			walk_aux(w, kd.v[i], c, 0);
+		else if (ctor && clang_isExpression(k))
+			walk_aux(w, kd.v[i], c, 1);
+	}
+	free(kd.v);
+}
+
 static void
 do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 {
@@ -1133,6 +1194,7 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	w.ioapis = json_object_new_array();
 	w.body_open = open;
 	walk(&w, walkroot, c);
+	walk_outside(&w, c, walkroot);
 	falls = !terminates(&w, body);
 
 	name = cxs(clang_getCursorSpelling(c));
