@@ -608,3 +608,166 @@ EOF
 	assert_output --partial '"status":"stripped"'
 	run -0 cmp "$BATS_TEST_TMPDIR/exits.c" exits.c
 }
+
+@test "AI style: the batch loop over a loader is measured, one fetch event per batch; checkpoints only on checkpoint functions" {
+	local w="$BATS_TEST_TMPDIR/ai" n
+	mkdir -p "$w"
+	cd "$w"
+	# a training script with a DataLoader-like iterable (no torch needed)
+	cat >train.py <<'PY'
+import os
+import sys
+
+
+class BatchLoader:
+    """A DataLoader-like iterable: (x, y) pairs read from the batch files."""
+
+    def __init__(self, d, n):
+        self.d = d
+        self.n = n
+
+    def __iter__(self):
+        for i in range(self.n):
+            with open(os.path.join(self.d, "b%d.dat" % i), "rb") as f:
+                x = f.read()
+            yield x, len(x)
+
+
+def make_dataset(d, n):
+    os.makedirs(d, exist_ok=True)
+    for i in range(n):
+        with open(os.path.join(d, "b%d.dat" % i), "wb") as f:
+            f.write(bytes([i + 1]) * 65536)
+
+
+def save_checkpoint(d, state):
+    with open(os.path.join(d, "ckpt.dat"), "wb") as f:
+        f.write(state)
+
+
+def train(loader, epochs):
+    total = seen = 0
+    for epoch in range(epochs):
+        for x, y in loader:
+            total += y * x[0]
+            seen += 1
+    return total, seen
+
+
+def main():
+    d = sys.argv[1]
+    make_dataset(d, 6)
+    total, seen = train(BatchLoader(d, 6), 2)
+    save_checkpoint(d, b"state" * 1000)
+    print("batches", seen, "total", total)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+PY
+	cp train.py train.py.orig
+	run -0 python3 train.py "$w/d0"
+	echo "$output" >out.orig
+	# the number of batches, as the program counts them
+	n=$(sed -n 's/^batches \([0-9]*\) .*/\1/p' out.orig)
+	[ "$n" -eq 12 ]
+	dft-funcs train.py | dft-cost >cost.ndjson
+	run -0 dft-annotate --style ai --in-place cost.ndjson
+	echo "$output" >ann.ndjson
+	assert_output --partial '"status":"annotated"'
+	run -0 grep -c 'for x, y in dft_ai.dataloader.fetch.iter(loader):$' train.py
+	run -0 grep -c 'for epoch in dft_ai.pipeline.epoch.iter(range(epochs)):$' train.py
+	# the loop inside BatchLoader.__iter__ is not a batch loop
+	run -0 grep -c '        for i in range(self.n):$' train.py
+	# the checkpoint decorator is on save_checkpoint and nowhere else
+	run -0 grep -c 'dft_ai.checkpoint' train.py
+	assert_output 1
+	run -0 grep -A 1 '^@dft_ai.checkpoint.capture$' train.py
+	assert_line --index 1 'def save_checkpoint(d, state):'
+	# traced with the bundled runtime: same output, one fetch.iter (the
+	# wait for the batch) and one fetch.block per batch
+	mkdir traces
+	run -0 env DFTRACER_ENABLE=1 DFTRACER_INC_METADATA=1 DFTRACER_LOG_FILE="$w/traces/t" \
+		DFTRACER_DATA_DIR="$w/d1" PYTHONPATH="$REPO/runtime/python" python3 train.py "$w/d1"
+	[ "$output" = "$(cat out.orig)" ] || fail "traced output differs: $output"
+	gzip -dc traces/*.pfw.gz | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' >events.json
+	run -0 jq -s '[.[] | select(.cat == "dataloader" and .name == "fetch.iter")] | length' events.json
+	assert_output "$n"
+	run -0 jq -s '[.[] | select(.cat == "dataloader" and .name == "fetch.block")] | length' events.json
+	assert_output "$n"
+	# counted 1..6 in each of the two epochs
+	run -0 jq -s -c '[.[] | select(.name == "fetch.iter") | .args.count]' events.json
+	assert_output '[1,2,3,4,5,6,1,2,3,4,5,6]'
+	run -0 jq -s '[.[] | select(.cat == "pipeline" and .name == "epoch.iter")] | length' events.json
+	assert_output 2
+	# one checkpoint event, from save_checkpoint; make_dataset is no checkpoint
+	run -0 jq -r -s '.[] | select(.cat == "checkpoint") | .name' events.json
+	assert_output capture
+	run -0 jq -r -s '.[] | select(.name == "make_dataset") | .cat' events.json
+	assert_output train
+	# untraced: the same output too
+	run -0 env PYTHONPATH="$REPO/runtime/python" python3 train.py "$w/d2"
+	[ "$output" = "$(cat out.orig)" ]
+	# strip gives back the original bytes
+	run -0 dft-annotate --strip --in-place ann.ndjson
+	assert_output --partial '"status":"stripped"'
+	run -0 cmp train.py train.py.orig
+}
+
+@test "AI style: a loader iterable makes a batch loop whatever its targets; other loops are left alone" {
+	cd "$BATS_TEST_TMPDIR"
+	cat >loops.py <<'PY'
+import sys
+
+
+def train(train_loader, self_like, results, epochs):
+    n = 0
+    for i, (x, y) in enumerate(train_loader):
+        n += x
+    for a, b in self_like.val_loader:
+        n += a
+    for r in results:
+        n += r
+    for epoch in range(epochs):
+
+        def inner(loader):
+            s = 0
+            for u, v in loader:
+                s += u
+            return s
+        n += inner(train_loader)
+    return n
+
+
+class Holder:
+    val_loader = [(1, 2)]
+
+
+def main():
+    print(train([(1, 2), (3, 4)], Holder(), [5], 2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+PY
+	cp loops.py loops.py.orig
+	run -0 python3 loops.py
+	echo "$output" >out.orig
+	dft-funcs loops.py |
+		sed '/"type":"function"/s/}$/,"decision":{"annotate":true,"comp":"cpu"}}/' >dec.ndjson
+	run -0 dft-annotate --style ai --in-place dec.ndjson
+	echo "$output" >ann.ndjson
+	run -0 grep -c 'for i, (x, y) in dft_ai.dataloader.fetch.iter(enumerate(train_loader)):$' loops.py
+	run -0 grep -c 'for a, b in dft_ai.dataloader.fetch.iter(self_like.val_loader):$' loops.py
+	run -0 grep -c '    for r in results:$' loops.py
+	# the loop of a nested def is wrapped once, though both defs are annotated
+	run -0 grep -c '"annotated":\["train","train.inner","main"\]' ann.ndjson
+	run -0 grep -c 'for u, v in dft_ai.dataloader.fetch.iter(loader):$' loops.py
+	run -1 grep -c 'fetch.iter(dft_ai' loops.py
+	run -0 env PYTHONPATH="$REPO/runtime/python" python3 loops.py
+	[ "$output" = "$(cat out.orig)" ]
+	run -0 dft-annotate --strip --in-place ann.ndjson
+	run -0 cmp loops.py loops.py.orig
+}

@@ -35,8 +35,11 @@ positions in traces) stay the same:
            abstractmethod under one of them and abc's abstract descriptors
            are skipped with the reason;
   loops    with --style ai, "for epoch in X:" becomes
-           "for epoch in dft_ai.pipeline.epoch.iter(X):" (and
-           dataloader.fetch.iter for batch-like names).
+           "for epoch in dft_ai.pipeline.epoch.iter(X):", and a batch loop
+           (batch-like target names, or an iterable that names a loader:
+           "for x, y in loader:") gets dataloader.fetch.iter, which logs
+           the wait for each batch (fetch.iter) and the loop body
+           (fetch.block); an iterable written on several lines is left alone.
 
 _dft.log may be _dft.log_init or a dft_ai decorator (decorator_for).
 A record selects a def by qualified name and def line (a property's getter,
@@ -134,6 +137,19 @@ AI_TABLE = [
 ]
 EPOCH_RE = re.compile(r'\bepoch\b')
 BATCH_RE = re.compile(r'\b(batch|sample|item|data|loader_item|minibatch)\b')
+LOADER_RE = re.compile(r'loader', re.I)
+
+
+def is_loader(expr):
+    """Whether a loop's iterable names a data loader: a name or attribute
+    containing "loader" (loader, train_loader, self.val_loader,
+    DataLoader(...), enumerate(loader)), so that "for x, y in loader:" is
+    a batch loop whatever its targets are called."""
+    for n in ast.walk(expr):
+        if isinstance(n, ast.Name) and LOADER_RE.search(n.id) or \
+                isinstance(n, ast.Attribute) and LOADER_RE.search(n.attr):
+            return True
+    return False
 
 
 def split_lines(text):
@@ -275,6 +291,7 @@ def annotate(path, style, records):
     edits = []      # (line index, new body) for whole-line rewrites
     inline = []     # (line index, col, text) insertions
     used = set()
+    wrapped = set()  # loop iterables already wrapped: (line index, col)
     first_line = None
     for q, node, in_class in functions(tree):
         if q not in want or \
@@ -337,11 +354,16 @@ def annotate(path, style, records):
                     tgt = ast.get_source_segment(text, n.target) or ''
                     if EPOCH_RE.search(tgt):
                         w = 'dft_ai.pipeline.epoch.iter('
-                    elif BATCH_RE.search(tgt):
+                    elif BATCH_RE.search(tgt) or is_loader(n.iter):
                         w = 'dft_ai.dataloader.fetch.iter('
                     else:
                         continue
-                    inline.append((n.iter.lineno - 1, n.iter.col_offset, w))
+                    # a loop inside a nested def is seen from both defs
+                    at = (n.iter.lineno - 1, n.iter.col_offset)
+                    if at in wrapped:
+                        continue
+                    wrapped.add(at)
+                    inline.append(at + (w,))
                     inline.append((n.iter.end_lineno - 1,
                                    n.iter.end_col_offset, ')'))
     if not annotated and not entry:
