@@ -20,6 +20,8 @@ setup_file() {
 	git -C "$APPREPO" -c user.email=t@example.org -c user.name=test \
 		commit -qm "sample application"
 	export ROOT1="$BATS_FILE_TMPDIR/ws"
+	# the user's lessons log and caches of every run of this file
+	export XDG_DATA_HOME="$BATS_FILE_TMPDIR/xdg-data" XDG_CACHE_HOME="$BATS_FILE_TMPDIR/xdg-cache"
 	local rc=0
 	PATH="$REPO/build/bin:$REPO/scripts:$PATH" LC_ALL=C \
 		XDG_DATA_HOME="$BATS_FILE_TMPDIR/xdg-data" \
@@ -283,9 +285,9 @@ ws() {
 	run -0 dft-pipeline resume -y --stop-after papers -w "$root" sample
 	assert_line "Generate optimization proposals? [yes / no] no (--no-optimize)"
 	# going on past a failed smoke test says so, not PASSED
-	run -0 dft-pipeline run -y --offline --no-optimize -s 'false' \
+	run -0 dft-pipeline run -y --keep-going --offline --no-optimize -s 'false' \
 		--stop-after smoke -w "$root" "$APPREPO"
-	assert_line --regexp '^  smoke test FAILED in [0-9.]+s \(exit 1\); going on as asked$'
+	assert_line --regexp '^  smoke test FAILED in [0-9.]+s \(exit 1\); going on as asked: every later step is measured on a failed run$'
 	refute_output --partial "smoke test PASSED"
 }
 
@@ -653,6 +655,158 @@ C
 	run -0 grep -c 'DFTRACER_C_FUNCTION_START' "$w/annotated/records.c"
 	run -0 jq -r 'select(.type == "pitfall") | .title' "$w/records/pitfalls.ndjson"
 	assert_output --partial "dft-annotate refused a file"
+}
+
+# ---- the stand-in benchmark (tests/apps/bench) -------------------------------
+
+# bench_repo: a git repository of tests/apps/bench, made once per file.
+bench_repo() {
+	BENCH="$BATS_FILE_TMPDIR/bench"
+	[ -d "$BENCH/.git" ] && return 0
+	cp -R "$REPO/tests/apps/bench" "$BENCH"
+	git -C "$BENCH" init -q && git -C "$BENCH" add . &&
+		git -C "$BENCH" -c user.email=t@example.org -c user.name=t commit -qm bench
+}
+
+# bench_failed_ws: one whole run, made once, of the bench whose smoke test
+# fails after writing to $BDATA/run.dat (--keep-going). Sets BW (its
+# workspace), BROOT, BDATA.
+bench_failed_ws() {
+	bench_repo
+	BROOT="$BATS_FILE_TMPDIR/wsbench"
+	BDATA="$BATS_FILE_TMPDIR/benchdata"
+	if [ ! -f "$BROOT.rc" ]; then
+		mkdir -p "$BDATA"
+		local rc=0
+		dft-pipeline run -y --offline --no-optimize --keep-going \
+			-s "./bench -o '$BDATA/run.dat' --fail" -w "$BROOT" "$BENCH" \
+			>"$BROOT.out" 2>"$BROOT.err" || rc=$?
+		echo "$rc" >"$BROOT.rc"
+	fi
+	[ "$(cat "$BROOT.rc")" = 0 ] || fail "the bench run exited $(cat "$BROOT.rc"): $(cat "$BROOT.out" "$BROOT.err")"
+	BW="$BROOT/$(head -n 1 "$BROOT/bench/.current_run")"
+}
+
+@test "the data directory comes from the smoke command's -o option, and the rule is printed" {
+	bench_failed_ws
+	run -0 cat "$BROOT.out"
+	assert_line "  the smoke test writes in $BDATA (chosen by the smoke command's output option ($BDATA/run.dat))"
+	assert_line --partial "DFTRACER_DATA_DIR=$BDATA (chosen by the smoke command's output option"
+	run -0 jq -r '"\(.data_dir) \(.data_dir_rule)"' "$BW/records/pipeline.json"
+	assert_output "$BDATA the smoke command's output option ($BDATA/run.dat)"
+	# the traced files are the data directory's only (vendor/vlib.c also
+	# writes /dev/null)
+	run -0 bash -c "gzip -dcf '$BW'/traces/*.pfw* | grep '^{' | jq -s -r '
+		(map(select(.name == \"FH\") | {key: .args.value, value: .args.name}) | from_entries) as \$fh
+		| [.[] | select(.args.fhash) | \$fh[.args.fhash]] | unique[]'"
+	assert_output "$BDATA/run.dat"
+}
+
+@test "the data directory: an operand the run wrote, the files it wrote, else all with a warning naming -d" {
+	# the sample's first run: ./sample, auto-detected, writes out/
+	run -0 cat "$BATS_FILE_TMPDIR/run.out"
+	assert_line --regexp "^  the smoke test writes in .*/build/out \(chosen by the files the baseline run wrote below build/out\)$"
+	bench_repo
+	local root="$BATS_TEST_TMPDIR/wsdd" w
+	# a relative output option; an operand the run created
+	run -0 dft-pipeline run -y --offline -s "./bench -o x.dat" --stop-after smoke -w "$root" "$BENCH"
+	assert_line --regexp "^  the smoke test writes in .*/build \(chosen by the smoke command's output option \(x\.dat\)\)$"
+	run -0 dft-pipeline run -y --offline -s "./bench -o /dev/null; mkdir -p o2; touch o2/x" \
+		--stop-after smoke -w "$root" "$BENCH"
+	assert_line --regexp "^  the smoke test writes in .*/build/o2 \(chosen by an operand of the smoke command the baseline run wrote \(o2\)\)$"
+	# nothing named and nothing written below build/
+	run -0 --separate-stderr dft-pipeline run -y --offline --no-optimize -s "./bench -o /dev/null" \
+		--stop-after trace_run -w "$root" "$BENCH"
+	assert_line --partial "DFTRACER_DATA_DIR=all (chosen by no rule"
+	[[ "$stderr" == *"DFTRACER_DATA_DIR=all"*"-d DIR"* ]] || fail "no warning naming -d: $stderr"
+}
+
+@test "outputs are compared normalized: same, same but for numbers, different with the first line" {
+	bench_failed_ws
+	run -0 cat "$BROOT.out"
+	assert_line --partial "(output compared with the baseline's: same but for numbers)"
+	run -0 jq -r 'select(.step == "step_9_build_annotated") | "\(.output_verdict)|\(.output_same_as_baseline)"' \
+		"$BW/records/steps.ndjson"
+	assert_output "same but for numbers|false"
+	local a="$BATS_TEST_TMPDIR/a" b="$BATS_TEST_TMPDIR/b" c="$BATS_TEST_TMPDIR/c"
+	printf 'run at 2026-12-01T09:21:55Z, Tue Dec  1 09:21:55 2026\npid 1234 at 0x7ffd1234\nbw   12.5 MB/s\ndone\n' >"$a"
+	printf 'run at 2026-12-02T10:00:01Z, Wed Dec  2 10:00:01 2026\npid 99 at 0x7ffe00\nbw 13.75 MB/s\ndone\n' >"$b"
+	printf 'run at 2026-12-02T10:00:01Z, Wed Dec  2 10:00:01 2026\npid 99 at 0x7ffe00\nbw 13.75 MB/s\nfailed\n' >"$c"
+	run -0 dft-pipeline compare-outputs "$a" "$a"
+	assert_output same
+	run -0 dft-pipeline compare-outputs "$a" "$b"
+	assert_line "same but for numbers"
+	run -1 dft-pipeline compare-outputs "$a" "$c"
+	assert_line different
+	assert_line "first difference: line 4: done | failed"
+	# a filter of the user's own replaces the normalizer
+	run -1 dft-pipeline compare-outputs --output-filter 'grep -v ^done' "$a" "$b"
+	assert_line different
+	run -0 dft-pipeline compare-outputs --output-filter 'grep -c MB/s' "$a" "$c"
+	assert_line "same but for numbers"
+}
+
+@test "a failed baseline smoke test stops batch mode and names the failure; --keep-going marks what follows" {
+	bench_repo
+	local root="$BATS_TEST_TMPDIR/wsfail" w
+	run -1 --separate-stderr dft-pipeline run -y --offline -s "./bench --fail" -w "$root" "$BENCH"
+	[[ "$stderr" == *"the baseline smoke test failed (exit 3: ERROR: invalid configuration: block size 0 (bench.c:42)); stopping (--keep-going goes on)"* ]] ||
+		fail "not said: $stderr"
+	w="$root/$(head -n 1 "$root/bench/.current_run")"
+	run -0 jq -r '.[-1] | "\(.step) \(.status)"' "$w/step_timings.json"
+	assert_output "step_5_smoke_test failed"
+	[ ! -e "$w/session_report.md" ]
+	# with --keep-going every later step is marked
+	bench_failed_ws
+	run -0 jq -r 'select(.type == "step" and .tool == "dft-pipeline") | "\(.step) \(.on_failed_run // false)"' \
+		"$BW/records/steps.ndjson"
+	assert_line "step_5_smoke_test false"
+	assert_line "step_10_trace_run true"
+	refute_line --regexp '^step_(6|7|8|9|1[0-6])_.* false$'
+	run -0 jq -r '.failed_baseline | "\(.exit) \(.error)"' "$BW/records/pipeline.json"
+	assert_output "3 ERROR: invalid configuration: block size 0 (bench.c:42)"
+	run -0 cat "$BW/session_report.md"
+	assert_line --partial "measured on a failed run"
+}
+
+@test "the pitfall of a failed MPI-style run quotes the error line, not the launcher's advice" {
+	bench_failed_ws
+	run -0 jq -r 'select(.title == "Baseline smoke test failed") | .error' "$BW/records/pitfalls.ndjson"
+	assert_output "ERROR: invalid configuration: block size 0 (bench.c:42)"
+}
+
+@test "test programs and vendored code are not annotated" {
+	bench_failed_ws
+	run -0 grep -c DFTRACER_C_FUNCTION_START "$BW/annotated/bench.c"
+	run -1 grep DFTRACER "$BW/annotated/bench_test.c"
+	run -1 grep DFTRACER "$BW/annotated/vendor/vlib.c"
+	run -0 cat "$BW/tmp/select.tau"
+	assert_line "vendor/*"
+	assert_line "tests/*"
+	assert_line "bench_test.c"
+	refute_line "bench.c"
+}
+
+@test "--from lists the valid steps and takes labels; lessons are not duplicated by resumes" {
+	bench_failed_ws
+	run -2 --separate-stderr dft-pipeline resume -y --from smoke_tests -w "$BROOT" bench
+	[[ "$stderr" == *"--from: no step 'smoke_tests'; steps: clone (step_1_clone), detect (step_2_detect)"*"lessons (step_16_lessons)"* ]] ||
+		fail "$stderr"
+	local n1 n2
+	# a second pitfall, as a step records it
+	printf '%s\n' '{"type":"pitfall","v":1,"step":"step_9_build_annotated","title":"Annotated build failed","error":"x.c:1:1: error: y","root_cause":"z","fix":"w","tags":["c"],"lesson_files":[]}' \
+		>>"$BW/records/pitfalls.ndjson"
+	run -0 dft-pipeline resume -y --from lessons -w "$BROOT" bench
+	n1=$(grep -c '^date: ' "$BW/lessons.md")
+	[ "$n1" -eq 2 ]
+	run -0 dft-pipeline resume -y --from lessons -w "$BROOT" bench
+	assert_output --partial "lessons: 0 entries appended (4 already recorded)"
+	run -0 dft-pipeline resume -y --from step_16_lessons -w "$BROOT" bench
+	run -0 dft-pipeline resume -y --from report -w "$BROOT" bench
+	n2=$(grep -c '^date: ' "$BW/lessons.md")
+	[ "$n2" -eq "$n1" ]
+	run -0 dft-pipeline resume -y --stop-after smoke_test --from smoke_test -w "$BROOT" bench
+	assert_line "[05] step_5_smoke_test"
 }
 
 @test "an MPI-IO action needs MPI-IO in what the traced run executed, not just in the source" {

@@ -34,6 +34,7 @@ struct seg {
 struct run {
 	json_object *session, *pipeline, *loop;
 	json_object *steps;		/* label -> last step record */
+	json_object *attempts;		/* label -> array of every record */
 	json_object *annotations, *iterations, *pitfalls, *verdicts;
 	json_object *chunks;
 	json_object *by_id, *by_strategy;	/* proposals */
@@ -132,9 +133,17 @@ collect(struct run *r, json_object *rec)
 	} else if (strcmp(t, "step") == 0) {
 		const char *st = dft_json_str(rec, "step", "");
 
-		if (dft_has_prefix(st, "step_"))
+		if (dft_has_prefix(st, "step_")) {
+			json_object *all;
+
 			json_object_object_add(r->steps, st,
 					       json_object_get(rec));
+			if (!json_object_object_get_ex(r->attempts, st, &all)) {
+				all = json_object_new_array();
+				json_object_object_add(r->attempts, st, all);
+			}
+			json_object_array_add(all, json_object_get(rec));
+		}
 	} else if (strcmp(t, "annotation") == 0) {
 		json_object_array_add(r->annotations, json_object_get(rec));
 	} else if (strcmp(t, "function") == 0) {
@@ -215,6 +224,7 @@ run_init(struct run *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->steps = json_object_new_object();
+	r->attempts = json_object_new_object();
 	r->annotations = json_object_new_array();
 	r->fn_seen = json_object_new_object();
 	r->iterations = json_object_new_array();
@@ -235,6 +245,7 @@ run_release(struct run *r)
 	json_object_put(r->pipeline);
 	json_object_put(r->loop);
 	json_object_put(r->steps);
+	json_object_put(r->attempts);
 	json_object_put(r->annotations);
 	json_object_put(r->fn_seen);
 	json_object_put(r->iterations);
@@ -495,6 +506,16 @@ flow(struct doc *d, struct run *r)
 						   NULL));
 
 	doc_h(d, 2, "What Ran Correctly (Pipeline Flow)");
+	if (dft_json_path(r->pipeline, "failed_baseline") != NULL) {
+		json_object *fb = dft_json_path(r->pipeline, "failed_baseline");
+
+		doc_line(d, "**Warning:** the baseline smoke test failed (exit "
+			 "%lld: %s); every step after it was measured on a "
+			 "failed run (--keep-going).",
+			 (long long)dft_json_int(fb, "exit", 0),
+			 dft_json_str(fb, "error", "no error line"));
+		doc_blank(d);
+	}
 	/* 1 */
 	if (r->session != NULL) {
 		const char *how = strcmp(dft_json_str(r->session,
@@ -1206,6 +1227,65 @@ timings_from_file(const char *ws)
 	return a;
 }
 
+/* "Previous attempts: step_4_build_install 2 (failed 748.7 s, failed
+ * 120.1 s)": the attempts of each step before the one in the table. */
+static void
+previous_attempts(struct doc *d, struct run *r, json_object **v, size_t n)
+{
+	struct dft_buf b;
+	long total = 0;
+
+	dft_buf_init(&b);
+	for (size_t i = 0; i < n; i++) {
+		const char *st = dft_json_str(v[i], "step", "?");
+		json_object *all = NULL;
+		size_t k;
+
+		if (!json_object_object_get_ex(r->attempts, st, &all) ||
+		    (k = json_object_array_length(all)) < 2)
+			continue;
+		dft_buf_addf(&b, "%s%s %zu (", b.len > 0 ? "; " : "", st,
+			     k - 1);
+		for (size_t j = 0; j + 1 < k; j++) {
+			json_object *a = json_object_array_get_idx(all, j);
+
+			dft_buf_addf(&b, "%s%s %.1f s", j > 0 ? ", " : "",
+				     dft_json_str(a, "status", "?"),
+				     dft_json_double(a, "duration_s", 0));
+		}
+		dft_buf_adds(&b, ")");
+		total += (long)k - 1;
+	}
+	if (total > 0) {
+		doc_blank(d);
+		doc_line(d, "Previous attempts (%ld): %s", total, b.s);
+	}
+	dft_buf_release(&b);
+}
+
+/* The steps measured after a failed baseline smoke test (--keep-going). */
+static void
+failed_run_steps(struct doc *d, struct run *r, json_object **v, size_t n)
+{
+	struct dft_buf b;
+	json_object *fb = dft_json_path(r->pipeline, "failed_baseline");
+
+	dft_buf_init(&b);
+	for (size_t i = 0; i < n; i++)
+		if (dft_json_bool(v[i], "on_failed_run", 0))
+			dft_buf_addf(&b, "%s%s", b.len > 0 ? ", " : "",
+				     dft_json_str(v[i], "step", "?"));
+	if (b.len > 0) {
+		doc_blank(d);
+		doc_line(d, "Steps measured on a failed run (the baseline "
+			 "smoke test failed%s%s): %s",
+			 fb != NULL ? ": " : "",
+			 fb != NULL ? dft_json_str(fb, "error", "exit status "
+				"not zero") : "", b.s);
+	}
+	dft_buf_release(&b);
+}
+
 static void
 step_timings(struct doc *d, struct run *r, const char *ws)
 {
@@ -1248,6 +1328,8 @@ step_timings(struct doc *d, struct run *r, const char *ws)
 		said_not_run(r, "step timings");
 	}
 	doc_end_table(d);
+	previous_attempts(d, r, v, n);
+	failed_run_steps(d, r, v, n);
 	free(v);
 	json_object_put(file);
 }

@@ -1,0 +1,1 @@
+const char *vlib_tag(int i);
