@@ -202,8 +202,8 @@ ws() {
 	w=$(ws)
 	run -0 cat "$w/session_report.md"
 	assert_line --regexp '^# DFTracer Session Report — sample/[0-9_]+$'
-	for s in "## What Ran Correctly (Pipeline Flow)" "## Lessons Learned (Pitfalls)" \
-		"## Summary" "## Step Timings" "## Artifacts"; do
+	for s in "## What Ran Correctly (Pipeline Flow)" "## Diagnosis" \
+		"## Lessons Learned (Pitfalls)" "## Summary" "## Step Timings" "## Artifacts"; do
 		assert_line "$s"
 	done
 	assert_output --partial "step_10_trace_run"
