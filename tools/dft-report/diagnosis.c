@@ -153,16 +153,21 @@ functions_text(struct diag *g, json_object *bn)
 	struct dft_buf b;
 	size_t n = fs != NULL && json_object_is_type(fs, json_type_array) ?
 		   json_object_array_length(fs) : 0;
+	int listed = 0;
 
 	if (n == 0)
 		return NULL;
 	dft_buf_init(&b);
-	for (size_t i = 0; i < n && i < 3; i++) {
+	for (size_t i = 0; i < n && listed < 3; i++) {
 		json_object *f = json_object_array_get_idx(fs, i);
-		char *w = func_where(g, f);
+		char *w;
 		double share, t;
 
-		if (i > 0)
+		/* as in the pipeline flow: shares under 0.5 % are left out */
+		if (i > 0 && has_num(f, "share", &share) && share < 0.005)
+			continue;
+		w = func_where(g, f);
+		if (listed++ > 0)
 			dft_buf_adds(&b, "; ");
 		dft_buf_adds(&b, w);
 		if (has_num(f, "share", &share)) {
@@ -172,8 +177,8 @@ functions_text(struct diag *g, json_object *bn)
 		}
 		free(w);
 	}
-	if (n > 3)
-		dft_buf_addf(&b, "; and %zu more", n - 3);
+	if (n > (size_t)listed)
+		dft_buf_addf(&b, "; and %zu more", n - (size_t)listed);
 	return dft_buf_detach(&b);
 }
 
