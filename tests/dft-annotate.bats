@@ -80,6 +80,14 @@ roundtrip() {
 	run -0 grep -c '"reason":"main'"'"'s region: a return is hidden in a macro; INIT only' \
 		"$BATS_TEST_TMPDIR/w/ann.ndjson"
 }
+@test "round trip: atexit handlers and static objects' destructors are left out (after_fini.cpp)" {
+	roundtrip "$A/corpus" after_fini.cpp
+	run -0 jq -c 'select(.type == "annotation") | .annotated' "$BATS_TEST_TMPDIR/w/ann.ndjson"
+	refute_output --partial 'flush_log'
+	refute_output --partial '~Registry'
+	refute_output --partial '~Cache'
+	assert_output --partial 'Scratch::~Scratch'
+}
 @test "round trip: Python under user decorators (decorators.py)" {
 	roundtrip "$A/corpus" decorators.py
 	run -0 grep -c '^calls: 1$' "$BATS_TEST_TMPDIR/w/out.ann"

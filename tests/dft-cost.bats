@@ -162,3 +162,26 @@ PROF
 	run -0 bash -c "dft-funcs -p . 2>/dev/null | dft-cost | jq -r 'select(.decision) | [.name, .decision.rule] | @tsv' | head -n 3"
 	assert_output "$(printf 'add\ttiny-leaf\nis_even\ttiny-leaf\ncount_even\tscore')"
 }
+
+@test "functions that run after finalize are skipped with the rule named" {
+	cp "$FIXTURES/annotate/corpus/after_fini.cpp" "$BATS_TEST_TMPDIR/"
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr dft-funcs after_fini.cpp -- -std=c++17
+	echo "$output" >funcs.ndjson
+	run -0 jq -r 'select(.after_finalize) | "\(.qualified_name) \(.after_finalize)"' funcs.ndjson
+	assert_output "flush_log atexit
+Registry::~Registry static-destructor
+Cache::~Cache static-destructor"
+	run -0 bash -c "dft-cost -t 0 funcs.ndjson | jq -r 'select(.decision.rule == \"after-finalize\") | \"\(.qualified_name) \(.decision.annotate) \(.decision.reason)\"'"
+	assert_output "flush_log false runs after finalize: registered with atexit
+Registry::~Registry false runs after finalize: destructor of a static object
+Cache::~Cache false runs after finalize: destructor of a static object"
+	# the destructor of a class with local objects only is not concerned
+	run -0 bash -c "dft-cost -t 0 funcs.ndjson | jq -r 'select(.qualified_name == \"Scratch::~Scratch\") | .decision.annotate'"
+	assert_output true
+	# a refinement: --no-rule and --reference switch it off
+	run -0 bash -c "dft-cost -t 0 --no-rule after-finalize funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
+	assert_output io-direct
+	run -0 bash -c "dft-cost -t 0 --reference funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
+	assert_output score
+}

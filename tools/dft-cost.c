@@ -610,6 +610,27 @@ struct verdict {
 	struct dft_buf reason;
 };
 
+/*
+ * Rule after-finalize: a function registered with atexit() or the
+ * destructor of an object with static storage duration (dft-funcs'
+ * after_finalize) runs after FINI, when no event can be written.
+ * 1 when it decided (skip).
+ */
+static int
+after_finalize(const struct opts *o, json_object *rec, struct verdict *v)
+{
+	const char *why = dft_json_str(rec, "after_finalize", NULL);
+
+	if (!why || !rule_on(o, "after-finalize"))
+		return 0;
+	dft_buf_addf(&v->reason, "runs after finalize: %s",
+		     !strcmp(why, "atexit") ? "registered with atexit"
+					    : "destructor of a static object");
+	v->annotate = 0;
+	v->rule = "after-finalize";
+	return 1;
+}
+
 static void
 decide(const struct opts *o, json_object *rec, const struct cost *c,
        struct verdict *v)
@@ -672,6 +693,8 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 			     nmacro == 1 ? "" : "s", nmacro == 1 ? "it" : "them");
 		SKIP("macro-return");
 	}
+	if (!entry && after_finalize(o, rec, v))
+		return;
 	if (entry) {
 		dft_buf_adds(r, py ? "program entry point: always traced "
 				     "(initializes and finalizes the tracer)"
@@ -973,14 +996,16 @@ main(int argc, char **argv)
 		case OPT_NO_RULE: {
 			static const char *const known[] = {
 				"io-direct", "io-reach", "header-accessor",
-				"tiny-leaf", "profile-throttle", NULL
+				"tiny-leaf", "profile-throttle",
+				"after-finalize", NULL
 			};
 
 			if (!in_list(optarg, known))
 				dft_usage_error(usage_text,
 					"unknown rule '%s' (io-direct, io-reach, "
 					"header-accessor, tiny-leaf, "
-					"profile-throttle)", optarg);
+					"profile-throttle, after-finalize)",
+					optarg);
 			pat_add(&o.no_rule, optarg);
 			break;
 		}

@@ -388,6 +388,104 @@ decl_is_noreturn(struct tuctx *t, CXCursor d)
 	return v;
 }
 
+/* ---- functions that run after finalize --------------------------------------- */
+
+static const char *const atexit_names[] = {
+	"atexit", "at_quick_exit", "on_exit", NULL
+};
+
+static enum CXChildVisitResult
+fnref_visit(CXCursor c, CXCursor parent, CXClientData d)
+{
+	CXCursor *found = d;
+	CXCursor r;
+
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_DeclRefExpr) {
+		r = clang_getCursorReferenced(c);
+		if (clang_getCursorKind(r) == CXCursor_FunctionDecl) {
+			*found = r;
+			return CXChildVisit_Break;
+		}
+	}
+	return CXChildVisit_Recurse;
+}
+
+/* atexit(f), at_quick_exit(f), on_exit(f, arg): f runs after FINI. */
+static void
+note_atexit(struct walk *w, CXCursor call, const char *bare)
+{
+	CXCursor a, f = clang_getNullCursor();
+	char *usr;
+
+	if (!in_names(bare, atexit_names) ||
+	    clang_Cursor_getNumArguments(call) < 1)
+		return;
+	a = clang_Cursor_getArgument(call, 0);
+	if (clang_getCursorKind(a) == CXCursor_DeclRefExpr)
+		fnref_visit(a, call, &f);
+	else
+		clang_visitChildren(a, fnref_visit, &f);
+	if (clang_Cursor_isNull(f))
+		return;
+	usr = cxs(clang_getCursorUSR(f));
+	if (usr[0])
+		job_add_after(w->t->job, usr, "atexit");
+	free(usr);
+}
+
+static enum CXChildVisitResult
+dtor_find(CXCursor c, CXCursor parent, CXClientData d)
+{
+	CXCursor *found = d;
+
+	(void)parent;
+	if (clang_getCursorKind(c) == CXCursor_Destructor) {
+		*found = c;
+		return CXChildVisit_Break;
+	}
+	return CXChildVisit_Continue;
+}
+
+/*
+ * A variable of static storage duration (namespace scope, a static data
+ * member, a static local; not thread_local) whose class (or array
+ * element's class) declares a destructor: the destructor runs at exit,
+ * after FINI.
+ */
+static void
+note_static_object(struct tuctx *t, CXCursor v)
+{
+	CXCursor p = clang_getCursorSemanticParent(v), cls, d;
+	enum CXCursorKind pk = clang_getCursorKind(p);
+	CXType ty;
+	char *usr;
+
+	if (clang_getCursorTLSKind(v) != CXTLS_None)
+		return;
+	if (!(pk == CXCursor_TranslationUnit || pk == CXCursor_Namespace ||
+	      pk == CXCursor_LinkageSpec || pk == CXCursor_UnexposedDecl ||
+	      pk == CXCursor_ClassDecl || pk == CXCursor_StructDecl ||
+	      clang_Cursor_getStorageClass(v) == CX_SC_Static))
+		return;
+	ty = clang_getCanonicalType(clang_getCursorType(v));
+	while (ty.kind == CXType_ConstantArray ||
+	       ty.kind == CXType_IncompleteArray)
+		ty = clang_getCanonicalType(clang_getArrayElementType(ty));
+	if (ty.kind != CXType_Record)
+		return;
+	cls = clang_getTypeDeclaration(ty);
+	d = clang_getNullCursor();
+	if (!clang_Cursor_isNull(cls))
+		clang_visitChildren(cls, dtor_find, &d);
+	if (clang_Cursor_isNull(d))
+		return;
+	usr = cxs(clang_getCursorUSR(d));
+	if (usr[0])
+		job_add_after(t->job, usr, "static-destructor");
+	free(usr);
+}
+
 /* ---- names ------------------------------------------------------------------ */
 
 static void
@@ -607,8 +705,10 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		json_object_object_add(w->calls, name, dft_jint(1));
 	if (!glob)
 		add_io_api(w, name);	/* std::basic_ofstream::write ... */
-	if (glob && bare[0])
+	if (glob && bare[0]) {
 		add_io_api(w, bare);
+		note_atexit(w, c, bare);
+	}
 	if (glob && bare[0] && !w->aux) {
 		if (in_names(bare, setjmp_names))
 			w->setjmp_ = 1;
@@ -754,6 +854,10 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 	}
 	case CXCursor_CallExpr:
 		on_call(w, c, parent);
+		break;
+	case CXCursor_VarDecl:
+		if (clang_Cursor_getStorageClass(c) == CX_SC_Static)
+			note_static_object(w->t, c);
 		break;
 	default:
 		break;
@@ -1320,6 +1424,7 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	json_object_object_add(r, "io_apis", w.ioapis);
 	json_object_object_add(r, "io_reach", NULL);
 	json_object_object_add(r, "io_via", NULL);
+	json_object_object_add(r, "after_finalize", NULL);
 
 	fn->rec = r;
 	fn->key = dft_xasprintf("%s:%zu:%zu", cf->path, open, nameoff);
@@ -1365,6 +1470,9 @@ top_visit(CXCursor c, CXCursor parent, CXClientData d)
 	case CXCursor_FunctionTemplate:
 		if (cf && cf->report && clang_isCursorDefinition(c))
 			do_function(t, c, cf);
+		return CXChildVisit_Continue;
+	case CXCursor_VarDecl:
+		note_static_object(t, c);
 		return CXChildVisit_Continue;
 	default:
 		return CXChildVisit_Continue;

@@ -37,6 +37,11 @@ struct job {
 	size_t nfns, capfns;
 	json_object **diags;
 	size_t ndiags, capdiags;
+	/* functions that run after the tracer is finalized, by USR:
+	 * after_why[i] is "atexit" or "static-destructor" */
+	char **after_usr;
+	const char **after_why;
+	size_t nafter, capafter;
 	int failed;		/* could not be parsed at all */
 	int errors;		/* parse errors reported */
 	int parsed;		/* 1 when the job ran */
@@ -56,6 +61,7 @@ const char *io_api_family_py(const char *name);
 
 /* helpers in main.c */
 struct fn *job_add_fn(struct job *j);
+void job_add_after(struct job *j, const char *usr, const char *why);
 void fn_add_callee(struct fn *f, const char *s);
 void job_add_diag(struct job *j, const struct fopts *o, const char *file,
 		  long line, long col, const char *rule, const char *severity,

@@ -108,6 +108,25 @@ job_add_fn(struct job *j)
 }
 
 void
+job_add_after(struct job *j, const char *usr, const char *why)
+{
+	size_t i;
+
+	for (i = 0; i < j->nafter; i++)
+		if (strcmp(j->after_usr[i], usr) == 0)
+			return;
+	if (j->nafter == j->capafter) {
+		j->capafter = j->capafter ? j->capafter * 2 : 8;
+		j->after_usr = dft_xreallocarray(j->after_usr, j->capafter,
+						 sizeof(char *));
+		j->after_why = dft_xreallocarray(j->after_why, j->capafter,
+						 sizeof(char *));
+	}
+	j->after_usr[j->nafter] = dft_xstrdup(usr);
+	j->after_why[j->nafter++] = why;
+}
+
+void
 fn_add_callee(struct fn *f, const char *s)
 {
 	size_t i;
@@ -679,6 +698,53 @@ add_caller(size_t **callers, size_t *ncallers, size_t callee, size_t caller)
 	callers[callee][ncallers[callee]++] = caller;
 }
 
+/*
+ * after_finalize of the C and C++ functions some file registers with
+ * atexit() or whose class has an object of static storage duration (the
+ * registration and the definition may be in different files).
+ */
+static void
+after_finalize(void)
+{
+	size_t i, k, m, cap;
+	struct slot *byid = tab_new(nall * 2, &cap);
+
+	for (i = 0; i < nall; i++) {
+		struct slot *s;
+
+		if (all[i]->is_python)
+			continue;
+		s = tab_find(byid, cap, all[i]->usr);
+		if (!s->key) {
+			s->key = all[i]->usr;
+			s->idx = i;
+		}
+	}
+	for (k = 0; k < njobs; k++) {
+		for (m = 0; m < jobs[k].nafter; m++) {
+			struct slot *s = tab_find(byid, cap,
+						  jobs[k].after_usr[m]);
+
+			/* several definitions may share a USR (static
+			 * functions of different files): all of them */
+			for (i = s->key ? s->idx : nall; i < nall; i++)
+				if (!all[i]->is_python &&
+				    strcmp(all[i]->usr,
+					   jobs[k].after_usr[m]) == 0)
+					json_object_object_add(
+						all[i]->rec, "after_finalize",
+						dft_jstr(jobs[k].after_why[m]));
+			free(jobs[k].after_usr[m]);
+		}
+		free(jobs[k].after_usr);
+		free((void *)jobs[k].after_why);
+		jobs[k].after_usr = NULL;
+		jobs[k].after_why = NULL;
+		jobs[k].nafter = 0;
+	}
+	free(byid);
+}
+
 /* Multi-source BFS from io_direct functions over reversed call edges. */
 static void
 io_reach(void)
@@ -1092,6 +1158,7 @@ main(int argc, char **argv)
 
 	run_jobs(o.jobs);
 	merge_all();
+	after_finalize();
 	io_reach();
 	qsort(all, nall, sizeof(*all), cmp_fn);
 
