@@ -431,6 +431,13 @@ struct dft_trace {
 	long stream_err_line;
 	struct dft_tmap names;	/* "F"/"H"/"S" + hash text -> struct dft_str */
 	unsigned long names_gen;	/* bumped when a name is (re)defined */
+	/* a dft-split chunk: its dft_chunk line (not returned, not counted) */
+	char chunk_series[24];	/* "" when the file has no such line */
+	long chunk_part;	/* 1-based place in the series, 0 if none */
+	char *chunk_source;	/* the trace the chunk came from */
+	int skip_late;		/* set by the caller: end a chunk at its "]" */
+	long meta_repeats;	/* chunk lines repeating a known name, skipped */
+	long files;		/* files read so far (dft_trace_chain) */
 };
 /* 0, or -1 with errno (nothing to release). path "-" is stdin. */
 int dft_trace_open(struct dft_trace *t, const char *path);
@@ -445,6 +452,42 @@ int dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev);
 const struct dft_str *dft_trace_lookup(struct dft_trace *t, char kind,
 				       const char *h, size_t n);
 void dft_trace_close(struct dft_trace *t);
+/*
+ * Chunk streams. dft-split writes, second in every chunk, one metadata line
+ *   {"name":"dft_chunk","ph":"M",...,"args":{"series":S,"part":K,"source":P}}
+ * (series: 16 hex digits naming the chunks of one source; part: 1, 2, ...
+ * in the order of the source). The reader takes it into t->chunk_*; in
+ * such a file HH/FH/SH lines that repeat the name a hash already has are
+ * skipped (dft-split copies them into every chunk that needs them), and
+ * with t->skip_late set the text after the closing "]" (the copies
+ * dft-split appends for names defined later in the source) is not read.
+ *
+ * dft_trace_chain continues t with the next file of a stream after
+ * dft_trace_next returned 0: the names and their generation are kept, the
+ * per-file statistics (lines, bad, truncated, corrupt, lineno, chunk_*,
+ * skip_late) start again. 0, or -1 with errno (t then still ends where it
+ * was and can be closed).
+ */
+int dft_trace_chain(struct dft_trace *t, const char *path);
+/* The dft_chunk line of a chunk file, from its first few KiB: 1 with
+ * series (24 bytes) and *part filled, 0 when there is none, -1 + errno. */
+int dft_trace_peek_chunk(const char *path, char series[24], long *part);
+/*
+ * The streams among trace files paths[0..n) (trace_inputs.c): the chunks
+ * of one series, in part order, are one stream; every other file is one
+ * alone. Streams come in the order of their first file. idx[] are indexes
+ * into paths, part[] the chunk parts (0: not a chunk). A part given twice
+ * starts another stream.
+ */
+struct dft_trace_stream {
+	size_t *idx;
+	long *part;
+	size_t n;
+};
+size_t dft_trace_streams(char *const *paths, size_t n,
+			 struct dft_trace_stream **out);
+/* Frees the members of v[0..n), and v itself when array is set. */
+void dft_trace_streams_free(struct dft_trace_stream *v, size_t n, int array);
 /* Prints the first bad lines and the stream problem as "FILE:LINE: ..."
  * warnings plus a count of the rest; returns 1 when there was any. */
 int dft_trace_report(const struct dft_trace *t);

@@ -15,8 +15,12 @@
  * that walks each line once and keeps slices of the fields the tools use.
  * json-c is only asked when the scanner gives up on a line.
  *
- * This does not: sort events, resolve hashes across files (hash maps are
- * per file, as the hashes only mean something next to their metadata
+ * The chunks dft-split cuts from one trace can be read as that trace: a
+ * chunk's dft_chunk line names its series and part, dft_trace_chain()
+ * continues a reader with the next part and keeps the hash names.
+ *
+ * This does not: sort events, resolve hashes across traces (hash maps are
+ * per trace, as the hashes only mean something next to their metadata
  * lines), or print anything (dft_trace_report() does, on request).
  */
 #include <dirent.h>
@@ -47,6 +51,7 @@ struct raw {
 	size_t len, pos;
 	int member_done;
 	int skipping;		/* discarding an over-long line */
+	int stopped;		/* a chunk ended at its "]" (skip_late) */
 };
 
 /* ---- raw input ----------------------------------------------------------- */
@@ -369,8 +374,9 @@ trace_start(struct dft_trace *t)
 	return 0;
 }
 
-int
-dft_trace_open(struct dft_trace *t, const char *path)
+/* The descriptor to read path from ("-": standard input), or -1+errno. */
+static int
+open_input(const char *path)
 {
 	int fd;
 	struct stat st;
@@ -391,6 +397,16 @@ dft_trace_open(struct dft_trace *t, const char *path)
 #ifdef POSIX_FADV_SEQUENTIAL
 	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
+	return fd;
+}
+
+int
+dft_trace_open(struct dft_trace *t, const char *path)
+{
+	int fd = open_input(path);
+
+	if (fd < 0)
+		return -1;
 	trace_init_common(t, strcmp(path, "-") == 0 ? "<stdin>" : path,
 			  IN_CHUNK, OUT_CHUNK);
 	t->fd = fd;
@@ -420,6 +436,51 @@ dft_trace_open_mem(struct dft_trace *t, const char *name, const void *data,
 	trace_start(t);
 }
 
+int
+dft_trace_chain(struct dft_trace *t, const char *path)
+{
+	struct raw *r = t->zs_raw;
+	int fd = open_input(path);
+
+	if (fd < 0)
+		return -1;
+	if (t->zs != NULL) {
+		inflateEnd(t->zs);
+		free(t->zs);
+		t->zs = NULL;
+	}
+	if (t->fd > 0)
+		close(t->fd);
+	free(r->mem);
+	memset(r, 0, sizeof(*r));
+	if (t->jobj != NULL) {
+		json_object_put(t->jobj);
+		t->jobj = NULL;
+	}
+	free(t->chunk_source);
+	t->chunk_source = NULL;
+	t->chunk_series[0] = '\0';
+	t->chunk_part = 0;
+	t->skip_late = 0;
+	t->name = path;
+	t->fd = fd;
+	t->gz = t->eof = t->in_eof = 0;
+	t->buf_len = t->buf_pos = 0;
+	t->lineno = 0;
+	t->lines = t->bad = t->fallback = t->known_bad = 0;
+	t->meta_repeats = 0;
+	t->truncated = t->corrupt = 0;
+	t->stream_err[0] = '\0';
+	t->stream_err_line = 0;
+	t->files++;
+	if (trace_start(t) < 0) {
+		/* nothing more to read from it */
+		t->eof = t->in_eof = 1;
+		return -1;
+	}
+	return 0;
+}
+
 void
 dft_trace_close(struct dft_trace *t)
 {
@@ -434,6 +495,7 @@ dft_trace_close(struct dft_trace *t)
 	if (r != NULL)
 		free(r->mem);
 	free(r);
+	free(t->chunk_source);
 	free(t->in);
 	free(t->buf);
 	free(t->scratch);
@@ -1108,14 +1170,16 @@ note_bad(struct dft_trace *t, const char *why)
 	t->bad++;
 }
 
-static void
+/* Enters an HH/FH/SH line in t->names. 1 when it repeats the name the
+ * hash already had, else 0. */
+static int
 note_metadata(struct dft_trace *t, const struct dft_trace_ev *ev)
 {
 	char kind;
 	char key[256];
 
 	if (ev->name.n != 2 || ev->mname.p == NULL || ev->mvalue.p == NULL)
-		return;
+		return 0;
 	if (memcmp(ev->name.p, "FH", 2) == 0)
 		kind = 'F';
 	else if (memcmp(ev->name.p, "HH", 2) == 0)
@@ -1123,18 +1187,121 @@ note_metadata(struct dft_trace *t, const struct dft_trace_ev *ev)
 	else if (memcmp(ev->name.p, "SH", 2) == 0)
 		kind = 'S';
 	else
-		return;
+		return 0;
 	if (ev->mvalue.n + 1 > sizeof(key))
-		return;
+		return 0;
 	key[0] = kind;
 	memcpy(key + 1, ev->mvalue.p, ev->mvalue.n);
+	int is_new;
 	struct dft_str *s = dft_tmap_get(&t->names, key, ev->mvalue.n + 1, 1,
-					 NULL);
+					 &is_new);
 
+	if (!is_new && s->n == ev->mname.n &&
+	    memcmp(s->p, ev->mname.p, s->n) == 0)
+		return 1;
 	free((char *)s->p);
 	s->p = dft_xmemdup0(ev->mname.p, ev->mname.n);
 	s->n = ev->mname.n;
 	t->names_gen++;
+	return 0;
+}
+
+/* The args of a dft_chunk line: 0 with series, *part and (optional)
+ * *source (caller frees) set, -1 when the line is not one. */
+static int
+chunk_line(const char *p, size_t n, char series[24], long *part,
+	   char **source)
+{
+	json_tokener *tok = json_tokener_new();
+	json_object *o = tok ? json_tokener_parse_ex(tok, p, (int)n) : NULL;
+	json_object *args, *x;
+	int rc = -1;
+
+	if (tok != NULL)
+		json_tokener_free(tok);
+	if (o == NULL || !json_object_object_get_ex(o, "args", &args))
+		goto out;
+	if (!json_object_object_get_ex(args, "series", &x) ||
+	    !json_object_is_type(x, json_type_string) ||
+	    json_object_get_string_len(x) < 1 ||
+	    json_object_get_string_len(x) > 23)
+		goto out;
+	memcpy(series, json_object_get_string(x),
+	       (size_t)json_object_get_string_len(x) + 1);
+	if (!json_object_object_get_ex(args, "part", &x) ||
+	    !json_object_is_type(x, json_type_int) ||
+	    json_object_get_int64(x) < 1)
+		goto out;
+	*part = (long)json_object_get_int64(x);
+	if (source != NULL) {
+		*source = NULL;
+		if (json_object_object_get_ex(args, "source", &x) &&
+		    json_object_is_type(x, json_type_string))
+			*source = dft_xstrdup(json_object_get_string(x));
+	}
+	rc = 0;
+out:
+	if (o != NULL)
+		json_object_put(o);
+	return rc;
+}
+
+static int
+is_chunk_line(const struct dft_trace_ev *ev)
+{
+	return ev->name.n == 9 && memcmp(ev->name.p, "dft_chunk", 9) == 0;
+}
+
+int
+dft_trace_peek_chunk(const char *path, char series[24], long *part)
+{
+	unsigned char in[16384];
+	char text[16384];
+	size_t tn = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t k;
+
+	series[0] = '\0';
+	*part = 0;
+	if (fd < 0)
+		return -1;
+	do
+		k = read(fd, in, sizeof(in));
+	while (k < 0 && errno == EINTR);
+	close(fd);
+	if (k < 0)
+		return -1;
+	if (k >= 2 && in[0] == 0x1f && in[1] == 0x8b) {
+		z_stream zs;
+
+		memset(&zs, 0, sizeof(zs));
+		if (inflateInit2(&zs, 15 + 16) != Z_OK)
+			return 0;
+		zs.next_in = in;
+		zs.avail_in = (uInt)k;
+		zs.next_out = (unsigned char *)text;
+		zs.avail_out = sizeof(text) - 1;
+		inflate(&zs, Z_SYNC_FLUSH);
+		tn = sizeof(text) - 1 - zs.avail_out;
+		inflateEnd(&zs);
+	} else {
+		tn = (size_t)k < sizeof(text) - 1 ? (size_t)k : sizeof(text) - 1;
+		memcpy(text, in, tn);
+	}
+	/* the first lines: "[" then the dft_chunk line */
+	const char *p = text, *e = text + tn;
+
+	for (int line = 0; line < 3 && p < e; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+
+		if (nl == NULL)
+			break;
+		if (memmem(p, (size_t)(nl - p), "\"dft_chunk\"", 11) != NULL)
+			return chunk_line(p, (size_t)(nl - p), series, part,
+					  NULL) == 0;
+		p = nl + 1;
+	}
+	return 0;
 }
 
 const struct dft_str *
@@ -1165,6 +1332,8 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 		json_object_put(t->jobj);
 		t->jobj = NULL;
 	}
+	if (((struct raw *)t->zs_raw)->stopped)
+		return 0;
 	for (;;) {
 		int k = next_line(t, &s, &n);
 
@@ -1185,6 +1354,12 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 		}
 		while (n > 0 && is_space(s[n - 1]))
 			n--;
+		/* a chunk read as part of a stream ends at its "]" */
+		if (n == 1 && s[0] == ']' && t->skip_late &&
+		    t->chunk_part > 0) {
+			((struct raw *)t->zs_raw)->stopped = 1;
+			return 0;
+		}
 		/* a JSON-array framing: "[{...}", "{...},", "{...}]" */
 		if (n > 0 && s[0] == '[') {
 			s++;
@@ -1249,8 +1424,24 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 		}
 		if (ev->ph == DFT_PH_COUNTER && (ev->has & DFT_EV_CNT))
 			ev->ph = DFT_PH_AGG;
-		if (ev->ph == DFT_PH_M)
-			note_metadata(t, ev);
+		if (ev->ph == DFT_PH_M && is_chunk_line(ev)) {
+			t->lines--;
+			if (t->chunk_part == 0) {
+				free(t->chunk_source);
+				t->chunk_source = NULL;
+				if (chunk_line(s, n, t->chunk_series,
+					       &t->chunk_part,
+					       &t->chunk_source) != 0)
+					t->chunk_part = 0;
+			}
+			continue;
+		}
+		if (ev->ph == DFT_PH_M && note_metadata(t, ev) &&
+		    t->chunk_part > 0) {
+			t->lines--;
+			t->meta_repeats++;
+			continue;
+		}
 		return 1;
 	}
 }

@@ -203,19 +203,97 @@ summary() {
 	[ "$output" = "$whole" ]
 }
 
-@test "split -> analyze of the chunks gives the summary of the whole" {
-	for f in "$GEN2" "$TRACES/gen0-dlio-unet3d.pfw.gz" "$TRACES/gen1-cm1/cm1-DEFAULT-3537780-preload.pfw.gz"; do
-		rm -rf "$BATS_TEST_TMPDIR/chunks"
-		dft-split -s 0.05 -o "$BATS_TEST_TMPDIR/chunks" "$f" >"$BATS_TEST_TMPDIR/chunks.ndjson"
-		n=$(grep -c '"type":"chunk"' "$BATS_TEST_TMPDIR/chunks.ndjson")
-		[ "$n" -gt 1 ]
-		# lines/metadata_events count repeated metadata, formats count
-		# files, access patterns and attribution depend on the cut
-		drop='del(.inputs,.lines,.metadata_events,.formats,.access,.unattributed_io_time_s)'
-		whole=$(dft-analyze "$f" | jq -c "select(.type==\"summary\") | $drop")
-		parts=$(dft-analyze <"$BATS_TEST_TMPDIR/chunks.ndjson" | jq -c "select(.type==\"summary\") | $drop")
-		[ "$parts" = "$whole" ]
+# normalized: every record but the step, keys sorted, without the list of
+# files read (chunk paths differ from the trace's)
+normalized() {
+	without_steps "$@" | jq -S -c 'del(.inputs)'
+}
+
+# nested_trace LATE: the generated trace of tests/gen-nested-trace.awk
+# (200,000 child I/O events under nested functions), made once per file
+nested_trace() {
+	local f="$BATS_FILE_TMPDIR/nested-$1.pfw"
+	[ -s "$f" ] || awk -v n=200000 -v late="$1" -f "$REPO/tests/gen-nested-trace.awk" >"$f"
+	printf '%s\n' "$f"
+}
+
+@test "split -> analyze of the chunks gives every record of the whole, on every fixture" {
+	d=$BATS_TEST_TMPDIR
+	n=0
+	for f in "$TRACES"/*.pfw* "$TRACES"/*/*.pfw* "$TRACES/gen1-cm1"; do
+		dft-analyze -j 1 "$f" >"$d/whole.ndjson" 2>/dev/null || [ $? -eq 1 ]
+		for mb in 1 0.05; do
+			rm -rf "$d/chunks"
+			dft-split -s "$mb" -o "$d/chunks" "$f" >"$d/chunks.ndjson" 2>/dev/null || [ $? -eq 1 ]
+			dft-analyze -j 2 <"$d/chunks.ndjson" >"$d/parts.ndjson" 2>/dev/null || [ $? -eq 1 ]
+			[ "$(normalized "$d/parts.ndjson")" = "$(normalized "$d/whole.ndjson")" ] ||
+				fail "$f split at $mb MiB differs from the whole"
+			n=$((n + $(grep -c '"type":"chunk"' "$d/chunks.ndjson")))
+		done
 	done
+	# the fixtures were cut for real
+	[ "$n" -gt 400 ]
+}
+
+@test "a generated trace of 200,000 children split at 1, 3 and 8 MiB analyzes as the whole" {
+	t=$(nested_trace 0)
+	d=$BATS_TEST_TMPDIR
+	dft-analyze -j 1 "$t" >"$d/whole.ndjson"
+	whole=$(normalized "$d/whole.ndjson")
+	# independently: every write of the trace, and who encloses the I/O
+	writes=$(grep -c '"name":"write",' "$t")
+	[ "$(jq -c 'select(.type=="summary") | .functions[] | select(.name=="write") | .count' "$d/whole.ndjson")" = "$writes" ]
+	[ "$(jq -s -c '[.[] | select(.type=="bottleneck") | .functions[].name] | unique' "$d/whole.ndjson")" = '["read_block","worker","write_records"]' ]
+	for mb in 1 3 8; do
+		rm -rf "$d/c"
+		dft-split -s "$mb" -o "$d/c" "$t" >"$d/c.ndjson"
+		if [ "$mb" = 1 ]; then [ "$(grep -c '"type":"chunk"' "$d/c.ndjson")" -ge 10 ]; fi
+		dft-analyze -j 1 <"$d/c.ndjson" >"$d/p.ndjson"
+		[ "$(normalized "$d/p.ndjson")" = "$whole" ] || fail "chunk records, $mb MiB"
+		# the directory, and the files in reverse order, with two jobs
+		dft-analyze -j 2 "$d/c" >"$d/p.ndjson"
+		[ "$(normalized "$d/p.ndjson")" = "$whole" ] || fail "directory, $mb MiB"
+		# shellcheck disable=SC2046
+		dft-analyze -j 2 $(ls "$d"/c/*.pfw.gz | sort -r) >"$d/p.ndjson"
+		[ "$(normalized "$d/p.ndjson")" = "$whole" ] || fail "reversed operands, $mb MiB"
+	done
+	[ "$(jq -c 'select(.type=="summary") | .unattributed_io_time_s' "$d/p.ndjson")" = 0 ]
+}
+
+@test "names defined after their events: each chunk alone resolves them, the stream replays them in place" {
+	t=$(nested_trace 1)
+	d=$BATS_TEST_TMPDIR
+	dft-analyze -j 1 "$t" >"$d/whole.ndjson"
+	dft-split -s 1 -o "$d/c" "$t" >"$d/c.ndjson"
+	dft-analyze <"$d/c.ndjson" >"$d/p.ndjson"
+	[ "$(normalized "$d/p.ndjson")" = "$(normalized "$d/whole.ndjson")" ]
+	# the first chunk read alone still names the file of thread 2
+	run -0 bash -c "dft-analyze -t 100 '$d/c/app-1.pfw.gz' | jq -r 'select(.type==\"view\" and .view==\"file\") | .key'"
+	assert_line /scratch/run/shared.bin
+}
+
+@test "--partial/--merge on shards and --shard give the whole, with the chunks of a trace in one shard" {
+	t=$(nested_trace 0)
+	d=$BATS_TEST_TMPDIR
+	dft-split -s 1 -o "$d/a" "$t" >"$d/a.ndjson"
+	dft-split -s 0.05 -o "$d/b" "$TRACES/gen1-cm1" >"$d/b.ndjson"
+	dft-analyze -j 1 "$t" "$TRACES/gen1-cm1" >"$d/whole.ndjson"
+	whole=$(normalized "$d/whole.ndjson")
+	dft-analyze --partial <"$d/a.ndjson" >"$d/p1.ndjson"
+	dft-analyze --partial -j 1 <"$d/b.ndjson" >"$d/p2.ndjson"
+	dft-analyze --merge "$d/p1.ndjson" "$d/p2.ndjson" >"$d/m.ndjson"
+	[ "$(normalized "$d/m.ndjson")" = "$whole" ]
+	# three shards over every chunk file, given in any order
+	ls "$d"/a/*.pfw.gz "$d"/b/*.pfw.gz | sort -r >"$d/list"
+	for k in 1 2 3; do dft-analyze --partial --shard "$k/3" <"$d/list" >"$d/s$k.ndjson"; done
+	cat "$d"/s?.ndjson | dft-analyze --merge >"$d/m.ndjson"
+	[ "$(normalized "$d/m.ndjson")" = "$whole" ]
+	# the shard scripts keep the chunks of one trace together too
+	# shellcheck disable=SC2046
+	sh "$REPO/scripts/slurm/analyze-shards.sh" -n 4 -o "$d/sl" --local $(cat "$d/list") >/dev/null
+	[ "$(normalized "$d/sl/analysis.ndjson")" = "$whole" ]
+	run -2 --separate-stderr dft-analyze --shard 4/3 "$GEN2"
+	run -2 --separate-stderr dft-analyze --shard 1 "$GEN2"
 }
 
 @test "the Slurm and Flux shard scripts: --local run equals one run, --dry-run submits shards then a merge" {

@@ -68,6 +68,29 @@ setup() {
 	done
 }
 
+@test "each chunk names its source, series and part: in its record and in its second line" {
+	a="$TRACES/gen1-cm1/cm1-DEFAULT-3537780-preload.pfw.gz"
+	b="$TRACES/gen1-cm1/cm1-DEFAULT-3537781-preload.pfw.gz"
+	dft-split -o out -s 0.05 "$a" "$b" >chunks.ndjson
+	# two sources, two series; parts 1..parts in index order within each
+	run -0 jq -s -c '[.[] | select(.type=="chunk")] | group_by(.series) | map([.[0].sources[0], length, (map(.part) == [range(1; length + 1)]), (map(.parts) | unique), (map(.index) | . == sort)]) | sort' chunks.ndjson
+	n1=$(jq -s '[.[] | select(.type=="chunk" and .sources[0]=="'"$a"'")] | length' chunks.ndjson)
+	n2=$(jq -s '[.[] | select(.type=="chunk" and .sources[0]=="'"$b"'")] | length' chunks.ndjson)
+	[ "$n1" -gt 1 ] && [ "$n2" -gt 1 ]
+	assert_output "[[\"$a\",$n1,true,[$n1],true],[\"$b\",$n2,true,[$n2],true]]"
+	# the dft_chunk line says the same; it is no event and no name
+	while read -r path series part src; do
+		[ "$(zcat "$path" | sed -n 2p | jq -c '[.name, .ph, .args.series, .args.part, .args.source]')" = "[\"dft_chunk\",\"M\",\"$series\",$part,\"$src\"]" ]
+	done < <(jq -r 'select(.type=="chunk") | [.path, .series, .part, .sources[0]] | @tsv' chunks.ndjson)
+	[ "$(jq -s '[.[] | select(.type=="chunk") | .events] | add' chunks.ndjson)" = "$(zcat "$a" "$b" | grep -c -e '"ph":"X"' -e '"ph":"C"')" ]
+	# splitting the chunks again writes one dft_chunk line per new chunk
+	dft-split -o again -s 1 <chunks.ndjson >again.ndjson
+	[ "$(zcat again/*.pfw.gz | grep -c '"name":"dft_chunk"')" = "$(grep -c '"type":"chunk"' again.ndjson)" ]
+	# a split of the same trace elsewhere is another series
+	dft-split -o other -s 0.05 "$a" >other.ndjson
+	[ "$(jq -r 'select(.type=="chunk" and .part==1) | .series' other.ndjson)" != "$(jq -r 'select(.type=="chunk" and .part==1 and .sources[0]=="'"$a"'") | .series' chunks.ndjson)" ]
+}
+
 @test "--by pid: one series per process" {
 	run -0 --separate-stderr dft-split --by pid -o out "$TRACES"/gen1-cm1/*.pfw.gz
 	run -0 bash -c "dft-split --by pid -o out '$TRACES'/gen1-cm1/*.pfw.gz | jq -r 'select(.type==\"chunk\") | .pid' | sort -u"

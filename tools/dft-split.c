@@ -46,6 +46,8 @@ struct opts {
 
 struct chunk {
 	int index;
+	long part;		/* place in its source's series, from 1 */
+	char series[24];
 	char *path;
 	char *key;		/* pid key with --by pid */
 	struct dft_buf text;
@@ -79,6 +81,9 @@ struct state {
 	long pending_n;
 	struct dft_tmap pending_keys;	/* their kind+hash keys */
 	struct chunk *last;
+	/* the series of the current source (chunk stream) */
+	char series[24];
+	long part;
 	/* verification */
 	uint64_t in_sum, in_xor;
 	long in_events;
@@ -243,6 +248,29 @@ submit(struct state *s, struct chunk *c)
 
 /* ---- chunks ----------------------------------------------------------- */
 
+/* The chunk's dft_chunk line: its series, part and source (dft(7)). */
+static void
+chunk_mark(struct chunk *c, const char *source)
+{
+	json_object *o = json_object_new_object();
+	json_object *args = json_object_new_object();
+
+	json_object_object_add(o, "id", dft_jint(0));
+	json_object_object_add(o, "name", dft_jstr("dft_chunk"));
+	json_object_object_add(o, "cat", dft_jstr("dft"));
+	json_object_object_add(o, "pid", dft_jint(0));
+	json_object_object_add(o, "tid", dft_jint(0));
+	json_object_object_add(o, "ph", dft_jstr("M"));
+	json_object_object_add(args, "series", dft_jstr(c->series));
+	json_object_object_add(args, "part", dft_jint(c->part));
+	json_object_object_add(args, "source", dft_jstr(source));
+	json_object_object_add(o, "args", args);
+	dft_buf_adds(&c->text, json_object_to_json_string_ext(o,
+		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	dft_buf_addc(&c->text, '\n');
+	json_object_put(o);
+}
+
 static struct chunk *
 chunk_new(struct state *s, const char *key, const char *source)
 {
@@ -252,6 +280,20 @@ chunk_new(struct state *s, const char *key, const char *source)
 	c->index = ++s->next_index;
 	c->path = dft_xasprintf("%s/%s-%d.pfw.gz", s->o->dir, s->o->app,
 				c->index);
+	if (s->part == 0) {
+		/* names the chunks of this source: where they are written,
+		 * under which name, from which trace, from which index */
+		char *dir = dft_path_absolute(s->o->dir);
+		char *id = dft_xasprintf("%s\x1f%s\x1f%s\x1f%d", dir, s->o->app,
+					 source, c->index);
+
+		snprintf(s->series, sizeof(s->series), "%016llx",
+			 (unsigned long long)dft_hash_bytes(id, strlen(id)));
+		free(id);
+		free(dir);
+	}
+	c->part = ++s->part;
+	memcpy(c->series, s->series, sizeof(c->series));
 	c->key = dft_xstrdup(key);
 	c->source = source;
 	c->tmin = INT64_MAX;
@@ -261,6 +303,7 @@ chunk_new(struct state *s, const char *key, const char *source)
 	dft_tmap_init(&c->unres, 1);
 	dft_buf_init(&c->late);
 	dft_buf_adds(&c->text, "[\n");
+	chunk_mark(c, source);
 	if (s->pending.len > 0) {
 		dft_buf_add(&c->text, s->pending.s, s->pending.len);
 		c->meta += s->pending_n;
@@ -386,6 +429,7 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 
 	size_t first = s->nall;
 
+	s->part = 0;		/* a new series */
 	dft_tmap_init(&meta, sizeof(struct mline));
 	dft_buf_init(&key);
 	while ((k = dft_trace_next(t, &ev)) == 1) {
@@ -573,6 +617,19 @@ on_record(const char *line, size_t len, long lineno, void *ctx)
 		fputc('\n', stdout);
 		json_object_put(o);
 	}
+}
+
+/* The number of chunks in c's series. */
+static long
+series_parts(const struct state *s, const struct chunk *c)
+{
+	long n = 0;
+
+	for (size_t i = 0; i < s->nall; i++)
+		if (strcmp(s->all[i]->series, c->series) == 0 &&
+		    s->all[i]->part > n)
+			n = s->all[i]->part;
+	return n;
 }
 
 static int
@@ -828,6 +885,10 @@ main(int argc, char **argv)
 
 		json_object_array_add(src, dft_jstr(c->source));
 		json_object_object_add(r, "sources", src);
+		json_object_object_add(r, "series", dft_jstr(c->series));
+		json_object_object_add(r, "part", dft_jint(c->part));
+		json_object_object_add(r, "parts", dft_jint(series_parts(&s,
+								       c)));
 		if (verified >= 0)
 			json_object_object_add(r, "verified",
 					       json_object_new_boolean(verified));

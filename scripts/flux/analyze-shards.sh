@@ -3,7 +3,8 @@
 # and merge the results: one `dft-analyze --partial` job per shard of the
 # trace files, then one `dft-analyze --merge` job that starts when all of
 # them succeeded (flux submit --dependency=afterok:ID). The merged records
-# equal those of one dft-analyze run over every file.
+# equal those of one dft-analyze run over every file; the chunks of one
+# split trace go to one shard.
 #
 # usage: analyze-shards.sh [-n shards] [-o dir] [-p preset] [-t time]
 #                          [--wait] [--dry-run | --local] trace...
@@ -47,16 +48,15 @@ mkdir -p "$out"
 popt=
 [ -n "$preset" ] && popt="--preset $preset"
 
-k=0
-while [ "$k" -lt "$shards" ]; do : >"$out/shard-$k.list"; k=$((k + 1)); done
-i=0
-for f in "$@"; do
-	printf '%s\n' "$f" >>"$out/shard-$((i % shards)).list"
-	i=$((i + 1))
-done
+# every shard reads the whole list and keeps its K-th of every N traces;
+# the chunks of one split trace count as one, so they stay in one shard
+# (dft-analyze --shard)
+: >"$out/traces.list"
+for f in "$@"; do printf '%s\n' "$f" >>"$out/traces.list"; done
+[ "$shards" -le $# ] || shards=$#
 
 shard_cmd() {
-	echo "dft-analyze --partial $popt <'$out/shard-$1.list' >'$out/partial-$1.ndjson'"
+	echo "dft-analyze --partial --shard $(($1 + 1))/$shards $popt <'$out/traces.list' >'$out/partial-$1.ndjson'"
 }
 merge_cmd="cat '$out'/partial-*.ndjson | dft-analyze --merge >'$out/analysis.ndjson'"
 
@@ -65,10 +65,8 @@ if [ "$local" = 1 ]; then
 	pids=
 	k=0
 	while [ "$k" -lt "$shards" ]; do
-		if [ -s "$out/shard-$k.list" ]; then
-			sh -c "$(shard_cmd "$k")" &
-			pids="$pids $!"
-		fi
+		sh -c "$(shard_cmd "$k")" &
+		pids="$pids $!"
 		k=$((k + 1))
 	done
 	status=0
@@ -92,13 +90,11 @@ deps=
 ids=
 k=0
 while [ "$k" -lt "$shards" ]; do
-	if [ -s "$out/shard-$k.list" ]; then
-		id=$(submit --job-name="dft-analyze-$k" -t "$limit" -n 1 -c 2 \
-			--output="$out/shard-$k.log" \
-			sh -c "$(shard_cmd "$k")")
-		deps="$deps --dependency=afterok:$id"
-		ids="$ids $id"
-	fi
+	id=$(submit --job-name="dft-analyze-$k" -t "$limit" -n 1 -c 2 \
+		--output="$out/shard-$k.log" \
+		sh -c "$(shard_cmd "$k")")
+	deps="$deps --dependency=afterok:$id"
+	ids="$ids $id"
 	k=$((k + 1))
 done
 # shellcheck disable=SC2086 # $deps holds one option word per shard job

@@ -3,7 +3,8 @@
 # and merge the results: one `dft-analyze --partial` job per shard of the
 # trace files, then one `dft-analyze --merge` job that runs after all of
 # them succeeded (sbatch --dependency=afterok). The merged records equal
-# those of one dft-analyze run over every file.
+# those of one dft-analyze run over every file; the chunks of one split
+# trace go to one shard.
 #
 # usage: analyze-shards.sh [-n shards] [-o dir] [-p preset] [-A account]
 #                          [-t time] [--dry-run | --local] trace...
@@ -49,17 +50,15 @@ popt=
 aopt=
 [ -n "$account" ] && aopt="--account=$account"
 
-# round-robin the files into shard lists
-k=0
-while [ "$k" -lt "$shards" ]; do : >"$out/shard-$k.list"; k=$((k + 1)); done
-i=0
-for f in "$@"; do
-	printf '%s\n' "$f" >>"$out/shard-$((i % shards)).list"
-	i=$((i + 1))
-done
+# every shard reads the whole list and keeps its K-th of every N traces;
+# the chunks of one split trace count as one, so they stay in one shard
+# (dft-analyze --shard)
+: >"$out/traces.list"
+for f in "$@"; do printf '%s\n' "$f" >>"$out/traces.list"; done
+[ "$shards" -le $# ] || shards=$#
 
 shard_cmd() {
-	echo "dft-analyze --partial $popt <'$out/shard-$1.list' >'$out/partial-$1.ndjson'"
+	echo "dft-analyze --partial --shard $(($1 + 1))/$shards $popt <'$out/traces.list' >'$out/partial-$1.ndjson'"
 }
 merge_cmd="cat '$out'/partial-*.ndjson | dft-analyze --merge >'$out/analysis.ndjson'"
 
@@ -68,10 +67,8 @@ if [ "$local" = 1 ]; then
 	pids=
 	k=0
 	while [ "$k" -lt "$shards" ]; do
-		if [ -s "$out/shard-$k.list" ]; then
-			sh -c "$(shard_cmd "$k")" &
-			pids="$pids $!"
-		fi
+		sh -c "$(shard_cmd "$k")" &
+		pids="$pids $!"
 		k=$((k + 1))
 	done
 	status=0
@@ -94,14 +91,12 @@ submit() {
 ids=
 k=0
 while [ "$k" -lt "$shards" ]; do
-	if [ -s "$out/shard-$k.list" ]; then
-		# the shard's files are read from its list on standard input
-		# shellcheck disable=SC2086 # $aopt and $popt are option words
-		id=$(submit $aopt --job-name="dft-analyze-$k" --time="$limit" \
-			--ntasks=1 --cpus-per-task=2 --output="$out/shard-$k.log" \
-			--wrap="$(shard_cmd "$k")")
-		ids="$ids${ids:+:}$id"
-	fi
+	# the shard reads the whole list on standard input
+	# shellcheck disable=SC2086 # $aopt and $popt are option words
+	id=$(submit $aopt --job-name="dft-analyze-$k" --time="$limit" \
+		--ntasks=1 --cpus-per-task=2 --output="$out/shard-$k.log" \
+		--wrap="$(shard_cmd "$k")")
+	ids="$ids${ids:+:}$id"
 	k=$((k + 1))
 done
 # shellcheck disable=SC2086

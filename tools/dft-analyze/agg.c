@@ -1295,8 +1295,20 @@ fold(struct agg *dst, struct agg *loc, struct dft_trace *t)
 	dft_buf_release(&o);
 }
 
+/* The exit status of the file t has just read to its end (k from
+ * dft_trace_next). */
+static int
+file_status(const struct dft_trace *t, int k)
+{
+	if (k < 0)
+		return DFT_EXIT_DATA;
+	return t->bad > 0 || t->truncated || t->corrupt ? DFT_EXIT_DATA :
+	       DFT_EXIT_OK;
+}
+
 int
-agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
+agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx,
+	  next_fn next, void *nctx)
 {
 	struct agg loc;
 	struct ctx c;
@@ -1304,6 +1316,7 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
 	unsigned style = 0;
 	int k;
 	long nrec = 0;
+	int status = DFT_EXIT_OK;
 
 	agg_init(&loc);
 	memset(&c, 0, sizeof(c));
@@ -1321,6 +1334,7 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
 	c.iface[1] = agg_row(&loc, M_IFACE, "stdio", 5);
 	c.iface[2] = agg_row(&loc, M_IFACE, "mpiio", 5);
 
+again:
 	while ((k = dft_trace_next(t, &ev)) == 1) {
 		if ((ev.has & DFT_EV_NOTJSON) ||
 		    (ev.rtype.p != NULL && ev.ph == DFT_PH_UNKNOWN &&
@@ -1346,6 +1360,20 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
 		sane(&ev);
 		one_event(&c, &ev);
 	}
+	/* the file's counts; then maybe the next chunk of the stream */
+	int st = file_status(t, k);
+
+	status = dft_worst(status, st);
+	loc.g[G_LINES] += t->lines - nrec;
+	loc.g[G_BAD_LINES] += t->bad;
+	if (t->truncated)
+		loc.g[G_TRUNCATED] = 1;
+	nrec = 0;
+	if (next != NULL && next(t, st, nctx) == 1) {
+		c.lt = NULL;
+		c.lfile = NULL;
+		goto again;
+	}
 	/* I/O no application event enclosed */
 	for (size_t i = 0; i < c.thrs.count; i++) {
 		struct thr *th = dft_tmap_value(&c.thrs, i);
@@ -1359,9 +1387,6 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
 	}
 	for (size_t i = 0; i < c.fns.count; i++)
 		free(((struct fninfo *)dft_tmap_value(&c.fns, i))->fkey);
-	loc.g[G_LINES] = t->lines - nrec;
-	loc.g[G_BAD_LINES] = t->bad;
-	loc.g[G_TRUNCATED] = t->truncated ? 1 : 0;
 	if (loc.g[G_LINES] > 0) {
 		loc.g[G_FILES_READ] = 1;
 		int gen = dft_trace_generation(style);
@@ -1377,8 +1402,5 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx)
 	dft_tmap_release(&c.pos);
 	dft_buf_release(&c.kb);
 	agg_release(&loc);
-	if (k < 0)
-		return DFT_EXIT_DATA;
-	return t->bad > 0 || t->truncated || t->corrupt ? DFT_EXIT_DATA :
-	       DFT_EXIT_OK;
+	return status;
 }

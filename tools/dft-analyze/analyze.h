@@ -139,11 +139,17 @@ void agg_release(struct agg *a);
 void agg_merge(struct agg *dst, const struct agg *src);
 /* Derived layer rows (other_posix); once, before rules and output. */
 void agg_finalize(struct agg *a);
-/* Reads one trace into a (per-file state is local). Returns the exit
- * status for this file; records (lines with a string "type") are handed to
- * rec(line, len, ctx) in order. */
+/* Reads one trace into a (per-trace state is local). Returns the exit
+ * status; records (lines with a string "type") are handed to
+ * rec(line, len, ctx) in order. When t ends, next(t, nctx) may continue it
+ * with the following chunk of the same trace (dft_trace_chain) and return
+ * 1: the chunks are one stream (enclosing functions, file positions and
+ * names carry over). next is called once more at the very end (its return
+ * is then ignored by a caller that has nothing left); NULL: one file. */
 typedef void (*rec_fn)(const char *line, size_t len, long lineno, void *ctx);
-int agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *ctx);
+typedef int (*next_fn)(struct dft_trace *t, int status, void *ctx);
+int agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *ctx,
+	      next_fn next, void *nctx);
 int64_t *agg_row(struct agg *a, int map, const char *k, size_t n);
 int fn_kind(const char *name, size_t n, const char *cat, size_t cn,
 	    int *ioc);

@@ -10,7 +10,9 @@
  * `bottleneck` findings (man dft(7)); or with --partial one `partial`
  * record; or with --format table a report for a terminal. Then a `step`.
  *
- * Files are read in parallel (-j), each in one streaming pass; memory is
+ * Files are read in parallel (-j), each in one streaming pass; the chunks
+ * dft-split cut from one trace are read in order as one stream (on one
+ * thread), so their numbers are those of the whole trace. Memory is
  * bounded by distinct keys (functions, files, processes, time bins).
  * It does not read index sidecars (.zindex, .idx) or sort events.
  */
@@ -26,7 +28,8 @@
 
 static const char usage_text[] =
 	"usage: dft-analyze [-j jobs] [-p posix|dlio] [-c file] [-t top]\n"
-	"                   [-f json|table] [--partial | --merge] [trace ...]\n"
+	"                   [-f json|table] [--partial | --merge]\n"
+	"                   [--shard K/N] [trace ...]\n"
 	"       dft-analyze --thresholds [-c file]\n";
 
 struct opts {
@@ -38,6 +41,7 @@ struct opts {
 	int partial;
 	int merge;
 	int thresholds;
+	long shard_k, shard_n;	/* --shard K/N; 0/0 without */
 };
 
 struct input {
@@ -45,6 +49,7 @@ struct input {
 	int status;
 	int opened;
 	int64_t lines;
+	long nrec;		/* JSON record lines among them */
 	struct dft_buf recs;	/* records found in the file, one per line */
 	char *err;		/* cannot open: message */
 	struct dft_trace rep;	/* copy kept for the report */
@@ -55,11 +60,21 @@ struct inputs {
 	size_t n, cap;
 };
 
+/* The inputs [from, ...) as streams: the chunks of one trace in order. */
 struct pool {
 	struct inputs *in;
 	size_t from;
+	struct dft_trace_stream *st;
+	size_t nst;
 	atomic_size_t next;
-	struct agg *aggs;
+};
+
+/* One stream being read: which of its files is the current one. */
+struct sread {
+	struct inputs *in;
+	size_t from;
+	const struct dft_trace_stream *st;
+	size_t cur;
 };
 
 static void
@@ -78,6 +93,9 @@ usage(int code)
 		      "      --partial       print one mergeable partial record\n"
 		      "      --merge         inputs are partial records to "
 		      "combine\n"
+		      "      --shard K/N     read only the K-th of every N "
+		      "traces (chunks of one\n"
+		      "                      trace count as one)\n"
 		      "      --thresholds    print the thresholds in force\n"
 		      "  -h, --help          this help\n"
 		      "  -V, --version       print the version\n", stdout);
@@ -98,34 +116,85 @@ inputs_add(struct inputs *in, const char *path)
 	dft_buf_init(&x->recs);
 }
 
+static struct input *
+sread_input(const struct sread *r, size_t j)
+{
+	return &r->in->v[r->from + r->st->idx[j]];
+}
+
 static void
 keep_rec(const char *line, size_t len, long lineno, void *ctx)
 {
-	struct input *x = ctx;
+	struct input *x = sread_input(ctx, ((struct sread *)ctx)->cur);
 
 	(void)lineno;
+	if (len > 0 && line[0] == '{')
+		x->nrec++;
 	dft_buf_add(&x->recs, line, len);
 	dft_buf_addc(&x->recs, '\n');
 }
 
+/* A chunk whose successor in the stream is the next part ends at its
+ * "]": the names appended after it are defined again where they occur. */
 static void
-run_one(struct input *x, struct agg *a)
+set_skip_late(struct dft_trace *t, const struct sread *r, size_t j)
 {
-	struct dft_trace t;
+	t->skip_late = j + 1 < r->st->n && r->st->part[j] > 0 &&
+		       r->st->part[j + 1] == r->st->part[j] + 1;
+}
 
-	if (dft_trace_open(&t, x->path) < 0) {
+/* Opens file j of the stream: with t NULL as a new trace into *fresh,
+ * else by chaining t. 0, or -1 with the input's error set. */
+static int
+sread_open(struct sread *r, size_t j, struct dft_trace *t,
+	   struct dft_trace *fresh)
+{
+	struct input *x = sread_input(r, j);
+	int rc = t != NULL ? dft_trace_chain(t, x->path) :
+		 dft_trace_open(fresh, x->path);
+
+	if (rc < 0) {
 		x->err = dft_xasprintf("cannot open '%s': %s", x->path,
 				       strerror(errno));
 		x->status = DFT_EXIT_DATA;
-		return;
+		return -1;
 	}
 	x->opened = 1;
-	int64_t before = a->g[G_LINES];
+	r->cur = j;
+	set_skip_late(t != NULL ? t : fresh, r, j);
+	return 0;
+}
 
-	x->status = agg_trace(a, &t, keep_rec, x);
-	x->lines = a->g[G_LINES] - before;
-	x->rep = t;		/* statistics only; buffers are freed below */
+/* The end of the current file: keep its numbers, go on with the next. */
+static int
+sread_next(struct dft_trace *t, int status, void *ctx)
+{
+	struct sread *r = ctx;
+	struct input *x = sread_input(r, r->cur);
+
+	x->status = status;
+	x->lines = t->lines - x->nrec;
+	x->rep = *t;		/* statistics only */
 	x->rep.name = x->path;
+	for (size_t j = r->cur + 1; j < r->st->n; j++)
+		if (sread_open(r, j, t, NULL) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+run_stream(struct inputs *in, size_t from, const struct dft_trace_stream *st,
+	   struct agg *a)
+{
+	struct dft_trace t;
+	struct sread r = { in, from, st, 0 };
+	size_t j = 0;
+
+	while (j < st->n && sread_open(&r, j, NULL, &t) < 0)
+		j++;
+	if (j == st->n)
+		return;
+	agg_trace(a, &t, keep_rec, &r, sread_next, &r);
 	dft_trace_close(&t);
 }
 
@@ -142,34 +211,63 @@ work(void *arg)
 	for (;;) {
 		size_t i = atomic_fetch_add(&w->p->next, 1);
 
-		if (i >= w->p->in->n)
+		if (i >= w->p->nst)
 			break;
-		run_one(&w->p->in->v[i], w->a);
+		run_stream(w->p->in, w->p->from, &w->p->st[i], w->a);
 	}
 	return NULL;
 }
 
-/* Reads inputs [from, n) with up to jobs threads into a. */
+/* Keeps the streams of shard k of n (1-based); *seq numbers the streams
+ * of every round. */
 static void
-run_pool(struct inputs *in, size_t from, int jobs, struct agg *a)
+shard_streams(struct pool *p, long k, long n, size_t *seq)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < p->nst; i++) {
+		if (n == 0 || (long)((*seq)++ % (size_t)n) == k - 1)
+			p->st[w++] = p->st[i];
+		else
+			dft_trace_streams_free(p->st + i, 1, 0);
+	}
+	p->nst = w;
+}
+
+/* Reads inputs [from, n) with up to jobs threads into a: the chunks of one
+ * trace as one stream, streams in parallel; with a shard, only its
+ * streams. */
+static void
+run_pool(struct inputs *in, size_t from, int jobs, struct agg *a,
+	 const struct opts *o, size_t *seq)
 {
 	size_t todo = in->n - from;
 
 	if (todo == 0)
 		return;
-	if ((size_t)jobs > todo)
-		jobs = (int)todo;
+	char **paths = dft_xcalloc(todo, sizeof(*paths));
+
+	for (size_t i = 0; i < todo; i++)
+		paths[i] = in->v[from + i].path;
+
+	struct pool p = { in, from, NULL, 0, 0 };
+
+	p.nst = dft_trace_streams(paths, todo, &p.st);
+	free(paths);
+	shard_streams(&p, o->shard_k, o->shard_n, seq);
+	if ((size_t)jobs > p.nst)
+		jobs = (int)p.nst;
 	if (jobs <= 1) {
-		for (size_t i = from; i < in->n; i++)
-			run_one(&in->v[i], a);
+		for (size_t i = 0; i < p.nst; i++)
+			run_stream(in, from, &p.st[i], a);
+		dft_trace_streams_free(p.st, p.nst, 1);
 		return;
 	}
-	struct pool p = { in, from, from, NULL };
 	struct wctx *w = dft_xcalloc((size_t)jobs, sizeof(*w));
 	pthread_t *th = dft_xcalloc((size_t)jobs, sizeof(*th));
 	struct agg *aggs = dft_xcalloc((size_t)jobs, sizeof(*aggs));
 
-	atomic_init(&p.next, from);
+	atomic_init(&p.next, 0);
 	for (int i = 0; i < jobs; i++) {
 		agg_init(&aggs[i]);
 		w[i].p = &p;
@@ -185,6 +283,7 @@ run_pool(struct inputs *in, size_t from, int jobs, struct agg *a)
 	free(aggs);
 	free(th);
 	free(w);
+	dft_trace_streams_free(p.st, p.nst, 1);
 }
 
 /* A record line found in the input: chunk, partial, or pass-through. */
@@ -249,7 +348,7 @@ stdin_rec(const char *line, size_t len, long lineno, void *ctx)
 static void
 parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_PARTIAL = 256, OPT_MERGE, OPT_THRESHOLDS };
+	enum { OPT_PARTIAL = 256, OPT_MERGE, OPT_THRESHOLDS, OPT_SHARD };
 	static const struct option lo[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "preset", required_argument, NULL, 'p' },
@@ -259,6 +358,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "partial", no_argument, NULL, OPT_PARTIAL },
 		{ "merge", no_argument, NULL, OPT_MERGE },
 		{ "thresholds", no_argument, NULL, OPT_THRESHOLDS },
+		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -308,6 +408,24 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case OPT_THRESHOLDS:
 			o->thresholds = 1;
 			break;
+		case OPT_SHARD: {
+			char *sl = strchr(optarg, '/');
+
+			if (sl == NULL)
+				dft_usage_error(usage_text, "bad --shard '%s' "
+						"(want K/N)", optarg);
+			*sl = '\0';
+			if (dft_parse_long(sl + 1, 1, 1000000, &o->shard_n) != 0 ||
+			    dft_parse_long(optarg, 1, o->shard_n,
+					   &o->shard_k) != 0) {
+				*sl = '/';
+				dft_usage_error(usage_text, "bad --shard '%s' "
+						"(want K/N, 1 <= K <= N)",
+						optarg);
+			}
+			*sl = '/';
+			break;
+		}
 		case 'h':
 			usage(0);
 			break;
@@ -373,7 +491,7 @@ main(int argc, char **argv)
 		if (dft_trace_open(&t, "-") < 0)
 			dft_die("cannot read standard input:");
 		t.raw_lines = 1;
-		int st = agg_trace(&a, &t, stdin_rec, &rc);
+		int st = agg_trace(&a, &t, stdin_rec, &rc, NULL, NULL);
 
 		status = dft_worst(status, st);
 		dft_trace_report(&t);
@@ -394,12 +512,12 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 	/* rounds: chunk records inside files may name more files */
-	size_t done = 0;
+	size_t done = 0, seq = 0;
 
 	while (done < in.n) {
 		size_t from = done;
 
-		run_pool(&in, from, o.jobs, &a);
+		run_pool(&in, from, o.jobs, &a, &o, &seq);
 		done = in.n;
 		for (size_t i = from; i < done; i++) {
 			struct input *x = &in.v[i];
