@@ -213,7 +213,7 @@ normalized() {
 # (200,000 child I/O events under nested functions), made once per file
 nested_trace() {
 	local f="$BATS_FILE_TMPDIR/nested-$1.pfw"
-	[ -s "$f" ] || awk -v n=200000 -v late="$1" -f "$REPO/tests/gen-nested-trace.awk" >"$f"
+	[ -s "$f" ] || awk -v n=200000 -v late="$1" -v tmp="$BATS_FILE_TMPDIR/gen-$1" -f "$REPO/tests/gen-nested-trace.awk" >"$f"
 	printf '%s\n' "$f"
 }
 
@@ -244,12 +244,25 @@ nested_trace() {
 	writes=$(grep -c '"name":"write",' "$t")
 	[ "$(jq -c 'select(.type=="summary") | .functions[] | select(.name=="write") | .count' "$d/whole.ndjson")" = "$writes" ]
 	[ "$(jq -s -c '[.[] | select(.type=="bottleneck") | .functions[].name] | unique' "$d/whole.ndjson")" = '["read_block","worker","write_records"]' ]
+	# the I/O each function encloses (write_records holds more requests
+	# than a thread keeps apart, so most are folded into a bundle), from
+	# the trace's own order: thread 1's I/O before write_records' line is
+	# its own, then lseek and read are read_block's, the rest read_back's
+	expect=$(awk '/"cat":"POSIX"/ && /"tid":1,/ { if (!seen) wr++; else if (/"name":"(read|lseek)"/) rb++; else back++ }
+		/"cat":"POSIX"/ && /"tid":2,/ { wk++ }
+		/"name":"write_records"/ { seen = 1 }
+		END { printf "{\"read_back\":%d,\"read_block\":%d,\"worker\":%d,\"write_records\":%d}", back, rb, wk, wr }' "$t")
+	enclosed='select(.type=="partial") | .maps.attr_proc | to_entries | map({(.key | split("\u001f")[0]): .value[0]}) | add'
+	dft-analyze --partial "$t" >"$d/partial.ndjson"
+	[ "$(jq -S -c "$enclosed" "$d/partial.ndjson")" = "$expect" ]
 	for mb in 1 3 8; do
 		rm -rf "$d/c"
 		dft-split -s "$mb" -o "$d/c" "$t" >"$d/c.ndjson"
 		if [ "$mb" = 1 ]; then [ "$(grep -c '"type":"chunk"' "$d/c.ndjson")" -ge 10 ]; fi
 		dft-analyze -j 1 <"$d/c.ndjson" >"$d/p.ndjson"
 		[ "$(normalized "$d/p.ndjson")" = "$whole" ] || fail "chunk records, $mb MiB"
+		dft-analyze --partial <"$d/c.ndjson" >"$d/partial.ndjson"
+		[ "$(jq -S -c "$enclosed" "$d/partial.ndjson")" = "$expect" ]
 		# the directory, and the files in reverse order, with two jobs
 		dft-analyze -j 2 "$d/c" >"$d/p.ndjson"
 		[ "$(normalized "$d/p.ndjson")" = "$whole" ] || fail "directory, $mb MiB"

@@ -1,7 +1,9 @@
 # gen-nested-trace.awk - writes a dftracer 2.0.x style trace (string hashes,
 # "[" framing, HH/FH metadata) with nested application functions and
 # N child I/O events (default 200000), for the chunk-stream tests:
-#   awk -v n=200000 [-v late=1] -f tests/gen-nested-trace.awk > t.pfw
+#   awk -v n=200000 [-v late=1] [-v tmp=PREFIX] -f tests/gen-nested-trace.awk > t.pfw
+# (the threads' lines wait in PREFIX.1 and PREFIX.2, default
+# ./gen-nested-trace.tmp.*, removed at the end: memory stays small)
 # With late=1 the FH line of thread 2's file comes last, after the events
 # that use its hash (dft-split then appends it to the earlier chunks).
 # Events are written when they end, children before their parents, as
@@ -13,10 +15,11 @@
 # alignment, so it must carry across chunks.
 # Thread 1's events and thread 2's are interleaved in blocks of 7 lines.
 function ev(name, cat, tid, ts, dur, extra) {
-	line[tid, ++nl[tid]] = sprintf("{\"id\":%d,\"name\":\"%s\",\"cat\":\"%s\",\"pid\":4242,\"tid\":%d,\"ts\":%.0f,\"dur\":%d,\"ph\":\"X\",\"args\":{\"hhash\":\"a1b2c3d4e5f60718\"%s}}", ++id, name, cat, tid, ts, dur, extra)
+	printf("{\"id\":%d,\"name\":\"%s\",\"cat\":\"%s\",\"pid\":4242,\"tid\":%d,\"ts\":%.0f,\"dur\":%d,\"ph\":\"X\",\"args\":{\"hhash\":\"a1b2c3d4e5f60718\"%s}}\n", ++id, name, cat, tid, ts, dur, extra) >(tmp "." tid)
 }
 BEGIN {
 	if (n == "") n = 200000
+	if (tmp == "") tmp = "gen-nested-trace.tmp"
 	t0 = 1700000000000000
 	F1 = ",\"fhash\":\"00000000000000f1\""
 	F2 = ",\"fhash\":\"00000000000000f2\""
@@ -61,11 +64,18 @@ BEGIN {
 	}
 	ev("worker", "C_APP", 2, t0 + 50, ts - t0, "")
 	# interleave the two threads in blocks of 7 lines
-	a = 1; b = 1
-	while (a <= nl[1] || b <= nl[2]) {
-		for (j = 0; j < 7 && a <= nl[1]; j++) print line[1, a++]
-		for (j = 0; j < 7 && b <= nl[2]; j++) print line[2, b++]
+	close(tmp ".1")
+	close(tmp ".2")
+	m1 = m2 = 1
+	while (m1 || m2) {
+		for (j = 0; j < 7 && m1; j++)
+			if ((m1 = (getline l < (tmp ".1")) > 0)) print l
+		for (j = 0; j < 7 && m2; j++)
+			if ((m2 = (getline l < (tmp ".2")) > 0)) print l
 	}
+	close(tmp ".1")
+	close(tmp ".2")
+	system("rm -f '" tmp ".1' '" tmp ".2'")
 	if (late) print fh2
 	print "]"
 }

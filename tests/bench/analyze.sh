@@ -7,6 +7,7 @@
 #   events per second; peak memory at 1x and 4x the trace (target: flat)
 #   zcat | jq aggregation / dft-analyze on the same subset
 #   dft-split -s 64 / (gzip -dc | gzip -6)        (target <= 1.2)
+#   peak memory of split traces read as streams, 4x / 1x (target <= 1.2)
 # Times are CPU seconds (user + sys, what a single thread costs on a shared
 # machine) and wall seconds. Traces are cached in $DFT_BENCH_DIR.
 set -eu
@@ -63,6 +64,30 @@ echo "ratio dft-analyze / gzip -dc (wall): $(ratio "$an_wall" "$gz_wall")"
 echo "events per second (cpu): $(echo "$events / $an_cpu" | bc)"
 echo "4x trace: $events4 events, cpu ${an4_cpu} s, peak ${an4_kb} KiB; memory 4x / 1x: $(ratio "$an4_kb" "$an_kb")   (target: flat)"
 
+# attribution across chunks: a trace whose functions enclose many requests
+# (tests/gen-nested-trace.awk) at 1x and 4x the children, split at 4 MiB and
+# read as one stream per trace; the state kept for requests waiting for
+# their function is bounded, so peak memory must not grow with the trace
+n1="$dir/nested-500k.pfw"
+n4="$dir/nested-2000k.pfw"
+[ -s "$n1" ] || awk -v n=500000 -v tmp="$dir/gen" -f "$repo/tests/gen-nested-trace.awk" >"$n1"
+[ -s "$n4" ] || awk -v n=2000000 -v tmp="$dir/gen" -f "$repo/tests/gen-nested-trace.awk" >"$n4"
+for x in 1 4; do
+	rm -rf "$dir/nc$x"
+	eval "f=\$n$x"
+	"$bin/dft-split" -s 4 -o "$dir/nc$x" "$f" >"$dir/nc$x.ndjson"
+done
+measure ns1 sh -c "'$bin/dft-analyze' -j 1 <'$dir/nc1.ndjson' >'$dir/ns1.ndjson'"
+measure ns4 sh -c "'$bin/dft-analyze' -j 1 <'$dir/nc4.ndjson' >'$dir/ns4.ndjson'"
+measure nw4 sh -c "'$bin/dft-analyze' -j 1 '$n4' >'$dir/nw4.ndjson'"
+c1=$(grep -c '"type":"chunk"' "$dir/nc1.ndjson")
+c4=$(grep -c '"type":"chunk"' "$dir/nc4.ndjson")
+same=$(if [ "$(grep -v '"type":"step"' "$dir/ns4.ndjson" | jq -S -c 'del(.inputs)')" = "$(grep -v '"type":"step"' "$dir/nw4.ndjson" | jq -S -c 'del(.inputs)')" ]; then echo yes; else echo NO; fi)
+echo "nested trace split at 4 MiB: 1x $c1 chunks peak ${ns1_kb} KiB, 4x $c4 chunks peak ${ns4_kb} KiB (cpu ${ns4_cpu} s); 4x split = 4x whole: $same"
+echo "ratio memory 4x / 1x, chunks read as a stream: $(ratio "$ns4_kb" "$ns1_kb")   (target <= 1.2)"
+echo "unattributed I/O time of the 4x chunks: $(jq -r 'select(.type=="summary") | .unattributed_io_time_s' "$dir/ns4.ndjson") s"
+rm -rf "$dir/nc1"
+
 # zcat | jq on a subset, the same per-function aggregation
 [ -s "$sub" ] || gzip -dc "$t1" | head -n 100000 | gzip -1 >"$sub"
 measure jq sh -c "zcat '$sub' | jq -n -R 'reduce (inputs | fromjson? | select(.ph==\"X\")) as \$e ({}; .[\$e.name].n += 1 | .[\$e.name].t += \$e.dur | .[\$e.name].b += (\$e.args.ret // 0))' >/dev/null"
@@ -80,9 +105,11 @@ echo "gzip -dc | gzip -6:        cpu ${rc_cpu} s, wall ${rc_wall} s"
 echo "ratio dft-split / (gzip -dc | gzip -6) (wall): $(ratio "$sp_wall" "$rc_wall")   (target <= 1.2)"
 echo "ratio dft-split / (gzip -dc | gzip -6) (cpu): $(ratio "$sp_cpu" "$rc_cpu")"
 
-# files in parallel: the chunks read with one thread, then with all cores
-measure p1 sh -c "'$bin/dft-analyze' -j 1 '$dir'/split/*.pfw.gz >/dev/null"
-measure pn sh -c "'$bin/dft-analyze' -j $(nproc) '$dir'/split/*.pfw.gz >/dev/null"
-echo "dft-analyze on $(find "$dir/split" -name '*.pfw.gz' | wc -l) chunks: -j 1 wall ${p1_wall} s, -j $(nproc) wall ${pn_wall} s, speed-up $(ratio "$p1_wall" "$pn_wall")"
-rm -rf "$dir/split"
+# traces in parallel: the chunks of two traces of about the same size (the
+# chunks of one trace are one stream, read by one thread) with one thread,
+# then with all cores
+measure p1 sh -c "'$bin/dft-analyze' -j 1 '$dir/split' '$dir/nc4' >/dev/null"
+measure pn sh -c "'$bin/dft-analyze' -j $(nproc) '$dir/split' '$dir/nc4' >/dev/null"
+echo "dft-analyze on the chunks of two traces ($(find "$dir/split" "$dir/nc4" -name '*.pfw.gz' | wc -l) files): -j 1 wall ${p1_wall} s, -j $(nproc) wall ${pn_wall} s, speed-up $(ratio "$p1_wall" "$pn_wall")"
+rm -rf "$dir/split" "$dir/nc4"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores (wall ratios suffer when the machine is shared)"

@@ -5,9 +5,13 @@
  * FH/HH lines that name them may come later in the file), then the whole
  * file-local aggregate is folded into the caller's aggregate with every
  * hash translated to its name. Memory is bounded by the number of distinct
- * keys (functions, files, processes, threads, time bins), not by events,
- * except for the per-thread list of I/O requests not yet enclosed by an
- * application event, which is compacted when it grows.
+ * keys (functions, files, processes, threads, time bins), not by events:
+ * the per-thread list of I/O requests not yet enclosed by an application
+ * event is compacted when it grows and, beyond PEND_MAX entries, its
+ * oldest half is folded into one bundle of sums per file and class.
+ *
+ * One pass may cover several files: the chunks of one split trace, read
+ * as one stream (agg_trace's next callback), share this state.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -257,11 +261,29 @@ fn_kind(const char *name, size_t n, const char *cat, size_t cn, int *ioc)
 /* ---- per-file state --------------------------------------------------- */
 
 /* mask bits beyond the attribution classes */
-enum { M_SEQ_R = 20, M_SEQ_W, M_CONS_R, M_CONS_W, M_PATH_LAYER };
+enum { M_SEQ_R = 20, M_SEQ_W, M_CONS_R, M_CONS_W, M_PATH_LAYER, M_BUNDLE };
 
+/* An I/O request (or a run of alike neighbours) no function claimed yet. */
 struct pend {
 	int64_t ts, end, dur, bytes;
 	uint32_t mask, n, file, der;
+};
+
+/* Requests a thread holds pending at most (about 160 KiB): beyond, the
+ * oldest half is folded into one bundle entry, p[0] with M_BUNDLE, that
+ * keeps their sums per file and class, so memory stays bounded however
+ * many requests wait for their function. A function then claims the
+ * bundle whole or not at all. */
+#define PEND_MAX 4096
+struct bundle {
+	int64_t lay[4][3];	/* read write meta other: n dur bytes */
+	int64_t der[NDER][3];
+	int has_lay;		/* some request outside a path layer */
+	struct bfile {
+		uint32_t file;
+		int64_t v[ATTR_NF];
+	} *f;
+	size_t nf, capf;
 };
 
 struct thr {
@@ -274,6 +296,7 @@ struct thr {
 	uint32_t layers_seen;
 	int64_t last_bin;
 	int64_t *bin_row;
+	struct bundle *bun;	/* of p[0] when it has M_BUNDLE */
 };
 
 struct posst {
@@ -761,6 +784,90 @@ attr_add(int64_t *row, uint32_t mask, int64_t n, int64_t dur)
 	}
 }
 
+/* The layer class of a request: read, write, meta, other. */
+static int
+pend_ioc(uint32_t mask)
+{
+	return mask & (1u << C_READ) ? IOC_READ :
+	       mask & (1u << C_WRITE) ? IOC_WRITE :
+	       mask & (1u << C_META) ? IOC_META : IOC_OTHER;
+}
+
+static void
+bundle_add(struct bundle *b, const struct pend *p)
+{
+	size_t i;
+
+	for (i = 0; i < b->nf && b->f[i].file != p->file; i++)
+		;
+	if (i == b->nf) {
+		if (b->nf == b->capf) {
+			b->capf = b->capf ? 2 * b->capf : 4;
+			b->f = dft_xreallocarray(b->f, b->capf, sizeof(*b->f));
+		}
+		memset(&b->f[i], 0, sizeof(b->f[i]));
+		b->f[i].file = p->file;
+		b->nf++;
+	}
+	attr_add(b->f[i].v, p->mask, p->n, p->dur);
+	if (p->mask & (1u << M_PATH_LAYER))
+		return;
+	int64_t *l = b->lay[pend_ioc(p->mask) == IOC_OTHER ? 3 :
+			    pend_ioc(p->mask)];
+
+	l[0] += p->n;
+	l[1] += p->dur;
+	l[2] += p->bytes;
+	for (int k = 0; k < NDER; k++) {
+		if (p->der & (1u << k)) {
+			b->der[k][0] += p->n;
+			b->der[k][1] += p->dur;
+			b->der[k][2] += p->bytes;
+		}
+	}
+	b->has_lay = 1;
+}
+
+/* Folds th->p[0..h) into the bundle entry p[0]. */
+static void
+bundle_fold(struct thr *th, size_t h)
+{
+	struct pend *p = th->p;
+	size_t from = 0;
+
+	if (th->bun == NULL)
+		th->bun = dft_xcalloc(1, sizeof(*th->bun));
+	struct bundle *b = th->bun;
+	struct pend acc = p[0];
+
+	if (p[0].mask & (1u << M_BUNDLE)) {
+		from = 1;
+	} else {
+		struct bfile *f = b->f;
+		size_t capf = b->capf;
+
+		memset(b, 0, sizeof(*b));
+		b->f = f;
+		b->capf = capf;
+		acc.n = 0;
+		acc.dur = acc.bytes = 0;
+	}
+	for (size_t i = from; i < h; i++) {
+		bundle_add(b, &p[i]);
+		acc.n += p[i].n;
+		acc.dur += p[i].dur;
+		acc.bytes += p[i].bytes;
+		if (p[i].end > acc.end)
+			acc.end = p[i].end;
+	}
+	acc.mask = 1u << M_BUNDLE;
+	acc.file = UINT32_MAX;
+	acc.der = 0;
+	p[0] = acc;
+	memmove(p + 1, p + h, (th->n - h) * sizeof(*p));
+	th->n = th->n - h + 1;
+}
+
 /* Adds a vector of attributed requests to func \x1e key (file or proc). */
 static void
 attr_flush(struct ctx *c, int map, const char *fk, size_t fkn, const char *k,
@@ -795,12 +902,30 @@ attribute_run(struct ctx *c, struct thr *th, const char *fk, size_t fkn,
 {
 	int64_t vf[ATTR_NF], vp[ATTR_NF];
 	uint32_t cur = UINT32_MAX;
-	int have = 0;
+	int have = 0, any = 0;
 	size_t kn;
 	const char *k;
 
 	memset(vp, 0, sizeof(vp));
 	for (size_t i = 0; i < n; i++) {
+		if (p[i].mask & (1u << M_BUNDLE)) {
+			const struct bundle *b = th->bun;
+
+			if (have) {
+				k = file_key_of(c, cur, &kn);
+				attr_flush(c, M_ATTR_F, fk, fkn, k, kn, vf);
+				have = 0;
+			}
+			for (size_t j = 0; j < b->nf; j++) {
+				k = file_key_of(c, b->f[j].file, &kn);
+				attr_flush(c, M_ATTR_F, fk, fkn, k, kn,
+					   b->f[j].v);
+				for (int x = 0; x < ATTR_NF; x++)
+					vp[x] += b->f[j].v[x];
+			}
+			any = 1;
+			continue;
+		}
 		if (!have || p[i].file != cur) {
 			if (have) {
 				k = file_key_of(c, cur, &kn);
@@ -812,11 +937,14 @@ attribute_run(struct ctx *c, struct thr *th, const char *fk, size_t fkn,
 		}
 		attr_add(vf, p[i].mask, p[i].n, p[i].dur);
 		attr_add(vp, p[i].mask, p[i].n, p[i].dur);
+		any = 1;
 	}
-	if (!have)
+	if (!any)
 		return;
-	k = file_key_of(c, cur, &kn);
-	attr_flush(c, M_ATTR_F, fk, fkn, k, kn, vf);
+	if (have) {
+		k = file_key_of(c, cur, &kn);
+		attr_flush(c, M_ATTR_F, fk, fkn, k, kn, vf);
+	}
 	k = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &kn);
 	attr_flush(c, M_ATTR_P, fk, fkn, k, kn, vp);
 }
@@ -859,12 +987,25 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		int l = (f->layers & (1u << L_READER)) ? L_READER_POSIX :
 			(f->layers & (1u << L_CKPT)) ? L_CKPT_POSIX : -1;
 
-		if (l >= 0 && !(p->mask & (1u << M_PATH_LAYER))) {
+		if (l >= 0 && (p->mask & (1u << M_BUNDLE))) {
+			const struct bundle *b = th->bun;
+			static const int cls[4] = { IOC_READ, IOC_WRITE,
+						    IOC_META, IOC_OTHER };
+
+			for (int k = 0; k < 4; k++)
+				if (b->lay[k][0] > 0 || b->lay[k][1] > 0)
+					layer_add(c->loc, l, cls[k],
+						  b->lay[k][0], b->lay[k][1],
+						  b->lay[k][2]);
+			for (int k = 0; k < NDER; k++)
+				if (b->der[k][0] > 0 || b->der[k][1] > 0)
+					der_add(c->loc, l, k, b->der[k][0],
+						b->der[k][1], b->der[k][2]);
+			if (b->has_lay)
+				thr_layer_seen(c, th, l);
+		} else if (l >= 0 && !(p->mask & (1u << M_PATH_LAYER))) {
 			/* POSIX under a reader or checkpoint function */
-			int ioc = p->mask & (1u << C_READ) ? IOC_READ :
-				  p->mask & (1u << C_WRITE) ? IOC_WRITE :
-				  p->mask & (1u << C_META) ? IOC_META :
-				  IOC_OTHER;
+			int ioc = pend_ioc(p->mask);
 
 			layer_add(c->loc, l, ioc, p->n, p->dur, p->bytes);
 			for (int k = 0; k < NDER; k++)
@@ -877,6 +1018,14 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	}
 	attribute_run(c, th, fk.s, fk.len, th->p + th->n, top - th->n);
 	dft_buf_release(&fk);
+}
+
+static void
+bundle_free(struct bundle *b)
+{
+	if (b != NULL)
+		free(b->f);
+	free(b);
 }
 
 static void
@@ -900,7 +1049,9 @@ pend_push(struct thr *th, const struct pend *p)
 			}
 		}
 		th->n = w;
-		if (th->n * 4 > th->cap * 3 || th->cap == 0) {
+		if (th->cap >= PEND_MAX && th->n * 4 > th->cap * 3) {
+			bundle_fold(th, th->n / 2);
+		} else if (th->n * 4 > th->cap * 3 || th->cap == 0) {
 			th->cap = th->cap ? th->cap * 2 : 256;
 			th->p = dft_xreallocarray(th->p, th->cap,
 						  sizeof(*th->p));
@@ -1383,6 +1534,7 @@ again:
 		for (size_t j = 0; j < th->n; j++)
 			loc.g[G_UNATTR_T] += th->p[j].dur;
 		free(th->p);
+		bundle_free(th->bun);
 		free(th->key);
 	}
 	for (size_t i = 0; i < c.fns.count; i++)
