@@ -307,6 +307,17 @@ nested_trace() {
 	[ "$(normalized "$d/sl/analysis.ndjson")" = "$whole" ]
 	run -2 --separate-stderr dft-analyze --shard 4/3 "$GEN2"
 	run -2 --separate-stderr dft-analyze --shard 1 "$GEN2"
+	# the chunks of one trace cut between two --partial runs: merged, with
+	# a warning naming the trace
+	ls "$d"/a/*.pfw.gz | head -n 5 | dft-analyze --partial >"$d/h.ndjson"
+	ls "$d"/a/*.pfw.gz | tail -n +6 | dft-analyze --partial >"$d/t.ndjson"
+	[ "$(jq -c '.series | map_values(.source)' "$d/h.ndjson" | grep -c "$t")" = 1 ]
+	run -0 --separate-stderr dft-analyze --merge "$d/h.ndjson" "$d/t.ndjson"
+	[[ "$stderr" == *"the chunks of '$t' (series "*") were analyzed apart"* ]]
+	# the counts still add up
+	[ "$(printf '%s\n' "$output" | jq -c 'select(.type=="summary") | .events')" = "$(grep -c '"ph":"X"' "$t")" ]
+	run -0 --separate-stderr dft-analyze --merge "$d"/s?.ndjson
+	[ -z "$stderr" ]
 }
 
 @test "the Slurm and Flux shard scripts: --local run equals one run, --dry-run submits shards then a merge" {

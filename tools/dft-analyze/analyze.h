@@ -179,6 +179,8 @@ struct run_info {
 	char *preset_reason;
 	json_object *inputs;	/* array of names */
 	int top;
+	/* chunk series read: id -> {"source": path, "parts": [1, 2, ...]} */
+	json_object *series;
 };
 void rules_run(struct agg *a, const struct run_info *ri,
 	       struct results *res);

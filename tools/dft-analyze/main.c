@@ -50,6 +50,9 @@ struct input {
 	int opened;
 	int64_t lines;
 	long nrec;		/* JSON record lines among them */
+	char series[24];	/* a chunk: its series and part, else part 0 */
+	long part;
+	char *source;
 	struct dft_buf recs;	/* records found in the file, one per line */
 	char *err;		/* cannot open: message */
 	struct dft_trace rep;	/* copy kept for the report */
@@ -174,6 +177,11 @@ sread_next(struct dft_trace *t, int status, void *ctx)
 
 	x->status = status;
 	x->lines = t->lines - x->nrec;
+	if (t->chunk_part > 0) {
+		memcpy(x->series, t->chunk_series, sizeof(x->series));
+		x->part = t->chunk_part;
+		x->source = dft_xstrdup(t->chunk_source ? t->chunk_source : "");
+	}
 	x->rep = *t;		/* statistics only */
 	x->rep.name = x->path;
 	for (size_t j = r->cur + 1; j < r->st->n; j++)
@@ -295,7 +303,69 @@ struct recctx {
 	int merged;
 	const char *name;
 	long json_recs;		/* record lines seen (counted as lines) */
+	/* the chunk series read here and in the partials merged: id ->
+	 * {source, parts, owner (0 here, k for the k-th partial), split} */
+	json_object *series;
+	int partials;
 };
+
+/* Notes part of series id, read here (owner 0) or by partial owner. */
+static void
+series_note(struct recctx *rc, const char *id, const char *source,
+	    long part, int owner)
+{
+	json_object *e;
+
+	if (!json_object_object_get_ex(rc->series, id, &e)) {
+		e = json_object_new_object();
+		json_object_object_add(e, "source", dft_jstr(source));
+		json_object_object_add(e, "parts", json_object_new_array());
+		json_object_object_add(e, "owner", dft_jint(owner));
+		json_object_object_add(rc->series, id, e);
+	} else if (dft_json_int(e, "owner", 0) != owner) {
+		json_object_object_add(e, "split",
+				       json_object_new_boolean(1));
+	}
+	json_object *parts = json_object_object_get(e, "parts");
+
+	json_object_array_add(parts, dft_jint(part));
+}
+
+static int
+cmp_part(const void *a, const void *b)
+{
+	int64_t x = json_object_get_int64(*(json_object *const *)a);
+	int64_t y = json_object_get_int64(*(json_object *const *)b);
+
+	return x < y ? -1 : x > y;
+}
+
+/* The series for the partial record; warns about series whose chunks
+ * were read apart. */
+static json_object *
+series_finish(struct recctx *rc)
+{
+	json_object *out = json_object_new_object();
+
+	json_object_object_foreach(rc->series, id, e) {
+		json_object *parts = json_object_object_get(e, "parts");
+		json_object *o = json_object_new_object();
+
+		json_object_array_sort(parts, cmp_part);
+		if (dft_json_bool(e, "split", 0))
+			dft_warn("the chunks of '%s' (series %s) were "
+				 "analyzed apart, in several --partial runs: "
+				 "functions and file positions near the cuts "
+				 "are approximate (keep the chunks of a trace "
+				 "in one shard, see --shard)",
+				 dft_json_str(e, "source", "?"), id);
+		json_object_object_add(o, "source", json_object_get(
+			json_object_object_get(e, "source")));
+		json_object_object_add(o, "parts", json_object_get(parts));
+		json_object_object_add(out, id, o);
+	}
+	return out;
+}
 
 static void
 handle_record(struct recctx *rc, const char *line, size_t len, long lineno)
@@ -330,7 +400,29 @@ handle_record(struct recctx *rc, const char *line, size_t len, long lineno)
 			dft_warn_at(rc->name, lineno, "%s", why);
 			rc->status = dft_worst(rc->status, DFT_EXIT_DATA);
 		} else {
+			json_object *sr;
+
 			rc->merged = 1;
+			rc->partials++;
+			if (json_object_object_get_ex(o, "series", &sr) &&
+			    json_object_is_type(sr, json_type_object)) {
+				json_object_object_foreach(sr, id, e) {
+					json_object *ps = json_object_object_get(
+						e, "parts");
+					size_t np = ps && json_object_is_type(ps,
+						json_type_array) ?
+						json_object_array_length(ps) : 0;
+
+					for (size_t i = 0; i < np; i++)
+						series_note(rc, id,
+							dft_json_str(e, "source",
+								     "?"),
+							(long)json_object_get_int64(
+							json_object_array_get_idx(
+								ps, i)),
+							rc->partials);
+				}
+			}
 		}
 	} else {
 		fwrite(line, 1, len, stdout);
@@ -481,7 +573,8 @@ main(int argc, char **argv)
 	dft_step_begin(&step, "analyze");
 	agg_init(&a);
 
-	struct recctx rc = { &in, &a, inputs, DFT_EXIT_OK, 0, "<stdin>", 0 };
+	struct recctx rc = { &in, &a, inputs, DFT_EXIT_OK, 0, "<stdin>", 0,
+			     json_object_new_object(), 0 };
 	int analyzed = 0;
 
 	if (optind == argc) {
@@ -531,6 +624,9 @@ main(int argc, char **argv)
 				if (x->lines > 0)
 					json_object_array_add(inputs,
 							      dft_jstr(x->path));
+				if (x->part > 0)
+					series_note(&rc, x->series, x->source,
+						    x->part, 0);
 			}
 			status = dft_worst(status, x->status);
 			rc.name = x->path;
@@ -558,6 +654,7 @@ main(int argc, char **argv)
 
 		ri.inputs = inputs;
 		ri.top = o.top;
+		ri.series = series_finish(&rc);
 		if (o.preset != NULL) {
 			ri.preset = o.preset;
 			ri.preset_reason = dft_xstrdup("option");
@@ -576,6 +673,7 @@ main(int argc, char **argv)
 		}
 		results_release(&res);
 		free(ri.preset_reason);
+		json_object_put(ri.series);
 	}
 	if (!o.table)
 		dft_emit_put(stdout, dft_step_end(&step, status == 0 ? "ok" :
@@ -583,10 +681,12 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < in.n; i++) {
 		free(in.v[i].path);
 		free(in.v[i].err);
+		free(in.v[i].source);
 		dft_buf_release(&in.v[i].recs);
 	}
 	free(in.v);
 	json_object_put(inputs);
+	json_object_put(rc.series);
 	agg_release(&a);
 	return dft_worst(status, dft_close_stdout());
 }

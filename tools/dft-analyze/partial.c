@@ -21,6 +21,9 @@ partial_json(struct agg *a, const struct run_info *ri)
 	json_object_object_add(o, "tool", dft_jstr("dft-analyze"));
 	json_object_object_add(o, "thresholds", thresholds_json());
 	json_object_object_add(o, "inputs", json_object_get(ri->inputs));
+	if (ri->series != NULL)
+		json_object_object_add(o, "series",
+				       json_object_get(ri->series));
 	for (int i = 0; i < G_NF; i++)
 		json_object_array_add(g, dft_jint(a->g[i]));
 	json_object_object_add(o, "g", g);
