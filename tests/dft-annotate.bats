@@ -88,6 +88,27 @@ roundtrip() {
 	refute_output --partial '~Cache'
 	assert_output --partial 'Scratch::~Scratch'
 }
+@test "round trip: calls that do not return, loops that cannot complete (noreturn.c)" {
+	roundtrip "$A/corpus" noreturn.c
+	w=$BATS_TEST_TMPDIR/w
+	# no END at a closing brace that cannot be reached
+	run -0 jq -r 'select(.type == "function" and (.falls_through | not)) | .name' "$w/funcs.ndjson"
+	assert_output "fail
+quit
+first_multiple
+checked
+find
+drain
+sign
+main"
+	# END before each call of fail() and quit(), and nothing after it
+	run -0 grep -c '{ DFTRACER_C_FUNCTION_END(); fail(2); }' "$w/ann/noreturn.c"
+	run -0 grep -c '{ DFTRACER_C_FUNCTION_END(); quit("too big"); }' "$w/ann/noreturn.c"
+	run -0 grep -c '{ DFTRACER_C_FUNCTION_END(); DFTRACER_C_FINI(); quit("out of budget"); }' "$w/ann/noreturn.c"
+	run -0 jq -r 'select(.name == "checked") | [.exits[].kind] | join(" ")' "$w/funcs.ndjson"
+	assert_output "noreturn noreturn return"
+	run -1 grep -n 'END(); }$' "$w/ann/noreturn.c"
+}
 @test "round trip: Python under user decorators (decorators.py)" {
 	roundtrip "$A/corpus" decorators.py
 	run -0 grep -c '^calls: 1$' "$BATS_TEST_TMPDIR/w/out.ann"

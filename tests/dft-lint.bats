@@ -169,3 +169,28 @@ C
 }
 
 @test "--prefix-map: a value without '=', with an empty OLD or NEW is a usage error" { checklist_bad_prefix_map dft-lint; }
+
+# noreturn.c of the annotate corpus, annotated (every function selected)
+annotate_noreturn() {
+	cp "$FIXTURES/annotate/corpus/noreturn.c" "$BATS_TEST_TMPDIR/"
+	(cd "$BATS_TEST_TMPDIR" && dft-funcs noreturn.c) |
+		sed '/"type":"function"/s/}$/,"decision":{"annotate":true,"comp":"cpu"}}/' \
+		>"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+}
+
+@test "lint and annotate agree on calls that do not return and loops that cannot complete" {
+	annotate_noreturn
+	# for (;;) without break at the end, END before calls of a _Noreturn
+	# function ending in longjmp and of one whose every path exits
+	run -0 --separate-stderr dft-lint "$BATS_TEST_TMPDIR/noreturn.c"
+	refute_output --partial '"type":"diagnostic"'
+	[ -z "$stderr" ]
+	# the same knowledge finds a missing END before such a call
+	sed -i 's/{ DFTRACER_C_FUNCTION_END(); fail(2); }/fail(2);/' "$BATS_TEST_TMPDIR/noreturn.c"
+	line=$(grep -n '^		fail(2);$' "$BATS_TEST_TMPDIR/noreturn.c" | cut -d: -f1)
+	run -1 --separate-stderr dft-lint "$BATS_TEST_TMPDIR/noreturn.c"
+	[[ "$stderr" == *"noreturn.c:$line:3: error: fail without END: the function's event is never written [L6]"* ]]
+	run -0 grep -c '"severity":"error"' <<<"$output"
+	assert_output 1
+}

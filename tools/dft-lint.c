@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "dft.h"
+#include "cflow.h"
 #include "banned.h"
 
 static const char usage_text[] =
@@ -175,6 +176,7 @@ struct file_ctx {
 	size_t n;
 	CXFile file;
 	CXTranslationUnit tu;
+	struct dft_cflow *flow;	/* calls that do not return (common/) */
 	const char *fn;		/* qualified name of the function */
 	int report;		/* 0 while iterating to a fixpoint */
 	json_object *seen;	/* "rule:line:col" already reported */
@@ -448,38 +450,14 @@ set_m(stset s, int m)
 	return o;
 }
 
-static const char *const exit_names[] = {
-	"exit", "_exit", "_Exit", "quick_exit", "abort", "longjmp",
-	"siglongjmp", "_longjmp", "pthread_exit", "err", "errx", "verr",
-	"verrx", "__assert_fail", "__builtin_trap", "__builtin_unreachable",
-	NULL
-};
-
-static int
-is_exit_call(const char *name)
-{
-	int i;
-
-	for (i = 0; exit_names[i]; i++)
-		if (!strcmp(name, exit_names[i]))
-			return 1;
-	return 0;
-}
-
 static stset walk_stmt(struct walk *w, struct node *n, stset s);
 
+/* A call that does not return (dft-funcs gives annotate the same). */
 static int
-is_exit_stmt(struct node *n)
+is_exit_stmt(struct file_ctx *fc, struct node *n)
 {
-	char *nm;
-	int r;
-
-	if (n->kind != CXCursor_CallExpr)
-		return 0;
-	nm = callee_name(n->cur);
-	r = is_exit_call(nm);
-	free(nm);
-	return r;
+	return n->kind == CXCursor_CallExpr &&
+	       dft_cflow_call(fc->flow, n->cur) != NULL;
 }
 
 /* The last child: the statement of a label, case or default. */
@@ -656,6 +634,7 @@ static stset
 walk_call(struct walk *w, struct node *n, stset s)
 {
 	struct file_ctx *fc = w->fc;
+	const char *end;
 	char *name;
 
 	s = walk_kids(w, n, s);
@@ -694,10 +673,11 @@ walk_call(struct walk *w, struct node *n, stset s)
 			     "MPI_Finalize before the FINI of a guard (which "
 			     "runs at main's end): FINI after MPI_Finalize");
 		s = set_m(s, 1);
-	} else if (is_exit_call(name)) {
+	} else if ((end = dft_cflow_call(fc->flow, n->cur)) != NULL) {
 		/* an exit inside a macro (assert) cannot be covered: the
-		 * process ends, the program's behaviour is the same */
-		if (s && !n->in_macro)
+		 * process ends, the program's behaviour is the same; nor
+		 * does a death such as __builtin_trap need an END */
+		if (s && !n->in_macro && strcmp(end, "die"))
 			on_exit_point(w, n, s, name, 0);
 		s = 0;
 	}
@@ -705,9 +685,11 @@ walk_call(struct walk *w, struct node *n, stset s)
 	return s;
 }
 
+/* forever: the loop has no condition or a constant true one, so it is
+ * left only by break (or goto, return, exits) */
 static stset
 walk_loop(struct walk *w, struct node *body, struct node **pre, int npre,
-	  struct node **post, int npost, stset s, int do_loop)
+	  struct node **post, int npost, stset s, int do_loop, int forever)
 {
 	stset head = s, out, save_b = w->brk, save_c = w->cont, prev;
 	int report = w->fc->report, i, it;
@@ -744,7 +726,7 @@ walk_loop(struct walk *w, struct node *body, struct node **pre, int npre,
 
 		for (i = 0; i < npost; i++)
 			b = walk_stmt(w, post[i], b);
-		out = (do_loop ? b : cond) | w->brk;
+		out = (forever ? 0 : do_loop ? b : cond) | w->brk;
 	}
 	w->brk = save_b;
 	w->cont = save_c;
@@ -788,7 +770,7 @@ walk_stmt(struct walk *w, struct node *n, stset s)
 			w->next_is_exit = i + 1 < n->nkid &&
 					  (n->kid[i + 1]->kind ==
 						   CXCursor_ReturnStmt ||
-					   is_exit_stmt(n->kid[i + 1]));
+					   is_exit_stmt(fc, n->kid[i + 1]));
 			s = walk_stmt(w, k, s);
 			w->next_is_exit = 0;
 		}
@@ -875,20 +857,24 @@ walk_stmt(struct walk *w, struct node *n, stset s)
 		if (n->nkid < 2)
 			return walk_kids(w, n, s);
 		return walk_loop(w, n->kid[n->nkid - 1], n->kid, n->nkid - 1,
-				 NULL, 0, s, 0);
+				 NULL, 0, s, 0,
+				 dft_cflow_loop_forever(fc->flow, n->cur));
 	case CXCursor_ForStmt:
 	case CXCursor_CXXForRangeStmt: {
 		/* init; cond; inc; body - children present only when written */
 		if (n->nkid < 1)
 			return s;
 		return walk_loop(w, n->kid[n->nkid - 1], n->kid, n->nkid - 1,
-				 NULL, 0, s, 0);
+				 NULL, 0, s, 0,
+				 n->kind == CXCursor_ForStmt &&
+				 dft_cflow_loop_forever(fc->flow, n->cur));
 	}
 	case CXCursor_DoStmt:
 		if (n->nkid < 2)
 			return walk_kids(w, n, s);
 		return walk_loop(w, n->kid[0], NULL, 0, n->kid + 1,
-				 n->nkid - 1, s, 1);
+				 n->nkid - 1, s, 1,
+				 dft_cflow_loop_forever(fc->flow, n->cur));
 	case CXCursor_SwitchStmt: {
 		stset save_b = w->brk, save_e = w->sw_entry, out;
 		int save_sw = w->in_switch, has_default;
@@ -1365,8 +1351,10 @@ lint_file(const struct target *t, CXIndex idx, const struct dft_compdb *db,
 		}
 		clang_disposeDiagnostic(g);
 	}
+	fc.flow = dft_cflow_new(fc.tu);
 	clang_visitChildren(clang_getTranslationUnitCursor(fc.tu), top_visit,
 			    &fc);
+	dft_cflow_free(fc.flow);
 	clang_disposeTranslationUnit(fc.tu);
 out:
 	free((char *)fc.text);

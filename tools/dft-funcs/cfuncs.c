@@ -15,6 +15,7 @@
 
 #include <clang-c/Index.h>
 
+#include "cflow.h"
 #include "funcs.h"
 
 struct cfile {
@@ -36,11 +37,7 @@ struct tuctx {
 	struct cfile *files;
 	size_t nfiles;
 	int parse_ok;
-	struct noret {
-		char *usr;
-		int v;
-	} *nr;
-	size_t nnr, capnr;
+	struct dft_cflow *flow;	/* calls that do not return (common/) */
 };
 
 struct exitpt {
@@ -263,55 +260,11 @@ range(const struct cfile *cf, size_t off, size_t end)
 	return p;
 }
 
-/* ---- children ------------------------------------------------------------ */
+/* ---- setjmp ----------------------------------------------------------------- */
 
-struct kids {
-	CXCursor *v;
-	size_t n, cap;
-};
-
-static enum CXChildVisitResult
-kid_visit(CXCursor c, CXCursor parent, CXClientData d)
-{
-	struct kids *k = d;
-
-	if (k->n == k->cap) {
-		k->cap = k->cap ? k->cap * 2 : 8;
-		k->v = dft_xreallocarray(k->v, k->cap, sizeof(*k->v));
-	}
-	k->v[k->n++] = c;
-	return CXChildVisit_Continue;
-}
-
-static void
-kids_of(CXCursor c, struct kids *k)
-{
-	k->v = NULL;
-	k->n = k->cap = 0;
-	clang_visitChildren(c, kid_visit, k);
-}
-
-/* ---- noreturn callees ----------------------------------------------------- */
-
-static const char *const exit_names[] = {
-	"exit", "_exit", "_Exit", "quick_exit", "abort", NULL
-};
-static const char *const longjmp_names[] = {
-	"longjmp", "siglongjmp", "_longjmp", "__longjmp_chk", NULL
-};
 static const char *const setjmp_names[] = {
 	"setjmp", "_setjmp", "sigsetjmp", "__sigsetjmp", "__builtin_setjmp",
 	NULL
-};
-/* noreturn by declaration, but process death that needs no END */
-static const char *const ignore_noret[] = {
-	"__assert_fail", "__assert_perror_fail", "__assert", "__assert_rtn",
-	"__builtin_unreachable", "__builtin_trap", "__stack_chk_fail",
-	"__cxa_throw", "__cxa_rethrow", "_wassert", NULL
-};
-static const char *const known_noret[] = {
-	"pthread_exit", "err", "errx", "verr", "verrx", "thrd_exit",
-	"__builtin_abort", "__builtin_exit", NULL
 };
 
 static int
@@ -323,69 +276,6 @@ in_names(const char *s, const char *const *l)
 		if (strcmp(s, l[i]) == 0)
 			return 1;
 	return 0;
-}
-
-static int
-decl_is_noreturn(struct tuctx *t, CXCursor d)
-{
-	char *usr = cxs(clang_getCursorUSR(d)), *ts;
-	size_t i;
-	int v = 0;
-	CXToken *toks = NULL;
-	unsigned nt = 0, k;
-
-	for (i = 0; i < t->nnr; i++)
-		if (strcmp(t->nr[i].usr, usr) == 0) {
-			free(usr);
-			return t->nr[i].v;
-		}
-	ts = cxs(clang_getTypeSpelling(
-		clang_getCanonicalType(clang_getCursorType(d))));
-	if (strstr(ts, "noreturn"))
-		v = 1;
-	free(ts);
-	if (!v) {
-		/* specifiers come before the name: tokenize only those */
-		clang_tokenize(t->tu, clang_getRange(
-			clang_getRangeStart(clang_getCursorExtent(d)),
-			clang_getCursorLocation(d)), &toks, &nt);
-		for (k = 0; k < nt && !v; k++) {
-			char *s;
-
-			if (clang_getTokenKind(toks[k]) != CXToken_Keyword &&
-			    clang_getTokenKind(toks[k]) != CXToken_Identifier)
-				continue;
-			s = cxs(clang_getTokenSpelling(t->tu, toks[k]));
-			if (strcmp(s, "_Noreturn") == 0 ||
-			    strcmp(s, "noreturn") == 0 ||
-			    strcmp(s, "__noreturn__") == 0)
-				v = 1;
-			free(s);
-		}
-		if (toks)
-			clang_disposeTokens(t->tu, toks, nt);
-	}
-	if (!v) {
-		/* [[noreturn]] and leading attributes are outside the extent */
-		CXFile df = NULL;
-		size_t off = start_off(d, &df), len = 0, p;
-		const char *b = df ? clang_getFileContents(t->tu, df, &len) : NULL;
-
-		if (b && off <= len) {
-			p = off;
-			while (p > 0 && off - p < 256 && b[p - 1] != ';' &&
-			       b[p - 1] != '}' && b[p - 1] != '{')
-				p--;
-			v = memmem(b + p, off - p, "noreturn", 8) != NULL;
-		}
-	}
-	if (t->nnr == t->capnr) {
-		t->capnr = t->capnr ? t->capnr * 2 : 16;
-		t->nr = dft_xreallocarray(t->nr, t->capnr, sizeof(*t->nr));
-	}
-	t->nr[t->nnr].usr = usr;
-	t->nr[t->nnr++].v = v;
-	return v;
 }
 
 /* ---- functions that run after finalize --------------------------------------- */
@@ -526,35 +416,6 @@ qual_name(CXCursor c)
 	return dft_buf_detach(&b);
 }
 
-/* 1 when the declaration lives at global scope, in std or extern "C". */
-static int
-global_or_std(CXCursor d)
-{
-	CXCursor p = clang_getCursorSemanticParent(d);
-
-	while (!clang_Cursor_isNull(p)) {
-		enum CXCursorKind k = clang_getCursorKind(p);
-		char *s;
-		int std;
-
-		if (k == CXCursor_TranslationUnit || clang_isInvalid(k))
-			return 1;
-		if (k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl) {
-			p = clang_getCursorSemanticParent(p);
-			continue;
-		}
-		if (k != CXCursor_Namespace)
-			return 0;
-		s = cxs(clang_getCursorSpelling(p));
-		std = strcmp(s, "std") == 0 || strcmp(s, "__gnu_cxx") == 0;
-		free(s);
-		if (!std)
-			return 0;
-		p = clang_getCursorSemanticParent(p);
-	}
-	return 1;
-}
-
 /* ---- the body walk ---------------------------------------------------------- */
 
 static void walk(struct walk *w, CXCursor c, CXCursor parent);
@@ -687,7 +548,7 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 	     rk == CXCursor_ConversionFunction)) {
 		char *usr = cxs(clang_getCursorUSR(r));
 
-		glob = global_or_std(r);
+		glob = dft_cflow_global(r);
 		name = glob ? dft_xstrdup(bare) : qual_name(r);
 		if (usr[0])
 			fn_add_callee(w->fn, usr);
@@ -709,25 +570,15 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		add_io_api(w, bare);
 		note_atexit(w, c, bare);
 	}
-	if (glob && bare[0] && !w->aux) {
-		if (in_names(bare, setjmp_names))
+	if (!w->aux) {
+		if (glob && bare[0] && in_names(bare, setjmp_names))
 			w->setjmp_ = 1;
-		for (int i = 0; exit_names[i]; i++)
-			if (strcmp(bare, exit_names[i]) == 0)
-				kind = exit_names[i];
-		if (kind) {
-			/* one of the exit family: kind is its name */
-		} else if (in_names(bare, longjmp_names)) {
-			kind = "longjmp";
+		/* a process death that needs no END is no exit */
+		kind = dft_cflow_call(w->t->flow, c);
+		if (kind && !strcmp(kind, "die"))
+			kind = NULL;
+		if (kind && !strcmp(kind, "longjmp"))
 			w->longjmp_ = 1;
-		} else if (in_names(bare, known_noret)) {
-			kind = "noreturn";
-		} else if (!in_names(bare, ignore_noret) &&
-			   !clang_Cursor_isNull(r) &&
-			   rk == CXCursor_FunctionDecl &&
-			   decl_is_noreturn(w->t, r)) {
-			kind = "noreturn";
-		}
 	}
 	if (kind) {
 		struct exitpt *e = add_exit(w);
@@ -829,7 +680,7 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 	case CXCursor_ReturnStmt: {
 		struct exitpt *e = add_exit(w);
 		CXFile f;
-		struct kids kd;
+		struct dft_kids kd;
 
 		e->kind = "return";
 		e->off = start_off(c, &f);
@@ -838,7 +689,7 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 			      !same_file(w, c);
 		e->parent = parent_name(w, parent, e->off);
 		e->end = stmt_end(w->cf, end_off(c));
-		kids_of(c, &kd);
+		dft_cflow_kids(c, &kd);
 		if (kd.n > 0) {
 			e->has_value = 1;
 			e->voff = start_off(kd.v[0], &f);
@@ -863,171 +714,6 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 		break;
 	}
 	clang_visitChildren(c, walk_visit, w);
-}
-
-/* ---- can control reach the closing brace? ----------------------------------- */
-
-static int has_break(CXCursor c);
-
-static enum CXChildVisitResult
-brk_visit(CXCursor c, CXCursor parent, CXClientData d)
-{
-	int *found = d;
-	enum CXCursorKind k = clang_getCursorKind(c);
-
-	if (k == CXCursor_BreakStmt) {
-		*found = 1;
-		return CXChildVisit_Break;
-	}
-	if (k == CXCursor_ForStmt || k == CXCursor_WhileStmt ||
-	    k == CXCursor_DoStmt || k == CXCursor_SwitchStmt ||
-	    k == CXCursor_CXXForRangeStmt || k == CXCursor_LambdaExpr)
-		return CXChildVisit_Continue;
-	return CXChildVisit_Recurse;
-}
-
-static int
-has_break(CXCursor c)
-{
-	int found = 0;
-
-	clang_visitChildren(c, brk_visit, &found);
-	return found;
-}
-
-/* 1 when the condition is absent or a non-zero integer literal */
-static int
-always_true(struct tuctx *t, CXCursor cond)
-{
-	CXEvalResult r;
-	int v = 0;
-
-	if (clang_Cursor_isNull(cond))
-		return 1;
-	r = clang_Cursor_Evaluate(cond);
-	if (r) {
-		if (clang_EvalResult_getKind(r) == CXEval_Int)
-			v = clang_EvalResult_getAsLongLong(r) != 0;
-		clang_EvalResult_dispose(r);
-	}
-	return v;
-}
-
-static int
-is_exit_call(struct walk *w, CXCursor c)
-{
-	size_t i;
-	CXFile f;
-	size_t off;
-
-	while (clang_getCursorKind(c) == CXCursor_UnexposedExpr ||
-	       clang_getCursorKind(c) == CXCursor_CStyleCastExpr ||
-	       clang_getCursorKind(c) == CXCursor_ParenExpr) {
-		struct kids kd;
-
-		kids_of(c, &kd);
-		if (kd.n != 1) {
-			free(kd.v);
-			return 0;
-		}
-		c = kd.v[0];
-		free(kd.v);
-	}
-	if (clang_getCursorKind(c) != CXCursor_CallExpr)
-		return 0;
-	off = start_off(c, &f);
-	for (i = 0; i < w->nex; i++)
-		if (w->ex[i].off == off && w->ex[i].callee)
-			return 1;
-	return 0;
-}
-
-/* 1 when the for statement at c is written "for (init; ; step)" */
-static int
-for_without_cond(struct walk *w, CXCursor c)
-{
-	const struct cfile *cf = w->cf;
-	CXFile f;
-	size_t p = start_off(c, &f), semi[2] = {0, 0};
-	int depth = 0, ns = 0;
-
-	if (!word_at(cf, p, "for"))
-		return 0;
-	p = skip_fwd(cf, p + 3);
-	if (p >= cf->len || cf->buf[p] != '(')
-		return 0;
-	for (; p < cf->len; p++) {
-		char ch = cf->buf[p];
-
-		if (ch == '(')
-			depth++;
-		else if (ch == ')' && --depth == 0)
-			break;
-		else if (ch == ';' && depth == 1 && ns < 2)
-			semi[ns++] = p;
-	}
-	if (ns < 2)
-		return 0;
-	p = skip_fwd(cf, semi[0] + 1);
-	if (p == semi[1])
-		return 1;
-	return cf->buf[p] == '1' && skip_fwd(cf, p + 1) == semi[1];
-}
-
-static int
-terminates(struct walk *w, CXCursor c)
-{
-	struct kids kd;
-	int r = 0;
-
-	switch (clang_getCursorKind(c)) {
-	case CXCursor_ReturnStmt:
-	case CXCursor_GotoStmt:
-	case CXCursor_IndirectGotoStmt:
-	case CXCursor_CXXThrowExpr:
-		return 1;
-	case CXCursor_CallExpr:
-	case CXCursor_UnexposedExpr:
-	case CXCursor_CStyleCastExpr:
-		return is_exit_call(w, c);
-	case CXCursor_CompoundStmt:
-	case CXCursor_LabelStmt:
-		kids_of(c, &kd);
-		r = kd.n > 0 && terminates(w, kd.v[kd.n - 1]);
-		break;
-	case CXCursor_IfStmt:
-		kids_of(c, &kd);
-		/* cond, then, else (ignoring init statements) */
-		r = kd.n >= 3 && terminates(w, kd.v[kd.n - 1]) &&
-		    terminates(w, kd.v[kd.n - 2]);
-		break;
-	case CXCursor_WhileStmt:
-		kids_of(c, &kd);
-		r = kd.n == 2 && always_true(w->t, kd.v[0]) &&
-		    !has_break(kd.v[1]);
-		break;
-	case CXCursor_DoStmt:
-		kids_of(c, &kd);
-		r = kd.n == 2 && (terminates(w, kd.v[0]) ||
-				  (always_true(w->t, kd.v[1]) &&
-				   !has_break(kd.v[0])));
-		break;
-	case CXCursor_ForStmt: {
-		/* for (;;) has only the body as a child */
-		CXCursor body;
-
-		kids_of(c, &kd);
-		if (kd.n == 0)
-			break;
-		body = kd.v[kd.n - 1];
-		r = !has_break(body) && for_without_cond(w, c);
-		break;
-	}
-	default:
-		return 0;
-	}
-	free(kd.v);
-	return r;
 }
 
 /* ---- one function definition ------------------------------------------------ */
@@ -1224,11 +910,11 @@ is_knr(const struct cfile *cf, size_t name, size_t open)
 static void
 walk_outside(struct walk *w, CXCursor c, CXCursor walkroot)
 {
-	struct kids kd;
+	struct dft_kids kd;
 	size_t i;
 	int ctor = clang_getCursorKind(c) == CXCursor_Constructor;
 
-	kids_of(c, &kd);
+	dft_cflow_kids(c, &kd);
 	for (i = 0; i < kd.n; i++) {
 		enum CXCursorKind k = clang_getCursorKind(kd.v[i]);
 
@@ -1245,7 +931,7 @@ walk_outside(struct walk *w, CXCursor c, CXCursor walkroot)
 static void
 do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 {
-	struct kids kd;
+	struct dft_kids kd;
 	CXCursor body = clang_getNullCursor(), walkroot;
 	size_t i, sig, nameoff, open, close, endb;
 	CXFile f;
@@ -1257,7 +943,7 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	CXType ft = clang_getCursorType(c);
 	int knr = 0, falls, nret_macro = 0;
 
-	kids_of(c, &kd);
+	dft_cflow_kids(c, &kd);
 	for (i = kd.n; i-- > 0;) {
 		enum CXCursorKind bk = clang_getCursorKind(kd.v[i]);
 
@@ -1266,9 +952,9 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 			break;
 		}
 		if (bk == CXCursor_CXXTryStmt) {
-			struct kids tk;
+			struct dft_kids tk;
 
-			kids_of(kd.v[i], &tk);
+			dft_cflow_kids(kd.v[i], &tk);
 			if (tk.n && clang_getCursorKind(tk.v[0]) ==
 					    CXCursor_CompoundStmt) {
 				body = tk.v[0];
@@ -1299,7 +985,7 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	w.body_open = open;
 	walk(&w, walkroot, c);
 	walk_outside(&w, c, walkroot);
-	falls = !terminates(&w, body);
+	falls = !dft_cflow_cannot_complete(t->flow, body);
 
 	name = cxs(clang_getCursorSpelling(c));
 	qn = qual_name(c);
@@ -1377,7 +1063,7 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 		strcmp(rtc, "void") == 0));
 	json_object_object_add(r, "is_entry", json_object_new_boolean(
 		strcmp(name, "main") == 0 && k == CXCursor_FunctionDecl &&
-		global_or_std(c) && strcmp(qn, "main") == 0));
+		dft_cflow_global(c) && strcmp(qn, "main") == 0));
 	json_object_object_add(r, "storage", dft_jstr(
 		clang_getCursorLinkage(c) == CXLinkage_Internal ? "static"
 								 : "extern"));
@@ -1559,6 +1245,7 @@ c_extract(struct job *j, const struct fopts *o, void *cxindex)
 		free(msg);
 		clang_disposeDiagnostic(dg);
 	}
+	t.flow = dft_cflow_new(t.tu);
 	root = clang_getTranslationUnitCursor(t.tu);
 	clang_visitChildren(root, top_visit, &t);
 	for (k = 0; k < t.nfiles; k++) {
@@ -1566,8 +1253,6 @@ c_extract(struct job *j, const struct fopts *o, void *cxindex)
 		free(t.files[k].lines);
 	}
 	free(t.files);
-	for (k = 0; k < t.nnr; k++)
-		free(t.nr[k].usr);
-	free(t.nr);
+	dft_cflow_free(t.flow);
 	clang_disposeTranslationUnit(t.tu);
 }
