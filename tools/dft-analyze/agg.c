@@ -36,6 +36,10 @@ const struct map_def map_defs[M_N] = {
 	[M_ATTR_F] = { "attr_file", ATTR_NF, 0, "SF" },
 	[M_ATTR_P] = { "attr_proc", ATTR_NF, 0, "SP" },
 	[M_IFACE] = { "iface", 3, 0, "S" },
+	[M_PROCT] = { "proct", 2, 1, "P" },
+	[M_PROCIO] = { "procio", 1, 0, "P" },
+	[M_FILEPROCT] = { "fileproct", 2, 1, "FP" },
+	[M_LOOP] = { "loop", 5, 0, "ST" },
 };
 
 const char *const ioc_name[IOC_N] = {
@@ -297,17 +301,33 @@ struct thr {
 	int64_t last_bin;
 	int64_t *bin_row;
 	struct bundle *bun;	/* of p[0] when it has M_BUNDLE */
+	int64_t *proct_row;	/* local M_PROCT */
+	int64_t io_s, io_e;	/* the running union interval of its I/O */
+	struct loopst *loop;
 };
 
 struct posst {
 	int64_t pos, end_r, end_w;
 	int64_t *fp_row;	/* local M_FILEPROC row */
+	int64_t *fpt_row;	/* local M_FILEPROCT row */
+	struct iset *rd;	/* byte ranges read (redundant reads) */
+	uint32_t fidx;
 	int64_t last_bin;
 	int pathclass;		/* 0 other, 1 data, 2 checkpoint */
 };
 
+/* the part an application event plays in a training loop */
+enum { LP_NONE, LP_WAIT, LP_BODY, LP_COMPUTE, LP_EPOCH };
+
+/* per thread: the loop's intervals (data-loader stall) */
+struct loopst {
+	struct iset wait, body, compute, epoch;
+};
+
 struct fninfo {
 	int kind, ioc;
+	int loop;		/* LP_* */
+	int ckpt;		/* checkpoint function */
 	uint32_t layers;	/* by name and category */
 	int der_loader, der_reader;	/* derived slot or -1 */
 	int64_t *func_row, *cat_row;
@@ -346,7 +366,49 @@ struct ctx {
 	uint64_t lpos_key;
 	int64_t bin_us;
 	struct dft_buf kb;
+	struct iset *pio;	/* per local process: union of I/O intervals */
+	size_t npio;
+	size_t ilimit;		/* intervals_max */
 };
+
+static int
+ends_with(const char *s, size_t n, const char *lit)
+{
+	size_t ln = strlen(lit);
+
+	return n >= ln && memcmp(s + n - ln, lit, ln) == 0;
+}
+
+/*
+ * The part an application function plays in a training loop: the wait
+ * for the next batch (`X.iter` of dftracer's iterator wrappers, not an
+ * epoch iterator), the loop body (`X.yield`, `X.block`), compute (category
+ * compute, or ai_framework named *compute*), or an epoch (DLIO's
+ * DLIOBenchmark._train, the AI API's pipeline epoch and its loop body).
+ */
+static int
+loop_role(const char *nm, size_t nn, const char *ct, size_t cn, int ckpt)
+{
+	int ep = contains(nm, nn, "epoch");
+
+	if (ckpt)
+		return LP_NONE;
+	if ((nn == 20 && memcmp(nm, "DLIOBenchmark._train", 20) == 0) ||
+	    (ep && (ends_with(nm, nn, ".block") || ends_with(nm, nn, ".yield")))
+	    || (cat_is(ct, cn, "pipeline") && nn == 5 &&
+		memcmp(nm, "epoch", 5) == 0))
+		return LP_EPOCH;
+	if (ep)
+		return LP_NONE;
+	if (ends_with(nm, nn, ".iter"))
+		return LP_WAIT;
+	if (ends_with(nm, nn, ".yield") || ends_with(nm, nn, ".block"))
+		return LP_BODY;
+	if (cat_is(ct, cn, "compute") ||
+	    (cat_is(ct, cn, "ai_framework") && contains(nm, nn, "compute")))
+		return LP_COMPUTE;
+	return LP_NONE;
+}
 
 static unsigned
 fn_slot(const struct dft_trace_ev *ev)
@@ -433,6 +495,8 @@ fn_get(struct ctx *c, const struct dft_trace_ev *ev)
 			}
 			if (ckpt)
 				f->layers |= 1u << L_CKPT;
+			f->ckpt = ckpt;
+			f->loop = loop_role(nm, nn, ct, cn, ckpt);
 		}
 	}
 	c->fcache[slot] = f;
@@ -496,6 +560,16 @@ thr_get(struct ctx *c, const struct dft_trace_ev *ev)
 		agg_row(c->loc, M_HOST, c->kb.s,
 			(size_t)(sep - c->kb.s))[0] |= 1;
 		th->last_bin = INT64_MIN;
+		th->proct_row = agg_row(c->loc, M_PROCT, c->kb.s, plen);
+		th->io_s = th->io_e = INT64_MIN;
+		if (th->proc >= c->npio) {
+			size_t nn = th->proc + 1;
+
+			c->pio = dft_xreallocarray(c->pio, nn, sizeof(*c->pio));
+			for (size_t i = c->npio; i < nn; i++)
+				iset_init(&c->pio[i], c->ilimit);
+			c->npio = nn;
+		}
 	}
 	c->lt = th;
 	c->lt_pid = ev->pid;
@@ -590,7 +664,9 @@ pos_get(struct ctx *c, struct thr *th, uint32_t fidx)
 		dft_buf_addc(&c->kb, '\x1e');
 		dft_buf_add(&c->kb, pk, pkn);
 		p->fp_row = agg_row(c->loc, M_FILEPROC, c->kb.s, c->kb.len);
+		p->fpt_row = agg_row(c->loc, M_FILEPROCT, c->kb.s, c->kb.len);
 		p->last_bin = INT64_MIN;
+		p->fidx = fidx;
 	}
 	c->lpos = p;
 	c->lpos_key = key;
@@ -646,10 +722,27 @@ sum_io(int64_t *s, int ioc, int64_t n, int64_t dur, int64_t bytes,
 	if (mask & (1u << C_SMALL_R)) {
 		s[S_SMALL_R] += n;
 		s[S_SMALL_RT] += dur;
+		s[S_SMALL_RB] += bytes;
 	}
 	if (mask & (1u << C_SMALL_W)) {
 		s[S_SMALL_W] += n;
 		s[S_SMALL_WT] += dur;
+		s[S_SMALL_WB] += bytes;
+	}
+	if (mask & ((1u << C_RAND_R) | (1u << C_RAND_W))) {
+		s[S_RND_T] += dur;
+		s[S_RND_B] += bytes;
+	}
+	if (mask & (1u << C_MISAL)) {
+		s[S_MISAL_T] += dur;
+		s[S_MISAL_B] += bytes;
+		if (mask & ((1u << C_SMALL_R) | (1u << C_SMALL_W)))
+			s[S_MISAL_SMALL_T] += dur;
+	}
+	if (mask & (1u << C_REREAD)) {
+		s[S_REREAD_N] += n;
+		s[S_REREAD_T] += dur;
+		s[S_REREAD_B] += bytes;
 	}
 	if (mask & (1u << C_RAND_R))
 		s[S_RND_R] += n;
@@ -977,7 +1070,7 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	size_t top = th->n;
 
 	while (th->n > 0 && th->p[th->n - 1].ts >= ev->ts) {
-		const struct pend *p = &th->p[th->n - 1];
+		struct pend *p = &th->p[th->n - 1];
 
 		/* a compacted run that started before the function: keep
 		 * it for an outer function when most of it lies outside */
@@ -1014,6 +1107,8 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 						p->bytes);
 			thr_layer_seen(c, th, l);
 		}
+		if (f->ckpt)
+			p->mask |= 1u << C_CKPT;
 		th->n--;
 	}
 	attribute_run(c, th, fk.s, fk.len, th->p + th->n, top - th->n);
@@ -1151,6 +1246,17 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 			th->proc_row[S_ALIGN_CHECKED] += 1;
 			if (al > 0 && start % al != 0)
 				mask |= 1u << C_MISAL;
+			if (!w && bytes > 0) {
+				if (ps->rd == NULL) {
+					ps->rd = dft_xcalloc(1, sizeof(*ps->rd));
+					iset_init(ps->rd, c->ilimit);
+				}
+				int64_t cov = iset_add(ps->rd, start,
+						       start + bytes);
+
+				if (2 * cov >= bytes)
+					mask |= 1u << C_REREAD;
+			}
 			int64_t *xr = fs->xrow;
 
 			if (start + bytes > xr[w])
@@ -1159,6 +1265,15 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		sum_io(fs->row, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
 		       hbin);
 		int64_t *fp = ps->fp_row;
+
+		if (ioc == IOC_READ || ioc == IOC_WRITE) {
+			int64_t *ft = ps->fpt_row;
+
+			if (SPAN_BIG - ev->ts > ft[0])
+				ft[0] = SPAN_BIG - ev->ts;
+			if (ev->ts + dur > ft[1])
+				ft[1] = ev->ts + dur;
+		}
 
 		fp[0] += n;
 		fp[1] += dur;
@@ -1227,6 +1342,25 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		thr_layer_seen(c, th, L_LOADER_FORK);
 	}
 
+	/* the union of the thread's I/O intervals, then of its process */
+	int64_t e = ev->ts + dur;
+
+	if (th->io_e == INT64_MIN) {
+		th->io_s = ev->ts;
+		th->io_e = e;
+	} else if (ev->ts <= th->io_e && e >= th->io_s) {
+		if (e > th->io_e)
+			th->io_e = e;
+		if (ev->ts < th->io_s)
+			th->io_s = ev->ts;
+	} else if (ev->ts > th->io_e) {
+		iset_add(&c->pio[th->proc], th->io_s, th->io_e);
+		th->io_s = ev->ts;
+		th->io_e = e;
+	} else {
+		iset_add(&c->pio[th->proc], ev->ts, e);	/* earlier, apart */
+	}
+
 	/* pending attribution */
 	struct pend p = { ev->ts, ev->ts + dur, dur, bytes, mask, (uint32_t)n,
 			  fidx, posix_der_mask(f) };
@@ -1262,6 +1396,15 @@ one_event(struct ctx *c, const struct dft_trace_ev *ev)
 	struct thr *th = thr_get(c, ev);
 	int64_t bytes = 0;
 
+	if (ev->has & DFT_EV_TS) {
+		int64_t *pt = th->proct_row;
+
+		if (SPAN_BIG - ev->ts > pt[0])
+			pt[0] = SPAN_BIG - ev->ts;
+		if (ev->ts + dur > pt[1])
+			pt[1] = ev->ts + dur;
+	}
+
 	if (f->kind & FN_IO) {
 		int64_t before = a->g[G_IO_S + S_B];
 
@@ -1280,6 +1423,22 @@ one_event(struct ctx *c, const struct dft_trace_ev *ev)
 		return;
 	if (!agg_ev)
 		app_event(c, th, ev, f, dur);
+	if (f->loop != LP_NONE && !agg_ev && dur > 0) {
+		if (th->loop == NULL) {
+			th->loop = dft_xcalloc(1, sizeof(*th->loop));
+			iset_init(&th->loop->wait, c->ilimit);
+			iset_init(&th->loop->body, c->ilimit);
+			iset_init(&th->loop->compute, c->ilimit);
+			iset_init(&th->loop->epoch, c->ilimit);
+			th->loop->epoch.strict = 1;
+		}
+		struct iset *is = f->loop == LP_WAIT ? &th->loop->wait :
+				  f->loop == LP_BODY ? &th->loop->body :
+				  f->loop == LP_COMPUTE ? &th->loop->compute :
+				  &th->loop->epoch;
+
+		iset_add(is, ev->ts, ev->ts + dur);
+	}
 	for (int l = L_APP; l < L_N; l++) {
 		if (!(f->layers & (1u << l)))
 			continue;
@@ -1331,6 +1490,72 @@ sane(struct dft_trace_ev *ev)
 	ev->size = clampv(ev->size, 0, 1 << 16);
 	ev->offset = clampv(ev->offset, -O, O);
 	ev->dft_cnt = clampv(ev->dft_cnt, 0, C);
+}
+
+/*
+ * The loop rows of a thread: per epoch (an epoch interval, or the whole
+ * thread when it has none) the time waiting for batches, the compute time
+ * (loop bodies, else compute events), the epoch's span and the number of
+ * waits. Without wait events the wait is the epoch's time outside compute
+ * (DFAnalyzer's derived fetch_data), marked derived.
+ */
+static void
+loop_rows(struct ctx *c, struct thr *th)
+{
+	struct loopst *l = th->loop;
+	struct iset *sets[3] = { &l->wait, &l->body, &l->compute };
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	for (int i = 0; i < 3; i++) {
+		if (sets[i]->n == 0)
+			continue;
+		lo = sets[i]->v[0].s < lo ? sets[i]->v[0].s : lo;
+		hi = sets[i]->v[sets[i]->n - 1].e > hi ?
+		     sets[i]->v[sets[i]->n - 1].e : hi;
+	}
+	int derived = l->wait.n == 0;
+
+	if (derived && (l->epoch.n == 0 || (l->compute.n == 0 &&
+					    l->body.n == 0)))
+		return;
+	if (l->wait.n == 0 && l->body.n == 0 && l->compute.n == 0)
+		return;
+	size_t ne = l->epoch.n ? l->epoch.n : 1;
+
+	for (size_t k = 0; k < ne; k++) {
+		int64_t a = l->epoch.n ? l->epoch.v[k].s : lo;
+		int64_t b = l->epoch.n ? l->epoch.v[k].e : hi;
+		int64_t body = iset_within(&l->body, a, b);
+		int64_t comp = body > 0 ? body : iset_within(&l->compute, a, b);
+		int64_t wait, steps = 0;
+
+		if (derived) {
+			wait = (b - a) - comp;
+		} else {
+			wait = iset_within(&l->wait, a, b);
+			for (size_t i = 0; i < l->wait.n; i++)
+				if (l->wait.v[i].s >= a && l->wait.v[i].s < b)
+					steps++;
+		}
+		if (wait < 0)
+			wait = 0;
+		if (wait == 0 && comp == 0)
+			continue;
+		char kb[32];
+		int kl = snprintf(kb, sizeof(kb), "%zu", k + 1);
+
+		dft_buf_reset(&c->kb);
+		dft_buf_add(&c->kb, kb, (size_t)kl);
+		dft_buf_addc(&c->kb, '\x1e');
+		dft_buf_add(&c->kb, th->key, th->keyn);
+		int64_t *r = agg_row(c->loc, M_LOOP, c->kb.s, c->kb.len);
+
+		r[0] += wait;
+		r[1] += comp;
+		r[2] += b - a;
+		r[3] += steps;
+		r[4] |= derived;
+	}
 }
 
 /* ---- folding the file-local aggregate ----------------------------------- */
@@ -1478,6 +1703,7 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx,
 	dft_tmap_init(&c.files, sizeof(struct filest));
 	dft_tmap_init(&c.pos, sizeof(struct posst));
 	dft_buf_init(&c.kb);
+	c.ilimit = thr[T_INTERVALS_MAX] >= 4 ? (size_t)thr[T_INTERVALS_MAX] : 4;
 	c.bin_us = (int64_t)(thr[T_TIME_BIN_S] * 1e6);
 	if (c.bin_us <= 0)
 		c.bin_us = 1000000;
@@ -1488,8 +1714,7 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx,
 again:
 	while ((k = dft_trace_next(t, &ev)) == 1) {
 		if ((ev.has & DFT_EV_NOTJSON) ||
-		    (ev.rtype.p != NULL && ev.ph == DFT_PH_UNKNOWN &&
-		     ev.name.p == NULL)) {
+		    (ev.rtype.p != NULL && ev.ph == DFT_PH_UNKNOWN)) {
 			if (rec != NULL)
 				rec(ev.line, ev.len, ev.lineno, rctx);
 			if (!(ev.has & DFT_EV_NOTJSON))
@@ -1530,6 +1755,17 @@ again:
 		struct thr *th = dft_tmap_value(&c.thrs, i);
 		static const char nf[] = "(no enclosing function)\x1f\x1f\x1f";
 
+		if (th->io_e != INT64_MIN)
+			iset_add(&c.pio[th->proc], th->io_s, th->io_e);
+		if (th->loop != NULL) {
+			loop_rows(&c, th);
+			iset_release(&th->loop->wait);
+			iset_release(&th->loop->body);
+			iset_release(&th->loop->compute);
+			iset_release(&th->loop->epoch);
+			free(th->loop);
+		}
+
 		attribute_run(&c, th, nf, sizeof(nf) - 1, th->p, th->n);
 		for (size_t j = 0; j < th->n; j++)
 			loc.g[G_UNATTR_T] += th->p[j].dur;
@@ -1539,6 +1775,27 @@ again:
 	}
 	for (size_t i = 0; i < c.fns.count; i++)
 		free(((struct fninfo *)dft_tmap_value(&c.fns, i))->fkey);
+	for (size_t i = 0; i < c.npio; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&loc.m[M_PROC], i, &kn);
+
+		agg_row(&loc, M_PROCIO, k, kn)[0] += iset_total(&c.pio[i]);
+		iset_release(&c.pio[i]);
+	}
+	free(c.pio);
+	for (size_t i = 0; i < c.pos.count; i++) {
+		struct posst *ps = dft_tmap_value(&c.pos, i);
+
+		if (ps->rd == NULL)
+			continue;
+		int64_t d = iset_total(ps->rd);
+
+		((int64_t *)dft_tmap_value(&loc.m[M_FILE], ps->fidx))
+			[S_DISTINCT_RB] += d;
+		loc.g[G_IO_S + S_DISTINCT_RB] += d;
+		iset_release(ps->rd);
+		free(ps->rd);
+	}
 	if (loc.g[G_LINES] > 0) {
 		loc.g[G_FILES_READ] = 1;
 		int gen = dft_trace_generation(style);

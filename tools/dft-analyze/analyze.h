@@ -30,6 +30,10 @@ enum thr_id {
 	T_WISIO_UNOVERLAPPED, T_VIEW_MIN_SHARE, T_TIME_BIN_S,
 	T_DLIO_FETCH_PRESSURE, T_DLIO_EPOCH_STRAGGLER, T_DLIO_CHECKPOINT_TIME,
 	T_DLIO_FS_BW_MB_S,
+	T_METADATA_TIME_SHARE, T_SYNC_TIME_SHARE, T_SYNC_REQUESTS_ABS,
+	T_REDUNDANT_READ_RATIO, T_REDUNDANT_READ_BYTES, T_DEFAULT_BW_MB_S,
+	T_SYSTEM_DOMINATES, T_FINDINGS_SHOWN, T_INTERVALS_MAX,
+	T_VERDICT_IO_BOUND, T_VERDICT_PARTLY,
 	T_N
 };
 extern const char *const thr_name[T_N];
@@ -61,6 +65,8 @@ enum {
 	S_SEQ_R, S_SEQ_W, S_CONS_R, S_CONS_W, S_RND_R, S_RND_W,
 	S_MISAL, S_ALIGN_CHECKED,
 	S_STDIO_N, S_STDIO_T, S_STDIO_B,
+	S_SMALL_RB, S_SMALL_WB, S_RND_T, S_RND_B, S_MISAL_T, S_MISAL_B,
+	S_MISAL_SMALL_T, S_REREAD_N, S_REREAD_T, S_REREAD_B, S_DISTINCT_RB,
 	S_HIST_R, S_HIST_W = S_HIST_R + NBINS,
 	S_NF = S_HIST_W + NBINS
 };
@@ -68,7 +74,7 @@ enum {
 /* attribution classes: offending-request kinds a finding can blame */
 enum cls {
 	C_IO, C_READ, C_WRITE, C_META, C_SMALL_R, C_SMALL_W, C_RAND_R,
-	C_RAND_W, C_STDIO, C_MISAL, C_SYNC, C_N
+	C_RAND_W, C_STDIO, C_MISAL, C_SYNC, C_REREAD, C_CKPT, C_N
 };
 #define ATTR_NF (2 * C_N)	/* per class: count, time */
 
@@ -100,6 +106,27 @@ enum {
 	G_UNATTR_T, G_MPI_EVENTS, G_MPIIO_N, G_MPIIO_COLL, G_FETCH_ITER,
 	G_IO_S, G_NF = G_IO_S + S_NF
 };
+/* First times are kept as SPAN_BIG - ts in maximum-merged rows (M_PROCT,
+ * M_FILEPROCT), so a zero row means "none" and merging takes the minimum. */
+#define SPAN_BIG ((int64_t)1 << 62)
+/* Interval sets (iset.c): sorted, disjoint, at most `limit` intervals. */
+struct ival {
+	int64_t s, e;
+};
+struct iset {
+	struct ival *v;
+	size_t n, cap, limit;
+	int64_t slack;		/* gap length joined by compaction */
+	int strict;		/* keep touching intervals apart (epochs) */
+};
+void iset_init(struct iset *s, size_t limit);
+void iset_release(struct iset *s);
+/* Adds [a, b); returns how much of it was covered already. */
+int64_t iset_add(struct iset *s, int64_t a, int64_t b);
+int64_t iset_total(const struct iset *s);
+/* Length of the set's part within [a, b). */
+int64_t iset_within(const struct iset *s, int64_t a, int64_t b);
+
 enum map_id {
 	M_CAT,		/* cat -> n t b */
 	M_FUNC,		/* name \x1f cat -> n t b */
@@ -117,6 +144,11 @@ enum map_id {
 	M_ATTR_F,	/* func \x1e file -> ATTR_NF */
 	M_ATTR_P,	/* func \x1e proc -> ATTR_NF */
 	M_IFACE,	/* posix|stdio|mpiio -> n t b */
+	M_PROCT,	/* proc -> -first ts, last end (max) */
+	M_PROCIO,	/* proc -> union of its I/O intervals (us) */
+	M_FILEPROCT,	/* file \x1e proc -> -first, last data I/O (max) */
+	M_LOOP,		/* epoch \x1e thread -> wait, compute, span, steps,
+			 * derived */
 	M_N
 };
 struct map_def {
@@ -169,6 +201,14 @@ struct finding {
 	json_object *functions;	/* owned */
 	double io_share;
 	int forced;
+	/* judgement (rules.c consolidate) */
+	const char *cls;	/* catalogue class */
+	double time_s, saving_s, wall_share, io_time_share;
+	char *saving_model;
+	const char *severity;
+	json_object *facets, *insights, *files, *calls;	/* owned */
+	int64_t files_more;
+	int raw;		/* a rule's row, before consolidation */
 };
 struct results {
 	struct finding *f;
@@ -181,10 +221,43 @@ struct run_info {
 	int top;
 	/* chunk series read: id -> {"source": path, "parts": [1, 2, ...]} */
 	json_object *series;
+	int all;		/* --all: every finding */
+	int include_system;	/* --include-system */
+	struct dft_tmap *funcs;	/* name -> struct fnloc (function records) */
+	/* filled by rules_run for out.c */
+	double wall_s, proc_wall_s, io_wall_s, io_wall_share;
+	const char *verdict;
+	char *verdict_text;
+	json_object *processes_io;	/* array, owned */
+	int64_t processes_io_more;
+	int64_t sys_n, sys_t, sys_b, sys_files;
+	size_t findings_total, findings_shown;
 };
-void rules_run(struct agg *a, const struct run_info *ri,
-	       struct results *res);
+/* A function record's location (--functions, or records on stdin). */
+struct fnloc {
+	char *file, *qualname;
+	int64_t line;
+};
+/* Whether a path is a system or runtime file (diagnosis-rules.md §8). */
+int is_system_path(const char *p, size_t n);
+void rules_run(struct agg *a, struct run_info *ri, struct results *res);
+/* rules.c helpers shared with judge.c */
+extern int rules_include_system;
+void app_sums(struct agg *a, int64_t *out);
+void app_files(struct agg *a, struct dft_tmap *set);
+void shared_files(struct agg *a, struct dft_tmap *np);
+struct strag {
+	int64_t mxb, mnb, totb, mxt, mnt, tott, n;
+};
+void shared_stats(struct agg *a, const struct dft_tmap *shared,
+		  struct dft_tmap *st);
+json_object *functions_for(struct agg *a, uint32_t cmask,
+			   const struct dft_tmap *files, const char *proc);
+/* judge.c: verdict, time at stake, one finding per cause, ranking */
+void judge(struct agg *a, struct run_info *ri, struct results *res);
+void run_info_release(struct run_info *ri);
 void results_release(struct results *res);
+void finding_release(struct finding *f);
 int score_frac(double v);
 const char *score_label(int s);
 const char *choose_preset(struct agg *a, char **reason);

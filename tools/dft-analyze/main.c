@@ -28,7 +28,8 @@
 
 static const char usage_text[] =
 	"usage: dft-analyze [-j jobs] [-p posix|dlio] [-c file] [-t top]\n"
-	"                   [-f json|table] [--partial | --merge]\n"
+	"                   [-f json|table] [--all] [--include-system]\n"
+	"                   [--functions file] [--partial | --merge]\n"
 	"                   [--shard K/N] [trace ...]\n"
 	"       dft-analyze --thresholds [-c file]\n";
 
@@ -42,6 +43,9 @@ struct opts {
 	int merge;
 	int thresholds;
 	long shard_k, shard_n;	/* --shard K/N; 0/0 without */
+	int all;
+	int include_system;
+	const char *functions;
 };
 
 struct input {
@@ -99,6 +103,12 @@ usage(int code)
 		      "      --shard K/N     read only the K-th of every N "
 		      "traces (chunks of one\n"
 		      "                      trace count as one)\n"
+		      "      --all           print every finding (default: the "
+		      "first findings_shown)\n"
+		      "      --include-system  rank I/O on system and runtime "
+		      "files too\n"
+		      "      --functions FILE  function records (dft-funcs) "
+		      "giving file:line\n"
 		      "      --thresholds    print the thresholds in force\n"
 		      "  -h, --help          this help\n"
 		      "  -V, --version       print the version\n", stdout);
@@ -294,6 +304,63 @@ run_pool(struct inputs *in, size_t from, int jobs, struct agg *a,
 	dft_trace_streams_free(p.st, p.nst, 1);
 }
 
+/*
+ * Keeps a function record's location under its qualified name and its
+ * name (the first record of a name wins). Returns 1 for a function record.
+ */
+static int
+add_function(struct dft_tmap *funcs, json_object *o)
+{
+	const char *file = dft_json_str(o, "file", NULL);
+	const char *qn = dft_json_str(o, "qualified_name", NULL);
+	const char *nm = dft_json_str(o, "name", NULL);
+	int64_t line = dft_json_int(o, "line", -1);
+	json_object *lines;
+
+	if (strcmp(dft_record_type(o), "function") != 0)
+		return 0;
+	if (json_object_object_get_ex(o, "lines", &lines))
+		line = dft_json_int(lines, "start", line);
+	const char *keys[2] = { qn, nm };
+
+	for (int i = 0; i < 2; i++) {
+		int is_new;
+
+		if (keys[i] == NULL || *keys[i] == '\0')
+			continue;
+		struct fnloc *l = dft_tmap_get(funcs, keys[i], strlen(keys[i]),
+					       1, &is_new);
+
+		if (!is_new)
+			continue;
+		l->file = file ? dft_xstrdup(file) : NULL;
+		l->qualname = dft_xstrdup(qn ? qn : keys[i]);
+		l->line = line;
+	}
+	return 1;
+}
+
+static int
+load_functions(struct dft_tmap *funcs, const char *path)
+{
+	struct dft_reader r;
+	json_object *o;
+	int k;
+
+	if (dft_reader_open(&r, path) < 0) {
+		dft_warn("cannot open '%s':", path);
+		return DFT_EXIT_FATAL;
+	}
+	while ((k = dft_reader_next(&r, &o)) == 1) {
+		add_function(funcs, o);
+		json_object_put(o);
+	}
+	int st = k < 0 || r.bad > 0 ? DFT_EXIT_DATA : DFT_EXIT_OK;
+
+	dft_reader_release(&r);
+	return st;
+}
+
 /* A record line found in the input: chunk, partial, or pass-through. */
 struct recctx {
 	struct inputs *in;
@@ -307,6 +374,7 @@ struct recctx {
 	 * {source, parts, owner (0 here, k for the k-th partial), split} */
 	json_object *series;
 	int partials;
+	struct dft_tmap *funcs;
 };
 
 /* Notes part of series id, read here (owner 0) or by partial owner. */
@@ -425,6 +493,9 @@ handle_record(struct recctx *rc, const char *line, size_t len, long lineno)
 			}
 		}
 	} else {
+		/* function records give file:line, and pass through */
+		if (o != NULL)
+			add_function(rc->funcs, o);
 		fwrite(line, 1, len, stdout);
 		fputc('\n', stdout);
 	}
@@ -440,7 +511,8 @@ stdin_rec(const char *line, size_t len, long lineno, void *ctx)
 static void
 parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_PARTIAL = 256, OPT_MERGE, OPT_THRESHOLDS, OPT_SHARD };
+	enum { OPT_PARTIAL = 256, OPT_MERGE, OPT_THRESHOLDS, OPT_SHARD, OPT_ALL,
+	       OPT_SYSTEM, OPT_FUNCTIONS };
 	static const struct option lo[] = {
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "preset", required_argument, NULL, 'p' },
@@ -451,6 +523,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "merge", no_argument, NULL, OPT_MERGE },
 		{ "thresholds", no_argument, NULL, OPT_THRESHOLDS },
 		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "include-system", no_argument, NULL, OPT_SYSTEM },
+		{ "functions", required_argument, NULL, OPT_FUNCTIONS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -518,6 +593,15 @@ parse_opts(int argc, char **argv, struct opts *o)
 			*sl = '/';
 			break;
 		}
+		case OPT_ALL:
+			o->all = 1;
+			break;
+		case OPT_SYSTEM:
+			o->include_system = 1;
+			break;
+		case OPT_FUNCTIONS:
+			o->functions = optarg;
+			break;
 		case 'h':
 			usage(0);
 			break;
@@ -573,8 +657,18 @@ main(int argc, char **argv)
 	dft_step_begin(&step, "analyze");
 	agg_init(&a);
 
+	struct dft_tmap funcs;
+
+	dft_tmap_init(&funcs, sizeof(struct fnloc));
+	if (o.functions != NULL) {
+		int st = load_functions(&funcs, o.functions);
+
+		if (st == DFT_EXIT_FATAL)
+			return DFT_EXIT_FATAL;
+		status = dft_worst(status, st);
+	}
 	struct recctx rc = { &in, &a, inputs, DFT_EXIT_OK, 0, "<stdin>", 0,
-			     json_object_new_object(), 0 };
+			     json_object_new_object(), 0, &funcs };
 	int analyzed = 0;
 
 	if (optind == argc) {
@@ -655,6 +749,9 @@ main(int argc, char **argv)
 		ri.inputs = inputs;
 		ri.top = o.top;
 		ri.series = series_finish(&rc);
+		ri.all = o.all;
+		ri.include_system = o.include_system;
+		ri.funcs = &funcs;
 		if (o.preset != NULL) {
 			ri.preset = o.preset;
 			ri.preset_reason = dft_xstrdup("option");
@@ -672,6 +769,7 @@ main(int argc, char **argv)
 				out_records(stdout, &a, &ri, &res);
 		}
 		results_release(&res);
+		run_info_release(&ri);
 		free(ri.preset_reason);
 		json_object_put(ri.series);
 	}
@@ -685,6 +783,13 @@ main(int argc, char **argv)
 		dft_buf_release(&in.v[i].recs);
 	}
 	free(in.v);
+	for (size_t i = 0; i < funcs.count; i++) {
+		struct fnloc *l = dft_tmap_value(&funcs, i);
+
+		free(l->file);
+		free(l->qualname);
+	}
+	dft_tmap_release(&funcs);
 	json_object_put(inputs);
 	json_object_put(rc.series);
 	agg_release(&a);

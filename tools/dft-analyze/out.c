@@ -101,7 +101,40 @@ summary(struct agg *a, const struct run_info *ri)
 	if (t0 > t1)
 		t0 = t1 = 0;
 	json_object_object_add(o, "type", dft_jstr("summary"));
-	json_object_object_add(o, "v", dft_jint(1));
+	json_object_object_add(o, "v", dft_jint(2));
+	json_object_object_add(o, "wall_s", dft_jdouble(ri->wall_s));
+	json_object_object_add(o, "io_wall_s", dft_jdouble(ri->io_wall_s));
+	json_object_object_add(o, "io_wall_share",
+			       dft_jdouble(ri->io_wall_share));
+	json_object_object_add(o, "verdict", dft_jstr(ri->verdict));
+	json_object_object_add(o, "verdict_text", dft_jstr(ri->verdict_text));
+	json_object_object_add(o, "processes_io",
+			       json_object_get(ri->processes_io));
+	json_object_object_add(o, "processes_io_more",
+			       dft_jint(ri->processes_io_more));
+	json_object_object_add(o, "process_wall_s",
+			       dft_jdouble(ri->proc_wall_s));
+	{
+		json_object *sy = json_object_new_object();
+		int64_t all = a->g[G_IO_S + S_T];
+
+		json_object_object_add(sy, "count", dft_jint(ri->sys_n));
+		json_object_object_add(sy, "time_s",
+				       dft_jdouble(ri->sys_t / 1e6));
+		json_object_object_add(sy, "bytes", dft_jint(ri->sys_b));
+		json_object_object_add(sy, "files", dft_jint(ri->sys_files));
+		json_object_object_add(sy, "share", dft_jdouble(
+			all > 0 ? (double)ri->sys_t / (double)all : 0));
+		json_object_object_add(sy, "ranked", json_object_new_boolean(
+			ri->include_system ||
+			(all > 0 && (double)ri->sys_t / (double)all >=
+			 thr[T_SYSTEM_DOMINATES])));
+		json_object_object_add(o, "system_io", sy);
+	}
+	json_object_object_add(o, "findings_total",
+			       dft_jint((int64_t)ri->findings_total));
+	json_object_object_add(o, "findings_shown",
+			       dft_jint((int64_t)ri->findings_shown));
 	json_object_object_add(o, "preset", dft_jstr(ri->preset));
 	json_object_object_add(o, "preset_reason", dft_jstr(ri->preset_reason));
 	json_object_object_add(o, "inputs", json_object_get(ri->inputs));
@@ -233,7 +266,8 @@ summary(struct agg *a, const struct run_info *ri)
 	struct dft_tmap np;
 	int64_t sf = 0, pf = 0, sb = 0, pb = 0;
 
-	count_by_part(&a->m[M_FILEPROC], 0, &np);
+	dft_tmap_init(&np, sizeof(int64_t));
+	shared_files(a, &np);
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
 		const char *k = dft_tmap_key(&a->m[M_FILE], i, NULL);
 		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
@@ -501,7 +535,26 @@ finding_rec(const struct finding *f, size_t i)
 
 	snprintf(id, sizeof(id), "B%zu", i + 1);
 	json_object_object_add(o, "type", dft_jstr("bottleneck"));
-	json_object_object_add(o, "v", dft_jint(1));
+	json_object_object_add(o, "v", dft_jint(2));
+	json_object_object_add(o, "class", dft_jstr(f->cls));
+	json_object_object_add(o, "time_s", dft_jdouble(f->time_s));
+	json_object_object_add(o, "io_share", dft_jdouble(f->io_time_share));
+	json_object_object_add(o, "wall_share", dft_jdouble(f->wall_share));
+	json_object_object_add(o, "saving_s", dft_jdouble(f->saving_s));
+	json_object_object_add(o, "saving_model", dft_jstr(f->saving_model));
+	json_object_object_add(o, "severity", dft_jstr(f->severity));
+	json_object_object_add(o, "facets", f->facets ?
+			       json_object_get(f->facets) :
+			       json_object_new_array());
+	json_object_object_add(o, "insights", f->insights ?
+			       json_object_get(f->insights) :
+			       json_object_new_array());
+	json_object_object_add(o, "files", f->files ?
+			       json_object_get(f->files) :
+			       json_object_new_array());
+	json_object_object_add(o, "files_more", dft_jint(f->files_more));
+	if (f->calls != NULL)
+		json_object_object_add(o, "calls", json_object_get(f->calls));
 	json_object_object_add(o, "id", dft_jstr(id));
 	json_object_object_add(o, "rank", dft_jint((int64_t)i + 1));
 	json_object_object_add(o, "metric", dft_jstr(f->metric));
@@ -512,7 +565,9 @@ finding_rec(const struct finding *f, size_t i)
 	json_object_object_add(o, "threshold", dft_jdouble(f->threshold));
 	json_object_object_add(o, "op", dft_jstr(f->op));
 	json_object_object_add(o, "score", dft_jint(f->score));
-	json_object_object_add(o, "label", dft_jstr(score_label(f->score)));
+	json_object_object_add(o, "label", dft_jstr(f->severity ?
+						    f->severity :
+						    score_label(f->score)));
 	json_object_object_add(o, "bottleneck",
 			       json_object_new_boolean(f->score >= 4));
 	json_object_object_add(o, "component", dft_jstr(f->component));
@@ -560,6 +615,95 @@ human(double b, char *buf, size_t n)
 	return buf;
 }
 
+static void
+table_findings(FILE *out, const struct run_info *ri, struct results *res)
+{
+	char b1[32];
+
+	fprintf(out, "\nFindings by time at stake (%zu shown of %zu%s)\n",
+		res->n, ri->findings_total, ri->all ? ", --all" : "");
+	if (res->n == 0)
+		fprintf(out, "  none\n");
+	for (size_t i = 0; i < res->n; i++) {
+		const struct finding *f = &res->f[i];
+
+		fprintf(out, "  %zu. [%s] %s: %s\n", i + 1,
+			f->severity ? f->severity : score_label(f->score),
+			f->cls ? f->cls : f->insight, f->title);
+		fprintf(out, "      %.3f s at stake (%.1f%% of I/O time, %.1f%% "
+			"of wall time); est. saving %.3f s\n", f->time_s,
+			100 * f->io_time_share, 100 * f->wall_share,
+			f->saving_s);
+		fprintf(out, "      %s\n", f->description ? f->description :
+			"");
+		size_t nfa = f->facets ? json_object_array_length(f->facets) : 0;
+
+		fprintf(out, "      rules:");
+		for (size_t k = 0; k < nfa; k++)
+			fprintf(out, "%s %s (%s)", k ? "," : "",
+				json_object_get_string(json_object_array_get_idx(
+					f->facets, k)),
+				json_object_get_string(json_object_array_get_idx(
+					f->insights, k < json_object_array_length(
+						f->insights) ? k : 0)));
+		fprintf(out, "; %s = %.4g (threshold %s %.4g)\n", f->metric,
+			f->value, f->op, f->threshold);
+		size_t nfl = f->files ? json_object_array_length(f->files) : 0;
+
+		for (size_t k = 0; k < nfl && k < 3; k++) {
+			json_object *x = json_object_array_get_idx(f->files, k);
+
+			fprintf(out, "      %s %s (%.3f s)\n", k ? "     " :
+				"files:", dft_json_str(x, "file", "?"),
+				dft_json_double(x, "time_s", 0));
+		}
+		if (nfl > 3 || f->files_more > 0)
+			fprintf(out, "             ... and %lld more\n",
+				(long long)(nfl > 3 ? nfl - 3 : 0) +
+				(long long)f->files_more);
+		size_t nc = f->calls ? json_object_array_length(f->calls) : 0;
+
+		if (nc > 0) {
+			fprintf(out, "      calls:");
+			for (size_t k = 0; k < nc && k < 4; k++) {
+				json_object *x = json_object_array_get_idx(
+					f->calls, k);
+
+				fprintf(out, "%s %s x%lld (%.3f s)", k ? "," : "",
+					dft_json_str(x, "name", "?"),
+					(long long)dft_json_int(x, "count", 0),
+					dft_json_double(x, "time_s", 0));
+			}
+			fputc('\n', out);
+		}
+		size_t nf = f->functions ?
+			json_object_array_length(f->functions) : 0;
+
+		for (size_t j = 0; j < nf && j < 3; j++) {
+			json_object *fn = json_object_array_get_idx(f->functions,
+								    j);
+			const char *file = dft_json_str(fn, "file", NULL);
+			int64_t line = dft_json_int(fn, "line", -1);
+
+			fprintf(out, "      -> %s (%s) %.1f%%", dft_json_str(fn,
+				"qualname", dft_json_str(fn, "name", "?")),
+				dft_json_str(fn, "cat", "-"),
+				100 * dft_json_double(fn, "share", 0));
+			if (file != NULL && line > 0)
+				fprintf(out, " at %s:%lld", file,
+					(long long)line);
+			else if (file != NULL)
+				fprintf(out, " in %s", file);
+			fputc('\n', out);
+		}
+		if (f->saving_model)
+			fprintf(out, "      saving: %s\n", f->saving_model);
+		if (f->score >= 2 && f->recommendation)
+			fprintf(out, "      fix: %s\n", f->recommendation);
+	}
+	(void)b1;
+}
+
 void
 out_table(FILE *out, struct agg *a, const struct run_info *ri,
 	  struct results *res)
@@ -582,6 +726,34 @@ out_table(FILE *out, struct agg *a, const struct run_info *ri,
 		fprintf(out, "  bad lines %lld, truncated files %lld\n",
 			(long long)a->g[G_BAD_LINES],
 			(long long)a->g[G_TRUNCATED]);
+	fprintf(out, "\nVerdict: %s\n", ri->verdict_text);
+	fprintf(out, "  wall %.3f s; I/O on the critical path %.3f s (busiest "
+		"process, union of its I/O intervals)\n", ri->wall_s,
+		ri->io_wall_s);
+	size_t npi = ri->processes_io ?
+		json_object_array_length(ri->processes_io) : 0;
+
+	for (size_t i = 0; i < npi; i++) {
+		json_object *x = json_object_array_get_idx(ri->processes_io, i);
+
+		fprintf(out, "  %-32s wall %9.3f s  I/O %9.3f s  %5.1f%%\n",
+			dft_json_str(x, "process", "?"),
+			dft_json_double(x, "wall_s", 0),
+			dft_json_double(x, "io_s", 0),
+			100 * dft_json_double(x, "io_wall_share", 0));
+	}
+	if (ri->processes_io_more > 0)
+		fprintf(out, "  ... and %lld more processes\n",
+			(long long)ri->processes_io_more);
+	if (ri->sys_n > 0)
+		fprintf(out, "  system/runtime files: %lld requests, %.3f s, "
+			"%lld files (%.1f%% of I/O time)%s\n",
+			(long long)ri->sys_n, ri->sys_t / 1e6,
+			(long long)ri->sys_files,
+			g[S_T] > 0 ? 100.0 * ri->sys_t / g[S_T] : 0,
+			ri->include_system ? "" : ", not ranked "
+			"(--include-system)");
+	table_findings(out, ri, res);
 	fprintf(out, "\nI/O          count     time (s)        bytes\n");
 	fprintf(out, "  total %11lld %12.6f %12s\n", (long long)g[S_N],
 		g[S_T] / 1e6, human((double)g[S_B], b1, sizeof(b1)));
@@ -630,39 +802,4 @@ out_table(FILE *out, struct agg *a, const struct run_info *ri,
 	}
 	free(ix);
 
-	fprintf(out, "\nFindings (%zu)\n", res->n);
-	for (size_t i = 0; i < res->n; i++) {
-		const struct finding *f = &res->f[i];
-
-		if (strcmp(f->view, "app") != 0)
-			fprintf(out, "  [%s] %s %s (%s %s)\n",
-				score_label(f->score), f->insight, f->title,
-				f->view, f->scope);
-		else
-			fprintf(out, "  [%s] %s %s\n", score_label(f->score),
-				f->insight, f->title);
-		fprintf(out, "      %s\n", f->description ? f->description :
-			"");
-		fprintf(out, "      %s = %.4g (threshold %s %.4g)\n",
-			f->metric, f->value, f->op, f->threshold);
-		size_t nf = f->functions ?
-			json_object_array_length(f->functions) : 0;
-
-		for (size_t j = 0; j < nf && j < 3; j++) {
-			json_object *fn = json_object_array_get_idx(f->functions,
-								    j);
-			const char *file = dft_json_str(fn, "file", NULL);
-			int64_t line = dft_json_int(fn, "line", -1);
-
-			fprintf(out, "      -> %s (%s) %.1f%%", dft_json_str(fn,
-				"name", "?"), dft_json_str(fn, "cat", "-"),
-				100 * dft_json_double(fn, "share", 0));
-			if (file != NULL)
-				fprintf(out, " at %s:%lld", file,
-					(long long)line);
-			fputc('\n', out);
-		}
-		if (f->score >= 3 && f->recommendation)
-			fprintf(out, "      fix: %s\n", f->recommendation);
-	}
 }

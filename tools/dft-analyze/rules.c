@@ -46,12 +46,17 @@ const char *const thr_name[T_N] = {
 	"wisio_small_time", "wisio_small_size", "wisio_unoverlapped",
 	"view_min_share", "time_bin_s", "dlio_fetch_pressure",
 	"dlio_epoch_straggler", "dlio_checkpoint_time", "dlio_fs_bw_mb_s",
+	"metadata_time_share", "sync_time_share", "sync_requests_absolute",
+	"redundant_read_ratio", "redundant_read_bytes", "default_bw_mb_s",
+	"system_dominates", "findings_shown", "intervals_max",
+	"verdict_io_bound", "verdict_partly",
 };
 
 double thr[T_N] = {
 	0.1, 1048576, 0.1, 1000, 0.1, 4096, 30, 0.2, 1000, 0.15, 0.3, 0.1,
 	0.5, 1000, 0.5, 0.1, 0.5, 0.1, 0.5, 1048576, 0.5, 0.1, 1, 0.25,
 	0.15, 0.1, 1000,
+	0.2, 0.1, 10, 1.5, 1048576, 500, 0.5, 5, 65536, 0.5, 0.1,
 };
 
 int
@@ -268,7 +273,7 @@ struct fsum {
  * the attribution table by file (files == NULL: all files; else only the
  * files in that set) or, for a process scope, by process.
  */
-static json_object *
+json_object *
 functions_for(struct agg *a, uint32_t cmask, const struct dft_tmap *files,
 	      const char *proc)
 {
@@ -427,14 +432,25 @@ ev_d(struct finding *f, const char *k, double v)
 }
 
 void
+finding_release(struct finding *f)
+{
+	free(f->scope);
+	free(f->description);
+	json_object_put(f->evidence);
+	json_object_put(f->functions);
+	free(f->saving_model);
+	json_object_put(f->facets);
+	json_object_put(f->insights);
+	json_object_put(f->files);
+	json_object_put(f->calls);
+	memset(f, 0, sizeof(*f));
+}
+
+void
 results_release(struct results *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->f[i].scope);
-		free(r->f[i].description);
-		json_object_put(r->f[i].evidence);
-		json_object_put(r->f[i].functions);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		finding_release(&r->f[i]);
 	free(r->f);
 	memset(r, 0, sizeof(*r));
 }
@@ -474,20 +490,132 @@ small_files(struct agg *a, int w)
 	return arr;
 }
 
-/* Per file: number of processes (from the file x process table). */
-static void
-file_procs(struct agg *a, struct dft_tmap *np)
+int rules_include_system;
+
+/* A file the rules leave out: a system or runtime file (unless
+ * --include-system). */
+static int
+skip_file(const char *k, size_t n)
 {
-	for (size_t i = 0; i < a->m[M_FILEPROC].count; i++) {
+	return !rules_include_system && is_system_path(k, n);
+}
+
+struct span {
+	int64_t s, e;
+};
+
+static int
+cmp_span(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	return a->s < b->s ? -1 : a->s > b->s ? 1 : (a->e > b->e) - (a->e < b->e);
+}
+
+/*
+ * Shared files (diagnosis-rules.md §8): at least two processes do data
+ * I/O (reads or writes) on the file within overlapping time, from the first
+ * to the last data request of each process. *np gets, per shared file, the
+ * number of processes with data I/O on it. System files are left out.
+ */
+void
+shared_files(struct agg *a, struct dft_tmap *np)
+{
+	struct dft_tmap per;	/* file -> index in spans lists */
+	struct span **sp = NULL;
+	size_t *sn = NULL, nf = 0;
+
+	dft_tmap_init(&per, sizeof(size_t));
+	for (size_t i = 0; i < a->m[M_FILEPROCT].count; i++) {
 		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILEPROC], i, &kn);
+		const char *k = dft_tmap_key(&a->m[M_FILEPROCT], i, &kn);
 		const char *sep = memchr(k, '\x1e', kn);
+		const int64_t *r = dft_tmap_value(&a->m[M_FILEPROCT], i);
 
-		if (sep == NULL)
+		if (sep == NULL || r[1] == 0 || r[0] == 0 ||
+		    skip_file(k, (size_t)(sep - k)))
 			continue;
-		int64_t *v = dft_tmap_get(np, k, (size_t)(sep - k), 1, NULL);
+		int is_new;
+		size_t *ix = dft_tmap_get(&per, k, (size_t)(sep - k), 1,
+					  &is_new);
 
-		(*v)++;
+		if (is_new) {
+			*ix = nf++;
+			sp = dft_xreallocarray(sp, nf, sizeof(*sp));
+			sn = dft_xreallocarray(sn, nf, sizeof(*sn));
+			sp[*ix] = NULL;
+			sn[*ix] = 0;
+		}
+		sp[*ix] = dft_xreallocarray(sp[*ix], sn[*ix] + 1,
+					    sizeof(**sp));
+		sp[*ix][sn[*ix]].s = SPAN_BIG - r[0];
+		sp[*ix][sn[*ix]].e = r[1];
+		sn[*ix]++;
+	}
+	for (size_t i = 0; i < per.count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&per, i, &kn);
+		size_t ix = *(size_t *)dft_tmap_value(&per, i);
+		struct span *v = sp[ix];
+		size_t n = sn[ix];
+		int shared = 0;
+
+		if (n >= 2) {
+			qsort(v, n, sizeof(*v), cmp_span);
+			int64_t hi = v[0].e;
+
+			for (size_t j = 1; j < n && !shared; j++) {
+				if (v[j].s < hi ||
+				    (v[j].s == hi && v[j].e == v[j].s))
+					shared = 1;
+				hi = v[j].e > hi ? v[j].e : hi;
+			}
+		}
+		if (shared)
+			*(int64_t *)dft_tmap_get(np, k, kn, 1, NULL) =
+				(int64_t)n;
+		free(v);
+	}
+	free(sp);
+	free(sn);
+	dft_tmap_release(&per);
+}
+
+/*
+ * Per shared file (a key of *shared): the largest and smallest bytes and
+ * I/O time of its processes, their totals and number (*st, struct strag
+ * rows, initialised here).
+ */
+void
+shared_stats(struct agg *a, const struct dft_tmap *shared,
+	     struct dft_tmap *st)
+{
+	dft_tmap_init(st, sizeof(struct strag));
+	for (size_t j = 0; j < a->m[M_FILEPROC].count; j++) {
+		size_t jn;
+		const char *jk = dft_tmap_key(&a->m[M_FILEPROC], j, &jn);
+		const char *sep = memchr(jk, '\x1e', jn);
+
+		if (sep == NULL || dft_tmap_get((struct dft_tmap *)shared, jk,
+						(size_t)(sep - jk), 0,
+						NULL) == NULL)
+			continue;
+		const int64_t *fp = dft_tmap_value(&a->m[M_FILEPROC], j);
+		int is_new;
+		struct strag *x = dft_tmap_get(st, jk, (size_t)(sep - jk), 1,
+					       &is_new);
+
+		if (is_new) {
+			x->mxb = x->mnb = fp[2];
+			x->mxt = x->mnt = fp[1];
+		}
+		x->mxb = fp[2] > x->mxb ? fp[2] : x->mxb;
+		x->mnb = fp[2] < x->mnb ? fp[2] : x->mnb;
+		x->mxt = fp[1] > x->mxt ? fp[1] : x->mxt;
+		x->mnt = fp[1] < x->mnt ? fp[1] : x->mnt;
+		x->totb += fp[2];
+		x->tott += fp[1];
+		x->n++;
 	}
 }
 
@@ -615,7 +743,8 @@ drishti(struct agg *a, struct results *r)
 			(long long)g[S_ALIGN_CHECKED], 100 * v,
 			(long long)thr[T_FILE_ALIGNMENT]);
 	}
-	/* P09/P10 redundant traffic */
+	/* P09/P10 redundant traffic (Drishti: bytes above the highest
+	 * offset); X03 below measures distinct bytes */
 	for (int w = 0; w < 2; w++) {
 		int64_t moved = 0, extent = 0, red = 0, nfiles = 0;
 
@@ -627,6 +756,10 @@ drishti(struct agg *a, struct results *r)
 				0, NULL);
 			int64_t b = s[w ? S_WB : S_RB];
 			int64_t e = x ? x[w] : 0;
+			const char *fk = dft_tmap_key(&a->m[M_FILE], i, NULL);
+
+			if (skip_file(fk, strlen(fk)))
+				continue;
 
 			if (b > 0 && e > 0 && b > e) {
 				moved += b;
@@ -707,15 +840,13 @@ drishti(struct agg *a, struct results *r)
 
 	dft_tmap_init(&np, sizeof(int64_t));
 	dft_tmap_init(&shared, sizeof(int64_t));
-	file_procs(a, &np);
+	shared_files(a, &np);
 	int64_t sh_n[2] = { 0, 0 }, sh_small[2] = { 0, 0 }, nshared = 0;
 
 	for (size_t i = 0; i < np.count; i++) {
 		size_t kn;
 		const char *k = dft_tmap_key(&np, i, &kn);
 
-		if (*(int64_t *)dft_tmap_value(&np, i) < 2)
-			continue;
 		nshared++;
 		dft_tmap_get(&shared, k, kn, 1, NULL);
 		const int64_t *s = dft_tmap_get(&a->m[M_FILE], k, kn, 0, NULL);
@@ -755,37 +886,9 @@ drishti(struct agg *a, struct results *r)
 	}
 	/* P18/P19 stragglers on shared files: per file the busiest and
 	 * idlest process, in one pass; the ten worst files are reported */
-	struct strag {
-		int64_t mxb, mnb, totb, mxt, mnt, tott, n;
-	};
 	struct dft_tmap st;
 
-	dft_tmap_init(&st, sizeof(struct strag));
-	for (size_t j = 0; j < a->m[M_FILEPROC].count; j++) {
-		size_t jn;
-		const char *jk = dft_tmap_key(&a->m[M_FILEPROC], j, &jn);
-		const char *sep = memchr(jk, '\x1e', jn);
-
-		if (sep == NULL || dft_tmap_get(&shared, jk, (size_t)(sep - jk), 0,
-						NULL) == NULL)
-			continue;
-		const int64_t *fp = dft_tmap_value(&a->m[M_FILEPROC], j);
-		int is_new;
-		struct strag *x = dft_tmap_get(&st, jk, (size_t)(sep - jk), 1,
-					       &is_new);
-
-		if (is_new) {
-			x->mxb = x->mnb = fp[2];
-			x->mxt = x->mnt = fp[1];
-		}
-		x->mxb = fp[2] > x->mxb ? fp[2] : x->mxb;
-		x->mnb = fp[2] < x->mnb ? fp[2] : x->mnb;
-		x->mxt = fp[1] > x->mxt ? fp[1] : x->mxt;
-		x->mnt = fp[1] < x->mnt ? fp[1] : x->mnt;
-		x->totb += fp[2];
-		x->tott += fp[1];
-		x->n++;
-	}
+	shared_stats(a, &shared, &st);
 	for (int kind = 0; kind < 2; kind++) {
 		struct cand *c = dft_xcalloc(st.count ? st.count : 1, sizeof(*c));
 		size_t nc = 0;
@@ -864,7 +967,8 @@ drishti(struct agg *a, struct results *r)
 			const char *sep = memchr(jk, '\x1e', jn);
 
 			if (sep == NULL || dft_tmap_get(&shared, jk,
-					(size_t)(sep - jk), 0, NULL) != NULL)
+					(size_t)(sep - jk), 0, NULL) != NULL ||
+			    skip_file(jk, (size_t)(sep - jk)))
 				continue;
 			const int64_t *fp = dft_tmap_value(&a->m[M_FILEPROC], j);
 			int64_t *x = dft_tmap_get(&pb, sep + 1,
@@ -1109,7 +1213,8 @@ wisio(struct agg *a, struct results *r)
 			double share = frac(s[S_T], total);
 			const char *k = dft_tmap_key(m, i, NULL);
 
-			if (share < thr[T_VIEW_MIN_SHARE])
+			if (share < thr[T_VIEW_MIN_SHARE] ||
+			    (v == 0 && skip_file(k, strlen(k))))
 				continue;
 			if (v == 2) {
 				long long b = strtoll(k, NULL, 10);
@@ -1134,8 +1239,90 @@ wisio(struct agg *a, struct results *r)
 
 /* ---- dlio dimensions ----------------------------------------------------- */
 
+static void fs_bw(struct agg *a, struct results *r);
+
+/* Whether a function key (name \x1f cat ...) is a checkpoint function. */
+static int
+ckpt_key(const char *k)
+{
+	const char *sep = strchr(k, '\x1f');
+	size_t nn = sep ? (size_t)(sep - k) : strlen(k);
+	const char *cat = sep ? sep + 1 : "";
+	size_t cn = strcspn(cat, "\x1f");
+
+	for (size_t i = 0; i + 10 <= nn; i++)
+		if (strncasecmp(k + i, "checkpoint", 10) == 0)
+			return 1;
+	return cn == 10 && strncasecmp(cat, "checkpoint", 10) == 0;
+}
+
+/*
+ * D03 checkpoint time: only from checkpoint-tagged functions (name or
+ * category "checkpoint") and the checkpoint path layer, never from other
+ * large writes. The functions are the checkpoint functions enclosing I/O,
+ * else the checkpoint functions by their own time.
+ */
 static void
-dlio(struct agg *a, struct results *r)
+checkpoint(struct agg *a, struct results *r, double app)
+{
+	if (a->layer[L_CKPT][LF_N] == 0 && a->layer[L_CKPT_POSIX][LF_N] == 0)
+		return;
+	double ck = layer_time(a, L_CKPT);
+	double ckio = a->layer[L_CKPT_POSIX][LF_T] / 1e6;
+	double base = app > 0 ? app : (a->g[G_TS_MAX] - a->g[G_TS_MIN]) / 1e6;
+	double v = (ck > ckio ? ck : ckio) / (base + 1e-9);
+	struct finding *f;
+
+	f = add(r, "D03", "dlio", "checkpoint_util", "checkpoint", "app", "all",
+		v, thr[T_DLIO_CHECKPOINT_TIME], ">",
+		v > thr[T_DLIO_CHECKPOINT_TIME] ?
+		score_high(v, thr[T_DLIO_CHECKPOINT_TIME]) : 2,
+		"Checkpoint time",
+		"checkpoint less often, asynchronously (copy the state, write "
+		"it in the background), or to faster local storage");
+	ev_d(f, "checkpoint_time_s", ck);
+	ev_d(f, "checkpoint_io_time_s", ckio);
+	ev_d(f, "app_time_s", base);
+	ev_i(f, "checkpoint_posix_bytes", a->layer[L_CKPT_POSIX][LF_B]);
+	f->functions = functions_for(a, 1u << C_CKPT, NULL, NULL);
+	if (json_object_array_length(f->functions) == 0) {
+		/* the checkpoint functions by their own time */
+		json_object *arr = f->functions;
+		size_t *ix = dft_xcalloc(a->m[M_FUNC].count + 1, sizeof(*ix));
+		size_t n = 0;
+
+		for (size_t i = 0; i < a->m[M_FUNC].count; i++)
+			if (ckpt_key(dft_tmap_key(&a->m[M_FUNC], i, NULL)))
+				ix[n++] = i;
+		for (size_t i = 0; i < n && i < 5; i++) {
+			size_t kn;
+			const char *k = dft_tmap_key(&a->m[M_FUNC], ix[i], &kn);
+			const int64_t *x = dft_tmap_value(&a->m[M_FUNC], ix[i]);
+			const char *sep = memchr(k, '\x1f', kn);
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "name",
+				json_object_new_string_len(k, sep ?
+					(int)(sep - k) : (int)kn));
+			json_object_object_add(o, "cat",
+					       dft_jstr(sep ? sep + 1 : NULL));
+			json_object_object_add(o, "file", NULL);
+			json_object_object_add(o, "line", NULL);
+			json_object_object_add(o, "share", dft_jdouble(1.0 / n));
+			json_object_object_add(o, "count", dft_jint(x[0]));
+			json_object_object_add(o, "time_s",
+					       dft_jdouble(x[1] / 1e6));
+			json_object_array_add(arr, o);
+		}
+		free(ix);
+	}
+	f->description = dft_xasprintf(
+		"checkpoint functions take %.1f%% of the run (%.2f s, %.2f s of "
+		"it in I/O)", 100 * v, ck, ckio);
+}
+
+static void
+dlio(struct agg *a, struct results *r, int dlio_preset)
 {
 	struct finding *f;
 	double fetch = layer_time(a, L_FETCH);
@@ -1143,27 +1330,98 @@ dlio(struct agg *a, struct results *r)
 	double app = layer_time(a, L_APP);
 	double v;
 
-	/* D01 fetch pressure */
-	v = fetch + compute > 0 ? fetch / (fetch + compute) : 0;
-	f = add(r, "D01", "dlio", "fetch_pressure", "fetch_data", "app",
-		"all", v, thr[T_DLIO_FETCH_PRESSURE], ">",
-		score_frac(v) > 0 ? score_frac(v) : 1,
-		"Data-loader fetch pressure",
-		"overlap data loading with compute: more loader workers, "
-		"prefetching, caching the dataset in memory or on local "
-		"storage, larger or fewer files");
-	f->forced = 1;
-	ev_d(f, "fetch_time_s", fetch);
-	ev_d(f, "compute_time_s", compute);
-	ev_d(f, "training_time_s", layer_time(a, L_TRAINING));
-	json_object_object_add(f->evidence, "fetch_derived",
-			       json_object_new_boolean(a->g[G_FETCH_ITER] == 0));
-	f->functions = functions_for(a, 1u << C_READ, NULL, NULL);
-	f->description = dft_xasprintf(
-		"the training loop waits for data %.1f%% of the time it "
-		"computes or waits (%.2f s fetch, %.2f s compute)", 100 * v,
-		fetch, compute);
+	/* D01 data-loader stall: per epoch of the training loop, the time
+	 * it waits for batches against its compute (agg.c loop_rows) */
+	int64_t lw = 0, lc = 0, lspan = 0, lsteps = 0, lder = 0;
+	struct dft_tmap ep1;	/* epoch -> wait, compute, span, steps */
 
+	dft_tmap_init(&ep1, 4 * sizeof(int64_t));
+	for (size_t i = 0; i < a->m[M_LOOP].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_LOOP], i, &kn);
+		const char *sep = memchr(k, '\x1e', kn);
+		const int64_t *x = dft_tmap_value(&a->m[M_LOOP], i);
+
+		lw += x[0];
+		lc += x[1];
+		lspan += x[2];
+		lsteps += x[3];
+		lder |= x[4] != 0;
+		if (sep != NULL) {
+			int64_t *e = dft_tmap_get(&ep1, k, (size_t)(sep - k), 1,
+						  NULL);
+
+			for (int j = 0; j < 4; j++)
+				e[j] += x[j];
+		}
+	}
+	if (dlio_preset || a->m[M_LOOP].count > 0) {
+		v = lw + lc > 0 ? (double)lw / (double)(lw + lc) : 0;
+		f = add(r, "D01", "dlio", "fetch_pressure", "fetch_data", "app",
+			"all", v, thr[T_DLIO_FETCH_PRESSURE], ">",
+			v > thr[T_DLIO_FETCH_PRESSURE] ?
+			score_high(v, thr[T_DLIO_FETCH_PRESSURE]) :
+			score_frac(v) > 0 ? score_frac(v) : 1,
+			"Data-loader stall",
+			"overlap data loading with compute: more loader workers, "
+			"prefetching, caching the dataset in memory or on local "
+			"storage, larger or fewer files");
+		f->forced = dlio_preset;
+		ev_d(f, "wait_time_s", lw / 1e6);
+		ev_d(f, "compute_time_s", lc / 1e6);
+		ev_d(f, "loop_time_s", lspan / 1e6);
+		ev_i(f, "waits", lsteps);
+		ev_i(f, "epochs", (int64_t)ep1.count);
+		ev_d(f, "fetch_time_s", fetch);
+		ev_d(f, "training_time_s", layer_time(a, L_TRAINING));
+		json_object_object_add(f->evidence, "wait_derived",
+				       json_object_new_boolean(lder));
+		json_object *pe = json_object_new_array();
+		struct cand *ec = dft_xcalloc(ep1.count ? ep1.count : 1,
+					      sizeof(*ec));
+
+		for (size_t i = 0; i < ep1.count; i++) {
+			ec[i].k = dft_tmap_key(&ep1, i, NULL);
+			ec[i].v = -strtod(ec[i].k, NULL);
+			ec[i].i = i;
+		}
+		if (ep1.count > 1)
+			qsort(ec, ep1.count, sizeof(*ec), cmp_cand);
+		for (size_t i = 0; i < ep1.count && i < 20; i++) {
+			const int64_t *e = dft_tmap_value(&ep1, ec[i].i);
+			json_object *o = json_object_new_object();
+
+			json_object_object_add(o, "epoch",
+					       dft_jint(-(int64_t)ec[i].v));
+			json_object_object_add(o, "wait_s",
+					       dft_jdouble(e[0] / 1e6));
+			json_object_object_add(o, "compute_s",
+					       dft_jdouble(e[1] / 1e6));
+			json_object_object_add(o, "span_s",
+					       dft_jdouble(e[2] / 1e6));
+			json_object_object_add(o, "waits", dft_jint(e[3]));
+			json_object_array_add(pe, o);
+		}
+		free(ec);
+		json_object_object_add(f->evidence, "per_epoch", pe);
+		f->functions = functions_for(a, 1u << C_READ, NULL, NULL);
+		f->description = lw + lc > 0 ?
+			dft_xasprintf("the training loop waits for batches %.1f%% "
+				      "of its loop time (%.2f s waiting, %.2f s "
+				      "compute%s over %zu epoch(s))", 100 * v,
+				      lw / 1e6, lc / 1e6,
+				      lder ? ", wait = epoch time outside "
+				      "compute" : "", ep1.count) :
+			dft_xstrdup("no training-loop events (no batch wait, "
+				    "loop body or compute events)");
+	}
+	dft_tmap_release(&ep1);
+	(void)compute;
+
+	if (!dlio_preset) {
+		checkpoint(a, r, app);
+		return;
+	}
 	/* D02 epoch straggler: reader time per thread within each epoch */
 	struct dft_tmap ep;	/* epoch -> max, sum, count */
 
@@ -1225,29 +1483,17 @@ dlio(struct agg *a, struct results *r)
 		dft_xstrdup("no epoch with two or more reader threads");
 	dft_tmap_release(&ep);
 
-	/* D03 checkpoint time */
-	if (a->layer[L_CKPT][LF_N] > 0 || a->layer[L_CKPT_POSIX][LF_N] > 0) {
-		double ck = layer_time(a, L_CKPT);
+	checkpoint(a, r, app);
+	if (!dlio_preset)
+		return;
+	fs_bw(a, r);
+}
 
-		v = ck / (app + 1e-9);
-		f = add(r, "D03", "dlio", "checkpoint_util", "checkpoint",
-			"app", "all", v, thr[T_DLIO_CHECKPOINT_TIME], ">",
-			v > thr[T_DLIO_CHECKPOINT_TIME] ?
-			score_high(v, thr[T_DLIO_CHECKPOINT_TIME]) : 2,
-			"Checkpoint time",
-			"checkpoint less often, asynchronously, or to faster "
-			"local storage");
-		ev_d(f, "checkpoint_time_s", ck);
-		ev_d(f, "app_time_s", app);
-		ev_i(f, "checkpoint_posix_bytes",
-		     a->layer[L_CKPT_POSIX][LF_B]);
-		f->functions = functions_for(a, 1u << C_WRITE, NULL, NULL);
-		f->description = dft_xasprintf(
-			"checkpointing takes %.1f%% of the run (%.2f s)",
-			100 * v, ck);
-	}
-
-	/* D04 file-system bandwidth of the reader */
+/* D04 file-system bandwidth of the reader */
+static void
+fs_bw(struct agg *a, struct results *r)
+{
+	struct finding *f;
 	int l = a->layer[L_READER_POSIX][LF_RN] > 0 ? L_READER_POSIX : L_POSIX;
 	int64_t rb = a->layer[l][LF_RB], rt = a->layer[l][LF_RT];
 	double bw = rt > 0 ? (double)rb / ((double)rt / 1e6) / 1e6 : 0;
@@ -1275,47 +1521,194 @@ dlio(struct agg *a, struct results *r)
 		(long long)rb, rt / 1e6);
 }
 
-/* ---- ordering ------------------------------------------------------------ */
+/* ---- dft's own classes ---------------------------------------------------- */
 
-static int
-comp_rank(const char *c)
+/*
+ * The I/O sums of the run without the system and runtime files (unless
+ * --include-system): the global row minus the rows of those files.
+ */
+void
+app_sums(struct agg *a, int64_t *out)
 {
-	if (strcmp(c, "io") == 0)
-		return 0;
-	if (strcmp(c, "comm") == 0)
-		return 1;
-	if (strcmp(c, "mem") == 0)
-		return 2;
-	return 3;
+	memcpy(out, a->g + G_IO_S, sizeof(int64_t) * S_NF);
+	if (rules_include_system)
+		return;
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+
+		if (!is_system_path(k, kn))
+			continue;
+		for (int j = 0; j < S_NF; j++)
+			out[j] -= s[j];
+	}
 }
 
-static int
-cmp_finding(const void *x, const void *y)
+/* The calls of one I/O class (metadata, sync) by time, at most 8. */
+static json_object *
+calls_of(struct agg *a, int want)
 {
-	const struct finding *a = x, *b = y;
-	int d = comp_rank(a->component) - comp_rank(b->component);
+	struct cand *c = dft_xcalloc(a->m[M_FUNC].count + 1, sizeof(*c));
+	size_t nc = 0;
+	json_object *arr = json_object_new_array();
 
-	if (d != 0)
-		return d;
-	if (a->score != b->score)
-		return b->score - a->score;
-	if ((d = strcmp(a->metric, b->metric)) != 0)
-		return d;
-	if ((d = strcmp(a->view, b->view)) != 0)
-		return d;
-	if ((d = strcmp(a->scope, b->scope)) != 0)
-		return d;
-	return strcmp(a->insight, b->insight);
+	for (size_t i = 0; i < a->m[M_FUNC].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FUNC], i, &kn);
+		const char *sep = memchr(k, '\x1f', kn);
+		const int64_t *x = dft_tmap_value(&a->m[M_FUNC], i);
+		int ioc;
+
+		if (sep == NULL)
+			continue;
+		int kind = fn_kind(k, (size_t)(sep - k), sep + 1,
+				   kn - (size_t)(sep + 1 - k), &ioc);
+
+		if (!(kind & FN_IO) || ioc != want || x[0] == 0)
+			continue;
+		c[nc].v = (double)x[1];
+		c[nc].k = k;
+		c[nc].i = i;
+		nc++;
+	}
+	if (nc > 1)
+		qsort(c, nc, sizeof(*c), cmp_cand);
+	for (size_t i = 0; i < nc && i < 8; i++) {
+		const int64_t *x = dft_tmap_value(&a->m[M_FUNC], c[i].i);
+		const char *sep = strchr(c[i].k, '\x1f');
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string_len(
+			c[i].k, (int)(sep - c[i].k)));
+		json_object_object_add(o, "cat", dft_jstr(sep + 1));
+		json_object_object_add(o, "count", dft_jint(x[0]));
+		json_object_object_add(o, "time_s", dft_jdouble(x[1] / 1e6));
+		json_object_array_add(arr, o);
+	}
+	free(c);
+	return arr;
+}
+
+/* The application files (all non-system files and "no file"). */
+void
+app_files(struct agg *a, struct dft_tmap *set)
+{
+	dft_tmap_get(set, "", 0, 1, NULL);
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+
+		if (!skip_file(k, kn))
+			dft_tmap_get(set, k, kn, 1, NULL);
+	}
+}
+
+static void
+own_rules(struct agg *a, struct results *r)
+{
+	int64_t g[S_NF];
+	struct finding *f;
+	struct dft_tmap appf;
+	double v;
+
+	app_sums(a, g);
+	if (g[S_T] <= 0)
+		return;
+	dft_tmap_init(&appf, sizeof(int64_t));
+	app_files(a, &appf);
+	/* X01 metadata-dominated I/O */
+	v = frac(g[S_MT], g[S_T]);
+	if (g[S_MN] > 0 && v >= thr[T_METADATA_TIME_SHARE]) {
+		f = add(r, "X01", "dft", "metadata_time_share", "posix", "app",
+			"all", v, thr[T_METADATA_TIME_SHARE], ">=",
+			score_high(v, thr[T_METADATA_TIME_SHARE]),
+			"Metadata-dominated I/O",
+			"open each file once and keep it open, cache stat "
+			"results instead of asking again, create fewer (larger) "
+			"files, avoid lseek/stat in inner loops");
+		ev_i(f, "metadata_ops", g[S_MN]);
+		ev_d(f, "metadata_time_s", g[S_MT] / 1e6);
+		ev_d(f, "io_time_s", g[S_T] / 1e6);
+		f->calls = calls_of(a, IOC_META);
+		f->functions = functions_for(a, 1u << C_META, &appf, NULL);
+		f->description = dft_xasprintf(
+			"%.1f%% of the I/O time (%.2f of %.2f s) is metadata: "
+			"%lld open/stat/close/seek/... calls", 100 * v,
+			g[S_MT] / 1e6, g[S_T] / 1e6, (long long)g[S_MN]);
+	}
+	/* X02 sync storm */
+	v = frac(g[S_YT], g[S_T]);
+	if (g[S_YN] >= thr[T_SYNC_REQUESTS_ABS] &&
+	    v >= thr[T_SYNC_TIME_SHARE]) {
+		double per = g[S_WN] > 0 ? (double)g[S_YN] / (double)g[S_WN] : 0;
+
+		f = add(r, "X02", "dft", "sync_time_share", "posix", "app",
+			"all", v, thr[T_SYNC_TIME_SHARE], ">=",
+			score_high(v, thr[T_SYNC_TIME_SHARE]), "Sync storm",
+			"sync once per file at the end of a phase (or per "
+			"batch of records, group commit) instead of after every "
+			"write; fdatasync where metadata need not be durable");
+		ev_i(f, "syncs", g[S_YN]);
+		ev_d(f, "sync_time_s", g[S_YT] / 1e6);
+		ev_i(f, "writes", g[S_WN]);
+		ev_d(f, "syncs_per_write", per);
+		ev_d(f, "io_time_s", g[S_T] / 1e6);
+		f->calls = calls_of(a, IOC_SYNC);
+		f->functions = functions_for(a, 1u << C_SYNC, &appf, NULL);
+		f->description = dft_xasprintf(
+			"%.1f%% of the I/O time (%.2f s) is in %lld "
+			"fsync/fdatasync/msync calls, %.2f per write", 100 * v,
+			g[S_YT] / 1e6, (long long)g[S_YN], per);
+	}
+	/* X03 redundant reads: bytes read over distinct bytes read, per
+	 * process and file (bounded interval sets, agg.c) */
+	int64_t rb = 0, dist = 0, nfiles = 0;
+
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+
+		if (skip_file(k, kn) || s[S_REREAD_N] == 0)
+			continue;
+		rb += s[S_RB];
+		dist += s[S_DISTINCT_RB];
+		nfiles++;
+	}
+	v = dist > 0 ? (double)rb / (double)dist : 0;
+	if (rb - dist >= thr[T_REDUNDANT_READ_BYTES] &&
+	    v >= thr[T_REDUNDANT_READ_RATIO]) {
+		f = add(r, "X03", "dft", "redundant_read_ratio", "posix", "app",
+			"all", v, thr[T_REDUNDANT_READ_RATIO], ">=", 4,
+			"Redundant reads",
+			"read each block once and keep it (cache the file or "
+			"the decoded data in memory, or memory-map it) instead "
+			"of reading it again");
+		ev_i(f, "bytes_read", rb);
+		ev_i(f, "distinct_bytes", dist);
+		ev_i(f, "redundant_bytes", rb - dist);
+		ev_i(f, "reread_requests", g[S_REREAD_N]);
+		ev_d(f, "reread_time_s", g[S_REREAD_T] / 1e6);
+		ev_i(f, "files", nfiles);
+		f->functions = functions_for(a, 1u << C_REREAD, &appf, NULL);
+		f->description = dft_xasprintf(
+			"%lld bytes read from %lld file(s) hold %lld distinct "
+			"bytes: each byte is read %.1f times (%lld requests "
+			"read bytes already read)", (long long)rb,
+			(long long)nfiles, (long long)dist, v,
+			(long long)g[S_REREAD_N]);
+	}
+	dft_tmap_release(&appf);
 }
 
 void
-rules_run(struct agg *a, const struct run_info *ri, struct results *r)
+rules_run(struct agg *a, struct run_info *ri, struct results *r)
 {
+	rules_include_system = ri->include_system;
 	drishti(a, r);
 	wisio(a, r);
-	if (strcmp(ri->preset, "dlio") == 0)
-		dlio(a, r);
-	/* a finding's share of all I/O time, when its scope is a row */
-	if (r->n > 1)
-		qsort(r->f, r->n, sizeof(*r->f), cmp_finding);
+	own_rules(a, r);
+	dlio(a, r, strcmp(ri->preset, "dlio") == 0);
+	judge(a, ri, r);
 }

@@ -1,0 +1,201 @@
+#!/usr/bin/env bats
+# dft-analyze's judgement (dft-analyze(1) "Verdict", "Time at stake",
+# "Classes", "Noise"): the numbers are derived here with jq and arithmetic
+# from the traces, never from dft-analyze's own output.
+
+load test_helper
+
+GEN2="$TRACES/gen2-dftracer-2.0.2/app-c02066f3eb9b3ec0-app.pfw.gz"
+
+# ev NAME CAT TS DUR [ARGS]: one event line of pid 1, tid 1
+ev() {
+	printf '{"id":0,"name":"%s","cat":"%s","pid":1,"tid":1,"ts":%s,"dur":%s,"ph":"X","args":{%s}}\n' \
+		"$1" "$2" "$3" "$4" "${5:-}"
+}
+
+bottlenecks() {
+	jq -c "select(.type==\"bottleneck\") | $1"
+}
+
+@test "CM1: the verdict is the busiest process's I/O union over the wall time, and metadata comes first" {
+	# per file (one process each): merge the sorted I/O intervals
+	want=$(for f in "$TRACES"/gen1-cm1/*.pfw.gz; do
+		zcat "$f" | grep -E '"cat":"(POSIX|STDIO)"' | jq -s -r '
+			map({s: (.ts|tonumber), e: ((.ts|tonumber) + ((.dur // 0)|tonumber))}) | sort_by(.s)
+			| reduce .[] as $i ({t: 0, s: null, e: null};
+				if .e == null then .s = $i.s | .e = $i.e
+				elif $i.s <= .e then .e = ([.e, $i.e] | max)
+				else .t += (.e - .s) | .s = $i.s | .e = $i.e end)
+			| .t + (.e - .s) | . / 1000 | round'
+	done | sort -n | tail -n 1)
+	wall=$(zcat "$TRACES"/gen1-cm1/*.pfw.gz | grep '"ts"' | jq -s -r '
+		(map((.ts|tonumber) + ((.dur // 0)|tonumber)) | max) - (map(.ts|tonumber) | min) | . / 1000 | round')
+	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [(.io_wall_s * 1e3 | round), (.wall_s * 1e3 | round), .verdict] | @tsv'"
+	assert_output "$(printf '%s\t%s\tnot-io-bound' "$want" "$wall")"
+	# metadata first; no system or runtime file is named by any finding
+	run -0 bash -c "dft-analyze --all '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | \"\\(.class) \\([.files[].file] | join(\" \"))\"'"
+	assert_line --index 0 --partial "metadata cm1out_stats.ctl"
+	refute_output --regexp '/proc/|/sys/|ompi\.|/dev/shm'
+	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [.system_io.count > 0, .system_io.ranked] | @tsv'"
+	assert_output "$(printf 'true\tfalse')"
+	# --include-system ranks them, with a system finding
+	run -0 bash -c "dft-analyze --all --include-system '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | .class'"
+	assert_line "system"
+}
+
+@test "time at stake of small writes is their summed duration; severity is the band of the wall share" {
+	want=$(zcat "$GEN2" | grep '"name":"write"' | jq -s '[.[] | select((.args.ret|tonumber) < 1048576) | (.dur|tonumber)] | add')
+	run -0 bash -c "dft-analyze '$GEN2' | jq -r 'select(.type==\"bottleneck\" and .class==\"small_write\") | (.time_s * 1e6 | round)'"
+	assert_output "$want"
+	# every finding: severity = band(wall_share), score = its rank
+	run -0 bash -c "dft-analyze --all '$GEN2' '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\") | [.severity, (if .wall_share >= 0.25 then \"critical\" elif .wall_share >= 0.1 then \"high\" elif .wall_share >= 0.03 then \"medium\" elif .wall_share >= 0.01 then \"low\" else \"info\" end), .score, .label] | @tsv'"
+	while read -r sev band score label; do
+		[ "$sev" = "$band" ] || [ "$sev" = medium ]
+		[ "$label" = "$sev" ]
+		case $sev in info) [ "$score" = 1 ] ;; low) [ "$score" = 2 ] ;;
+			medium) [ "$score" = 3 ] ;; high) [ "$score" = 4 ] ;;
+			critical) [ "$score" = 5 ] ;; esac
+	done <<<"$output"
+}
+
+@test "a run with I/O at 6 % of wall time is not I/O-bound and has nothing above medium" {
+	t="$BATS_TEST_TMPDIR/light.pfw"
+	{
+		ev main C_APP 0 1000000
+		for i in $(seq 0 59); do
+			ev write POSIX $((i * 10000)) 1000 "\"fname\":\"/scratch/out.bin\",\"ret\":100"
+		done
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | [.io_wall_share, .verdict, .verdict_text] | @tsv'"
+	assert_output "$(printf '0.06\tnot-io-bound\tI/O is 6.0 %% of wall time: not I/O-bound')"
+	run -0 bash -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\") | .severity' | sort -u"
+	refute_output --regexp 'high|critical'
+	run -0 dft-analyze -f table "$t"
+	assert_line --index 2 "Verdict: I/O is 6.0 % of wall time: not I/O-bound"
+}
+
+@test "sync storm: fsync after every write is one sync finding with the saving of all but one sync" {
+	t="$BATS_TEST_TMPDIR/journal.pfw"
+	{
+		ts=0
+		for i in $(seq 1 50); do
+			ev write POSIX $ts 100 "\"fname\":\"/scratch/journal\",\"ret\":4096"
+			ev fsync POSIX $((ts + 100)) 2000 "\"fname\":\"/scratch/journal\",\"ret\":0"
+			ts=$((ts + 2200))
+		done
+		ev append_record C_APP 0 $ts
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, .insight, .time_s, .saving_s, .evidence.syncs_per_write, .functions[0].name] | @tsv' | head -n 1"
+	# 50 syncs of 2 ms; keeping one: 49 x 2 ms
+	assert_output "$(printf 'sync\tX02\t0.1\t0.098\t1\tappend_record')"
+}
+
+@test "metadata storm: open/stat/unlink on many files is the metadata finding with its calls and directory" {
+	t="$BATS_TEST_TMPDIR/meta.pfw"
+	{
+		ts=0
+		for i in $(seq 1 300); do
+			for c in open64 __xstat64 unlink; do
+				ev $c POSIX $ts 30 "\"fname\":\"/scratch/tmp/f$i\",\"ret\":3"
+				ts=$((ts + 40))
+			done
+		done
+		ev make_files C_APP 0 $ts
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, .io_share, (.time_s * 1e6 | round), .functions[0].name, .evidence.directories[0].dir, .evidence.directories[0].files, ([.calls[].name] | sort | join(\",\"))] | @tsv' | head -n 1"
+	assert_output "$(printf 'metadata\t1\t%s\tmake_files\t/scratch/tmp\t300\t__xstat64,open64,unlink' $((900 * 30)))"
+}
+
+@test "redundant reads: the same 1 MiB read 8 times, charged to the function that re-reads" {
+	t="$BATS_TEST_TMPDIR/reread.pfw"
+	{
+		ts=0
+		for pass in $(seq 1 8); do
+			for off in $(seq 0 65536 983040); do
+				ev pread64 POSIX $ts 50 "\"fname\":\"/scratch/in.bin\",\"ret\":65536,\"offset\":$off"
+				ts=$((ts + 60))
+			done
+		done
+		ev load_again C_APP 0 $ts
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"redundant_read\") | [.insight, .evidence.bytes_read, .evidence.distinct_bytes, .value, (.time_s * 1e6 | round), .functions[0].name] | @tsv'"
+	# 7 of the 8 passes re-read: 7 x 16 reads x 50 us
+	assert_output "$(printf 'X03\t%s\t%s\t8\t%s\tload_again' $((8 * 1048576)) 1048576 $((7 * 16 * 50)))"
+}
+
+@test "data-loader stall: fetch.iter waits against fetch.block compute, per epoch" {
+	t="$BATS_TEST_TMPDIR/loader.pfw"
+	{
+		ts=0
+		for e in 1 2; do
+			start=$ts
+			for s in $(seq 1 10); do
+				ev fetch.iter dataloader $ts 3000 "\"count\":$s"
+				ev fetch.block dataloader $((ts + 3000)) 1000 "\"count\":$s"
+				ts=$((ts + 4000))
+			done
+			ev epoch.block pipeline $start $((ts - start)) "\"count\":$e"
+		done
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"data_loader\") | [.insight, .evidence.epochs, .evidence.wait_time_s, .evidence.compute_time_s, .saving_s, .evidence.per_epoch[0].waits] | @tsv'"
+	# 2 epochs x 10 waits of 3 ms and 10 bodies of 1 ms; overlap hides
+	# the smaller: 20 ms
+	assert_output "$(printf 'D01\t2\t0.06\t0.02\t0.02\t10')"
+}
+
+@test "checkpoint findings come from checkpoint functions, never from other large writes" {
+	t="$BATS_TEST_TMPDIR/ckpt.pfw"
+	{
+		ev write POSIX 100 50000 "\"fname\":\"/scratch/dataset.bin\",\"ret\":8388608"
+		ev make_dataset py 0 60000
+		ev write POSIX 70000 20000 "\"fname\":\"/scratch/model.pt\",\"ret\":8388608"
+		ev save_checkpoint py 65000 30000
+		ev train py 0 200000
+	} >"$t"
+	run -0 bash -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"checkpoint\") | [.time_s, ([.functions[].name] | join(\",\"))] | @tsv'"
+	assert_output "$(printf '0.03\tsave_checkpoint')"
+}
+
+@test "shared file: two processes in overlapping time; a writer then a reader is not sharing" {
+	t="$BATS_TEST_TMPDIR/handoff.pfw"
+	{
+		ev write POSIX 0 100 "\"fname\":\"/scratch/x\",\"ret\":10"
+		printf '{"id":0,"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":1000,"dur":100,"ph":"X","args":{"fname":"/scratch/x","ret":10}}\n'
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | .sharing.shared_files'"
+	assert_output 0
+	printf '{"id":0,"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":50,"dur":100,"ph":"X","args":{"fname":"/scratch/x","ret":10}}\n' >>"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | .sharing.shared_files'"
+	assert_output 1
+}
+
+@test "function records give file:line and the qualified name" {
+	printf '{"type":"function","v":1,"file":"src/rec.c","name":"write_records","qualified_name":"write_records","lines":{"start":42,"end":60}}\n' >"$BATS_TEST_TMPDIR/f.ndjson"
+	run -0 bash -c "dft-analyze --functions '$BATS_TEST_TMPDIR/f.ndjson' '$GEN2' | jq -r 'select(.type==\"bottleneck\" and .class==\"small_write\") | .functions[0] | [.name, .qualname, .file, .line] | @tsv'"
+	assert_output "$(printf 'write_records\twrite_records\tsrc/rec.c\t42')"
+	# the same records on standard input, passed through
+	run -0 bash -c "{ cat '$BATS_TEST_TMPDIR/f.ndjson'; echo '$GEN2'; } | dft-analyze | jq -r 'select(.type==\"function\" or (.type==\"bottleneck\" and .class==\"small_write\")) | .type + \" \" + (.functions[0].file // .file)'"
+	assert_line "function src/rec.c"
+	assert_line "bottleneck src/rec.c"
+	# a Python qualified name
+	t="$BATS_TEST_TMPDIR/py.pfw"
+	{
+		for i in $(seq 1 2000); do
+			ev read POSIX $((i * 10)) 5 "\"fname\":\"/data/a.npz\",\"ret\":100"
+		done
+		ev NpzDataset.__getitem__ py 0 30000
+	} >"$t"
+	printf '{"type":"function","v":1,"file":"train.py","name":"__getitem__","qualified_name":"NpzDataset.__getitem__","lines":{"start":7,"end":9}}\n' >"$BATS_TEST_TMPDIR/p.ndjson"
+	run -0 bash -c "dft-analyze --functions '$BATS_TEST_TMPDIR/p.ndjson' '$t' | jq -r 'select(.type==\"bottleneck\") | .functions[0] | [.qualname, .file, .line] | @tsv' | head -n 1"
+	assert_output "$(printf 'NpzDataset.__getitem__\ttrain.py\t7')"
+}
+
+@test "one finding per cause: at most findings_shown by default, --all prints all" {
+	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [.findings_total, .findings_shown] | @tsv'"
+	read -r total shown <<<"$output"
+	[ "$shown" -le 5 ] && [ "$total" -ge "$shown" ]
+	run -0 bash -c "dft-analyze --all '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | .class'"
+	[ "${#lines[@]}" -eq "$total" ]
+	# classes are unique
+	[ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" -eq "$total" ]
+}

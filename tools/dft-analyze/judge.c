@@ -1,0 +1,1111 @@
+/*
+ * judge.c - the judgement of dft-analyze (diagnosis-rules.md §8): the
+ * verdict (I/O share of wall time), the time each finding puts at stake
+ * and an estimated saving with its model, one finding per cause (the rules
+ * that fired on the same requests become facets of one finding), severity
+ * from the share of wall time, and the ranking by time at stake.
+ *
+ * The rules of rules.c decide whether a class fires (Drishti, WisIO, dlio
+ * and dft's own thresholds); they no longer decide the rank.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "analyze.h"
+
+/* ---- system and runtime files ------------------------------------------ */
+
+static int
+has(const char *p, size_t n, const char *lit)
+{
+	return memmem(p, n, lit, strlen(lit)) != NULL;
+}
+
+static int
+starts(const char *p, size_t n, const char *lit)
+{
+	size_t ln = strlen(lit);
+
+	return n >= ln && memcmp(p, lit, ln) == 0;
+}
+
+static int
+ends(const char *p, size_t n, const char *lit)
+{
+	size_t ln = strlen(lit);
+
+	return n >= ln && memcmp(p + n - ln, lit, ln) == 0;
+}
+
+/*
+ * System and runtime files: the kernel's (/proc, /sys, /dev, including
+ * /dev/shm), configuration (/etc), shared libraries (*.so, *.so.N, /lib,
+ * /usr/lib), the MPI runtime's session directories (ompi.*,
+ * openmpi-sessions, pmix), Python's modules and bytecode (*.py, *.pyc,
+ * __pycache__, site-packages, lib/pythonX), and the tracer's output
+ * (*.pfw, *.pfw.gz, index sidecars).
+ */
+int
+is_system_path(const char *p, size_t n)
+{
+	static const char *const pre[] = {
+		"/proc/", "/sys/", "/dev/", "/etc/", "/lib/", "/lib64/",
+		"/usr/lib/", "/usr/lib64/", "/usr/libexec/", "/usr/share/",
+		"/usr/local/lib/", "/run/", "/var/run/", NULL
+	};
+	static const char *const mid[] = {
+		"/ompi.", "openmpi-sessions", "/pmix", "__pycache__/",
+		"site-packages/", "dist-packages/", "/lib/python", ".so.",
+		"/openmpi/", "/openmpi-", "/share/openmpi", "/etc/openmpi",
+		NULL
+	};
+	static const char *const suf[] = {
+		".so", ".py", ".pyc", ".pfw", ".pfw.gz", ".zindex", ".idx",
+		NULL
+	};
+
+	if (n == 0)
+		return 0;
+	if ((n == 5 && memcmp(p, "/proc", 5) == 0) ||
+	    (n == 4 && memcmp(p, "/sys", 4) == 0))
+		return 1;
+	for (int i = 0; pre[i]; i++)
+		if (starts(p, n, pre[i]))
+			return 1;
+	for (int i = 0; mid[i]; i++)
+		if (has(p, n, mid[i]))
+			return 1;
+	for (int i = 0; suf[i]; i++)
+		if (ends(p, n, suf[i]))
+			return 1;
+	return 0;
+}
+
+/* ---- insight codes and classes ------------------------------------------- */
+
+static const struct {
+	const char *code, *cls;
+} code_class[] = {
+	{ "X01", "metadata" }, { "P17", "metadata" }, { "W01", "metadata" },
+	{ "X02", "sync" },
+	{ "X03", "redundant_read" }, { "P09", "redundant_read" },
+	{ "P06", "small_write" }, { "W06", "small_write" },
+	{ "P16", "small_write" },
+	{ "P05", "small_read" }, { "W05", "small_read" },
+	{ "P15", "small_read" },
+	{ "P08", "misaligned" },
+	{ "P11", "random_access" }, { "P13", "random_access" },
+	{ "W03", "random_access" },
+	{ "S01", "stdio" },
+	{ "P19", "shared_file" }, { "P18", "shared_file" },
+	{ "P21", "imbalance" }, { "P22", "imbalance" },
+	{ "D01", "data_loader" }, { "D02", "data_loader" },
+	{ "D03", "checkpoint" },
+	{ "D04", "fs_bw" },
+	{ "P10", "write_time" },
+	{ "M01", "collective_io" },
+	{ "P01", "io_mix" }, { "P02", "io_mix" }, { "P03", "io_mix" },
+	{ "P04", "io_mix" }, { "W02", "io_mix" }, { "W04", "io_mix" },
+	{ "X04", "system" },
+	/* P12, P14 (mostly sequential) are not findings */
+};
+#define NCODES (sizeof(code_class) / sizeof(code_class[0]))
+
+static int
+code_index(const char *code)
+{
+	for (size_t i = 0; i < NCODES; i++)
+		if (strcmp(code_class[i].code, code) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static double
+fr(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
+static void
+evd(struct finding *f, const char *k, double v)
+{
+	json_object_object_add(f->evidence, k, dft_jdouble(v));
+}
+
+static double
+evget(const struct finding *f, const char *k)
+{
+	return dft_json_double(f->evidence, k, 0);
+}
+
+static const char *
+mb(double bytes, char *buf, size_t n)
+{
+	if (bytes >= 1e9)
+		snprintf(buf, n, "%.2f GB", bytes / 1e9);
+	else if (bytes >= 1e6)
+		snprintf(buf, n, "%.1f MB", bytes / 1e6);
+	else if (bytes >= 1e3)
+		snprintf(buf, n, "%.1f kB", bytes / 1e3);
+	else
+		snprintf(buf, n, "%.0f B", bytes);
+	return buf;
+}
+
+struct fcand {
+	double v;
+	const char *k;
+};
+
+static int
+cmp_fcand(const void *x, const void *y)
+{
+	const struct fcand *a = x, *b = y;
+
+	if (a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return strcmp(a->k, b->k);
+}
+
+/* Top 5 application files by column col of the file view (seconds). */
+static json_object *
+top_files(struct agg *a, int col, int system, int64_t *more)
+{
+	size_t n = a->m[M_FILE].count, nc = 0;
+	struct fcand *c = dft_xcalloc(n + 1, sizeof(*c));
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		int sys = is_system_path(k, kn);
+
+		if (s[col] <= 0)
+			continue;
+		if (system ? !sys : (sys && !rules_include_system))
+			continue;
+		c[nc].v = (double)s[col];
+		c[nc].k = k;
+		nc++;
+	}
+	if (nc > 1)
+		qsort(c, nc, sizeof(*c), cmp_fcand);
+	for (size_t i = 0; i < nc && i < 5; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", dft_jstr(c[i].k));
+		json_object_object_add(o, "time_s", dft_jdouble(c[i].v / 1e6));
+		json_object_array_add(arr, o);
+	}
+	*more = nc > 5 ? (int64_t)(nc - 5) : 0;
+	free(c);
+	return arr;
+}
+
+/* Directories by metadata time (the files' parent directories). */
+static json_object *
+top_dirs(struct agg *a)
+{
+	struct dft_tmap d;	/* dir -> time, files */
+	json_object *arr = json_object_new_array();
+
+	dft_tmap_init(&d, 2 * sizeof(int64_t));
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+
+		if (s[S_MT] <= 0 || (is_system_path(k, kn) &&
+				     !rules_include_system))
+			continue;
+		const char *sl = memrchr(k, '/', kn);
+		size_t dn = sl == NULL ? 1 : sl == k ? 1 : (size_t)(sl - k);
+		int64_t *r = dft_tmap_get(&d, sl == NULL ? "." : k, dn, 1,
+					  NULL);
+
+		r[0] += s[S_MT];
+		r[1]++;
+	}
+	struct fcand *c = dft_xcalloc(d.count + 1, sizeof(*c));
+
+	for (size_t i = 0; i < d.count; i++) {
+		c[i].v = (double)((int64_t *)dft_tmap_value(&d, i))[0];
+		c[i].k = dft_tmap_key(&d, i, NULL);
+	}
+	if (d.count > 1)
+		qsort(c, d.count, sizeof(*c), cmp_fcand);
+	for (size_t i = 0; i < d.count && i < 5; i++) {
+		const int64_t *r = dft_tmap_get(&d, c[i].k, strlen(c[i].k), 0,
+						NULL);
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "dir", dft_jstr(c[i].k));
+		json_object_object_add(o, "time_s", dft_jdouble(r[0] / 1e6));
+		json_object_object_add(o, "files", dft_jint(r[1]));
+		json_object_array_add(arr, o);
+	}
+	free(c);
+	dft_tmap_release(&d);
+	return arr;
+}
+
+/*
+ * Bandwidth (bytes/s) of the requests outside a subset: the trace's own
+ * large, aligned or sequential requests. The default (default_bw_mb_s)
+ * when fewer than one small-bytes threshold of them was moved.
+ */
+static double
+rest_bw(int64_t bytes, int64_t us, int64_t sub_b, int64_t sub_us, int *dflt)
+{
+	int64_t b = bytes - sub_b, t = us - sub_us;
+
+	if (b >= (int64_t)thr[T_SMALL_BYTES] && t > 0) {
+		*dflt = 0;
+		return (double)b / ((double)t / 1e6);
+	}
+	*dflt = 1;
+	return thr[T_DEFAULT_BW_MB_S] * 1e6;
+}
+
+/* saving = time - bytes / bw, with its model sentence */
+static void
+bw_saving(struct finding *f, double t, int64_t bytes, double bw, int dflt,
+	  const char *whose)
+{
+	char b1[32];
+	double at = bw > 0 ? (double)bytes / bw : t;
+	double cur = t > 0 ? bytes / t / 1e6 : 0;
+
+	f->saving_s = t - at > 0 ? t - at : 0;
+	f->saving_model = dft_xasprintf(
+		"the same %s at %.0f MB/s (%s) instead of %.1f MB/s",
+		mb((double)bytes, b1, sizeof(b1)), bw / 1e6,
+		dflt ? "default_bw_mb_s: the trace has too few other requests"
+		     : whose, cur);
+}
+
+/* ---- time at stake per class ------------------------------------------- */
+
+struct jctx {
+	struct agg *a;
+	struct run_info *ri;
+	int64_t g[S_NF];	/* application I/O sums */
+	int64_t all_t;		/* all I/O time */
+	double loop_wait;	/* training-loop wait (s), 0 without a loop */
+	double io_union_s;	/* sum of the processes' I/O unions */
+};
+
+static void
+stake_metadata(struct jctx *j, struct finding *f)
+{
+	struct agg *a = j->a;
+	double save = 0;
+	int64_t calls = 0, files = 0;
+
+	f->time_s = j->g[S_MT] / 1e6;
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+
+		if (s[S_MN] == 0 || (is_system_path(k, kn) &&
+				     !rules_include_system))
+			continue;
+		save += s[S_MT] / 1e6 * (1 - 1.0 / (double)s[S_MN]);
+		calls += s[S_MN];
+		files++;
+	}
+	f->saving_s = save;
+	f->saving_model = dft_xasprintf(
+		"metadata calls beyond one per file: %lld calls on %lld files; "
+		"each file's calls cost their mean, one is kept",
+		(long long)calls, (long long)files);
+	f->files = top_files(a, S_MT, 0, &f->files_more);
+	json_object_object_add(f->evidence, "directories", top_dirs(a));
+	if (f->calls == NULL) {
+		/* facets from W01/P17 only: the calls as well */
+		f->calls = json_object_new_array();
+	}
+}
+
+static void
+stake_sync(struct jctx *j, struct finding *f)
+{
+	struct agg *a = j->a;
+	double save = 0;
+	int64_t fn = 0, ft = 0;
+
+	f->time_s = j->g[S_YT] / 1e6;
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+
+		if (s[S_YN] == 0 || (is_system_path(k, kn) &&
+				     !rules_include_system))
+			continue;
+		save += s[S_YT] / 1e6 * (1 - 1.0 / (double)s[S_YN]);
+		fn += s[S_YN];
+		ft += s[S_YT];
+	}
+	/* syncs that name no file (sync(2)) are one group */
+	int64_t rn = j->g[S_YN] - fn, rt = j->g[S_YT] - ft;
+
+	if (rn > 0 && rt > 0)
+		save += rt / 1e6 * (1 - 1.0 / (double)rn);
+	f->saving_s = save;
+	f->saving_model = dft_xstrdup(
+		"all but one sync per file over the run: each file keeps one "
+		"sync at its mean cost");
+	f->files = top_files(a, S_YT, 0, &f->files_more);
+}
+
+static void
+stake_redundant(struct jctx *j, struct finding *f)
+{
+	struct agg *a = j->a;
+	int64_t rb = 0, dist = 0;
+	char b1[32];
+
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+
+		if (s[S_REREAD_N] == 0 || (is_system_path(k, kn) &&
+					   !rules_include_system))
+			continue;
+		rb += s[S_RB];
+		dist += s[S_DISTINCT_RB];
+	}
+	f->time_s = j->g[S_REREAD_T] / 1e6;
+	double bw = j->g[S_RT] > 0 ? j->g[S_RB] / (j->g[S_RT] / 1e6) : 0;
+	double extra = (double)(rb - dist);
+
+	f->saving_s = bw > 0 ? extra / bw : f->time_s;
+	if (f->saving_s > f->time_s)
+		f->saving_s = f->time_s;
+	f->saving_model = dft_xasprintf(
+		"the %s read beyond the distinct bytes, at the observed read "
+		"bandwidth %.1f MB/s", mb(extra, b1, sizeof(b1)), bw / 1e6);
+	f->files = top_files(a, S_REREAD_T, 0, &f->files_more);
+	if (f->functions != NULL &&
+	    strcmp(f->insight, "X03") != 0) {
+		/* a P09-only finding: name the re-reading functions */
+		json_object_put(f->functions);
+		f->functions = NULL;
+	}
+	if (f->functions == NULL) {
+		struct dft_tmap appf;
+
+		dft_tmap_init(&appf, sizeof(int64_t));
+		app_files(a, &appf);
+		f->functions = functions_for(a, 1u << C_REREAD, &appf, NULL);
+		dft_tmap_release(&appf);
+	}
+}
+
+static void
+stake_small(struct jctx *j, struct finding *f, int w)
+{
+	const int64_t *g = j->g;
+	int dflt;
+	double t = g[w ? S_SMALL_WT : S_SMALL_RT] / 1e6;
+	int64_t b = g[w ? S_SMALL_WB : S_SMALL_RB];
+	double bw = rest_bw(g[w ? S_WB : S_RB], g[w ? S_WT : S_RT], b,
+			    g[w ? S_SMALL_WT : S_SMALL_RT], &dflt);
+
+	f->time_s = t;
+	bw_saving(f, t, b, bw, dflt, w ? "this trace's large writes" :
+		  "this trace's large reads");
+	f->files = top_files(j->a, w ? S_SMALL_WT : S_SMALL_RT, 0,
+			     &f->files_more);
+}
+
+static void
+stake_misaligned(struct jctx *j, struct finding *f)
+{
+	const int64_t *g = j->g;
+	int dflt;
+	double t = g[S_MISAL_T] / 1e6;
+	double bw = rest_bw(g[S_RB] + g[S_WB], g[S_RT] + g[S_WT], g[S_MISAL_B],
+			    g[S_MISAL_T], &dflt);
+
+	f->time_s = t;
+	bw_saving(f, t, g[S_MISAL_B], bw, dflt,
+		  "this trace's aligned requests");
+	f->files = top_files(j->a, S_MISAL_T, 0, &f->files_more);
+}
+
+static void
+stake_random(struct jctx *j, struct finding *f)
+{
+	const int64_t *g = j->g;
+	int dflt;
+	double t = g[S_RND_T] / 1e6;
+	double bw = rest_bw(g[S_RB] + g[S_WB], g[S_RT] + g[S_WT], g[S_RND_B],
+			    g[S_RND_T], &dflt);
+
+	f->time_s = t;
+	bw_saving(f, t, g[S_RND_B], bw, dflt,
+		  "this trace's sequential requests");
+	f->files = top_files(j->a, S_RND_T, 0, &f->files_more);
+}
+
+static void
+stake_stdio(struct jctx *j, struct finding *f)
+{
+	const int64_t *g = j->g;
+	int dflt;
+	double t = g[S_STDIO_T] / 1e6;
+	double bw = rest_bw(g[S_RB] + g[S_WB], g[S_RT] + g[S_WT],
+			    g[S_SMALL_RB] + g[S_SMALL_WB],
+			    g[S_SMALL_RT] + g[S_SMALL_WT], &dflt);
+
+	f->time_s = t;
+	bw_saving(f, t, g[S_STDIO_B], bw, dflt,
+		  "this trace's large requests");
+	f->files = top_files(j->a, S_STDIO_T, 0, &f->files_more);
+}
+
+/* per shared file: the busiest process's time beyond the mean */
+static void
+stake_shared(struct jctx *j, struct finding *f)
+{
+	struct agg *a = j->a;
+	struct dft_tmap np, st;
+
+	dft_tmap_init(&np, sizeof(int64_t));
+	shared_files(a, &np);
+	shared_stats(a, &np, &st);
+	double t = 0;
+	size_t nc = 0;
+	struct fcand *c = dft_xcalloc(st.count + 1, sizeof(*c));
+
+	for (size_t i = 0; i < st.count; i++) {
+		const struct strag *x = dft_tmap_value(&st, i);
+		double ex = x->n > 0 ? (x->mxt - (double)x->tott / x->n) / 1e6 :
+			    0;
+
+		if (ex <= 0)
+			continue;
+		t += ex;
+		c[nc].v = ex;
+		c[nc].k = dft_tmap_key(&st, i, NULL);
+		nc++;
+	}
+	if (nc > 1)
+		qsort(c, nc, sizeof(*c), cmp_fcand);
+	f->files = json_object_new_array();
+	for (size_t i = 0; i < nc && i < 5; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "file", dft_jstr(c[i].k));
+		json_object_object_add(o, "time_s", dft_jdouble(c[i].v));
+		json_object_array_add(f->files, o);
+	}
+	f->files_more = nc > 5 ? (int64_t)(nc - 5) : 0;
+	free(c);
+	f->time_s = t;
+	f->saving_s = t;
+	f->saving_model = dft_xstrdup(
+		"on each shared file the busiest process's I/O time beyond the "
+		"processes' mean: balanced, all finish at the mean");
+	dft_tmap_release(&np);
+	dft_tmap_release(&st);
+}
+
+static void
+stake_imbalance(struct jctx *j, struct finding *f)
+{
+	struct agg *a = j->a;
+	int64_t mx = 0, sum = 0, n = 0;
+
+	for (size_t i = 0; i < a->m[M_PROC].count; i++) {
+		const int64_t *s = dft_tmap_value(&a->m[M_PROC], i);
+
+		if (s[S_N] == 0)
+			continue;
+		mx = s[S_T] > mx ? s[S_T] : mx;
+		sum += s[S_T];
+		n++;
+	}
+	double t = n > 1 ? (mx - (double)sum / n) / 1e6 : 0;
+
+	f->time_s = t > 0 ? t : 0;
+	f->saving_s = f->time_s;
+	f->saving_model = dft_xstrdup(
+		"the busiest process's I/O time beyond the processes' mean");
+}
+
+static void
+stake_loader(struct jctx *j, struct finding *f)
+{
+	struct agg *a = j->a;
+	double save = 0;
+
+	for (size_t i = 0; i < a->m[M_LOOP].count; i++) {
+		const int64_t *x = dft_tmap_value(&a->m[M_LOOP], i);
+
+		save += (x[0] < x[1] ? x[0] : x[1]) / 1e6;
+	}
+	f->time_s = evget(f, "wait_time_s");
+	f->saving_s = save;
+	f->saving_model = dft_xstrdup(
+		"loading overlapped with compute (prefetching, more workers): "
+		"per epoch and loop the smaller of wait and compute is hidden");
+	f->files = top_files(a, S_RT, 0, &f->files_more);
+}
+
+static void
+stake_ckpt(struct jctx *j, struct finding *f)
+{
+	double ck = evget(f, "checkpoint_time_s");
+	double io = evget(f, "checkpoint_io_time_s");
+	int64_t b = (int64_t)evget(f, "checkpoint_posix_bytes");
+	int dflt;
+	const int64_t *g = j->g;
+	double bw = rest_bw(g[S_WB], g[S_WT], g[S_SMALL_WB], g[S_SMALL_WT],
+			    &dflt);
+	char b1[32];
+
+	f->time_s = ck > io ? ck : io;
+	double keep = bw > 0 ? b / bw : 0;
+
+	f->saving_s = f->time_s - keep > 0 ? f->time_s - keep : 0;
+	f->saving_model = dft_xasprintf(
+		"asynchronous checkpointing: the loop waits only to write the "
+		"%s traced under checkpoint functions once at %.0f MB/s (%s); "
+		"the rest runs beside training", mb((double)b, b1, sizeof(b1)),
+		bw / 1e6, dflt ? "default_bw_mb_s" : "this trace's large writes");
+}
+
+static void
+stake_fsbw(struct jctx *j, struct finding *f)
+{
+	double t = evget(f, "read_time_s");
+	double b = evget(f, "read_bytes");
+	double bw = thr[T_DLIO_FS_BW_MB_S] * 1e6;
+	char b1[32];
+
+	f->time_s = t;
+	f->saving_s = bw > 0 && t - b / bw > 0 ? t - b / bw : 0;
+	f->saving_model = dft_xasprintf("the same %s at dlio_fs_bw_mb_s "
+					"(%.0f MB/s)", mb(b, b1, sizeof(b1)),
+					thr[T_DLIO_FS_BW_MB_S]);
+	f->files = top_files(j->a, S_RT, 0, &f->files_more);
+}
+
+static void
+stake_write_time(struct jctx *j, struct finding *f)
+{
+	struct agg *a = j->a;
+	double t = 0;
+
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		const int64_t *x = dft_tmap_get(&a->m[M_FILEX], k, kn, 0, NULL);
+
+		if (x == NULL || s[S_WB] <= x[1] || x[1] <= 0 ||
+		    (is_system_path(k, kn) && !rules_include_system))
+			continue;
+		t += s[S_WT] / 1e6 * (double)(s[S_WB] - x[1]) / (double)s[S_WB];
+	}
+	f->time_s = t;
+	f->saving_s = t;
+	f->saving_model = dft_xstrdup(
+		"per file, the write time of the bytes written beyond its "
+		"highest offset (write time x redundant / written bytes)");
+	f->files = top_files(a, S_WT, 0, &f->files_more);
+}
+
+static void
+stake_system(struct jctx *j, struct finding *f)
+{
+	f->time_s = j->ri->sys_t / 1e6;
+	f->saving_s = 0;
+	f->saving_model = dft_xstrdup(
+		"none estimated: the runtime's and the system's own files");
+	f->files = top_files(j->a, S_T, 1, &f->files_more);
+}
+
+static void
+stake(struct jctx *j, struct finding *f)
+{
+	const char *c = f->cls;
+
+	if (strcmp(c, "metadata") == 0)
+		stake_metadata(j, f);
+	else if (strcmp(c, "sync") == 0)
+		stake_sync(j, f);
+	else if (strcmp(c, "redundant_read") == 0)
+		stake_redundant(j, f);
+	else if (strcmp(c, "small_write") == 0)
+		stake_small(j, f, 1);
+	else if (strcmp(c, "small_read") == 0)
+		stake_small(j, f, 0);
+	else if (strcmp(c, "misaligned") == 0)
+		stake_misaligned(j, f);
+	else if (strcmp(c, "random_access") == 0)
+		stake_random(j, f);
+	else if (strcmp(c, "stdio") == 0)
+		stake_stdio(j, f);
+	else if (strcmp(c, "shared_file") == 0)
+		stake_shared(j, f);
+	else if (strcmp(c, "imbalance") == 0)
+		stake_imbalance(j, f);
+	else if (strcmp(c, "data_loader") == 0)
+		stake_loader(j, f);
+	else if (strcmp(c, "checkpoint") == 0)
+		stake_ckpt(j, f);
+	else if (strcmp(c, "fs_bw") == 0)
+		stake_fsbw(j, f);
+	else if (strcmp(c, "write_time") == 0)
+		stake_write_time(j, f);
+	else if (strcmp(c, "system") == 0)
+		stake_system(j, f);
+	else {
+		f->time_s = 0;
+		f->saving_s = 0;
+		f->saving_model = dft_xstrdup(
+			"none: this finding describes the workload");
+	}
+	if (f->files == NULL)
+		f->files = json_object_new_array();
+	/* I/O classes cannot put more at stake than the I/O time itself
+	 * (summed durations can overlap inside a thread) */
+	if (strcmp(c, "data_loader") != 0 && strcmp(c, "checkpoint") != 0 &&
+	    j->io_union_s > 0 && f->time_s > j->io_union_s)
+		f->time_s = j->io_union_s;
+	/*
+	 * With a measured training loop, read-side I/O is done by loader
+	 * workers beside the loop: it costs the run at most the time the
+	 * loop waits for it.
+	 */
+	if (j->loop_wait > 0 && f->time_s > j->loop_wait &&
+	    (strcmp(c, "fs_bw") == 0 || strcmp(c, "small_read") == 0 ||
+	     strcmp(c, "redundant_read") == 0 ||
+	     strcmp(c, "random_access") == 0 || strcmp(c, "metadata") == 0 ||
+	     strcmp(c, "misaligned") == 0 || strcmp(c, "stdio") == 0)) {
+		evd(f, "uncapped_time_s", f->time_s);
+		json_object_object_add(f->evidence, "capped_by_loop_wait",
+				       json_object_new_boolean(1));
+		f->time_s = j->loop_wait;
+	}
+	if (f->saving_s > f->time_s)
+		f->saving_s = f->time_s;
+}
+
+/* ---- one finding per cause --------------------------------------------- */
+
+static void
+arr_add_unique(json_object *arr, const char *s)
+{
+	size_t n = json_object_array_length(arr);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(json_object_get_string(
+				json_object_array_get_idx(arr, i)), s) == 0)
+			return;
+	json_object_array_add(arr, dft_jstr(s));
+}
+
+/* Moves the raw finding's owned parts into a new consolidated one. */
+static void
+take(struct finding *dst, struct finding *src, const char *cls)
+{
+	*dst = *src;
+	dst->cls = cls;
+	dst->raw = 0;
+	dst->facets = json_object_new_array();
+	dst->insights = json_object_new_array();
+	src->scope = NULL;
+	src->description = NULL;
+	src->evidence = NULL;
+	src->functions = NULL;
+	src->calls = NULL;
+	src->saving_model = NULL;
+	src->files = src->facets = src->insights = NULL;
+}
+
+static void
+fold_into(struct finding *dst, const struct finding *src)
+{
+	arr_add_unique(dst->facets, src->metric);
+	arr_add_unique(dst->insights, src->insight);
+	if (src->forced)
+		dst->forced = 1;
+}
+
+static const char *
+class_of(const struct finding *f)
+{
+	int i = code_index(f->insight);
+
+	return i >= 0 ? code_class[i].cls : NULL;
+}
+
+static const char *
+band(double share)
+{
+	if (share >= 0.25)
+		return "critical";
+	if (share >= 0.10)
+		return "high";
+	if (share >= 0.03)
+		return "medium";
+	if (share >= 0.01)
+		return "low";
+	return "info";
+}
+
+static int
+sev_score(const char *s)
+{
+	static const char *const l[] = { "info", "low", "medium", "high",
+		"critical" };
+
+	for (int i = 0; i < 5; i++)
+		if (strcmp(s, l[i]) == 0)
+			return i + 1;
+	return 1;
+}
+
+static int
+cmp_stake(const void *x, const void *y)
+{
+	const struct finding *a = x, *b = y;
+
+	if (a->time_s != b->time_s)
+		return a->time_s > b->time_s ? -1 : 1;
+	if (a->forced != b->forced)
+		return b->forced - a->forced;
+	/* ties: the data-loader stall before what feeds it */
+	int la = strcmp(a->cls, "data_loader") == 0;
+	int lb = strcmp(b->cls, "data_loader") == 0;
+
+	if (la != lb)
+		return lb - la;
+	return strcmp(a->cls, b->cls);
+}
+
+/* ---- the verdict --------------------------------------------------------- */
+
+struct pcand {
+	double share;
+	const char *k;
+	double wall, io;
+};
+
+static int
+cmp_pcand(const void *x, const void *y)
+{
+	const struct pcand *a = x, *b = y;
+
+	if (a->share != b->share)
+		return a->share > b->share ? -1 : 1;
+	return strcmp(a->k, b->k);
+}
+
+static void
+verdict(struct agg *a, struct run_info *ri, double *io_union)
+{
+	int64_t t0 = a->g[G_TS_MIN], t1 = a->g[G_TS_MAX];
+	size_t np = a->m[M_PROC].count;
+	struct pcand *c = dft_xcalloc(np + 1, sizeof(*c));
+	double mx = 0, sum_io = 0, sum_wall = 0;
+
+	if (t0 > t1)
+		t0 = t1 = 0;
+	ri->wall_s = (t1 - t0) / 1e6;
+	for (size_t i = 0; i < np; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_PROC], i, &kn);
+		const int64_t *pt = dft_tmap_get(&a->m[M_PROCT], k, kn, 0, NULL);
+		const int64_t *pio = dft_tmap_get(&a->m[M_PROCIO], k, kn, 0,
+						  NULL);
+		double w = pt && pt[0] > 0 && pt[1] > 0 ?
+			   (pt[1] - (SPAN_BIG - pt[0])) / 1e6 : 0;
+		double io = pio ? pio[0] / 1e6 : 0;
+
+		if (w < 0)
+			w = 0;
+		if (io > w && w > 0)
+			io = w;
+		c[i].k = k;
+		c[i].wall = w;
+		c[i].io = io;
+		c[i].share = fr(io, w);
+		mx = io > mx ? io : mx;
+		sum_io += io;
+		sum_wall += w;
+	}
+	*io_union = sum_io;
+	ri->proc_wall_s = sum_wall > 0 ? sum_wall : ri->wall_s;
+	ri->io_wall_s = mx;
+	ri->io_wall_share = fr(mx, ri->wall_s);
+	if (ri->io_wall_share > 1)
+		ri->io_wall_share = 1;
+	if (ri->io_wall_share >= thr[T_VERDICT_IO_BOUND])
+		ri->verdict = "io-bound";
+	else if (ri->io_wall_share >= thr[T_VERDICT_PARTLY])
+		ri->verdict = "partly";
+	else
+		ri->verdict = "not-io-bound";
+	ri->verdict_text = dft_xasprintf(
+		"I/O is %.*f %% of wall time: %s",
+		ri->io_wall_share < 0.1 ? 1 : 0, 100 * ri->io_wall_share,
+		strcmp(ri->verdict, "io-bound") == 0 ? "I/O-bound" :
+		strcmp(ri->verdict, "partly") == 0 ? "partly I/O-bound" :
+		"not I/O-bound");
+	if (np > 1)
+		qsort(c, np, sizeof(*c), cmp_pcand);
+	ri->processes_io = json_object_new_array();
+	for (size_t i = 0; i < np && i < 8; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "process", dft_jstr(c[i].k));
+		json_object_object_add(o, "wall_s", dft_jdouble(c[i].wall));
+		json_object_object_add(o, "io_s", dft_jdouble(c[i].io));
+		json_object_object_add(o, "io_wall_share",
+				       dft_jdouble(c[i].share));
+		json_object_array_add(ri->processes_io, o);
+	}
+	ri->processes_io_more = np > 8 ? (int64_t)(np - 8) : 0;
+	free(c);
+	/* system files */
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+
+		if (!is_system_path(k, kn))
+			continue;
+		ri->sys_n += s[S_N];
+		ri->sys_t += s[S_T];
+		ri->sys_b += s[S_B];
+		ri->sys_files++;
+	}
+}
+
+/* ---- code locations ------------------------------------------------------ */
+
+static void
+locate(struct run_info *ri, json_object *fns)
+{
+	size_t n = fns ? json_object_array_length(fns) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_array_get_idx(fns, i);
+		const char *name = dft_json_str(o, "name", "");
+		const struct fnloc *l = NULL;
+
+		if (ri->funcs != NULL)
+			l = dft_tmap_get(ri->funcs, name, strlen(name), 0,
+					 NULL);
+		if (l != NULL && l->file != NULL &&
+		    dft_json_str(o, "file", NULL) == NULL) {
+			json_object_object_add(o, "file", dft_jstr(l->file));
+			json_object_object_add(o, "line", l->line > 0 ?
+					       dft_jint(l->line) : NULL);
+		}
+		json_object_object_add(o, "qualname", dft_jstr(
+			l != NULL && l->qualname != NULL ? l->qualname : name));
+	}
+}
+
+/* ---- judge ---------------------------------------------------------------- */
+
+void
+judge(struct agg *a, struct run_info *ri, struct results *r)
+{
+	struct jctx j = { 0 };
+	struct results out = { 0 };
+	size_t raw_n = r->n;
+
+	j.a = a;
+	j.ri = ri;
+	app_sums(a, j.g);
+	j.all_t = a->g[G_IO_S + S_T];
+	verdict(a, ri, &j.io_union_s);
+	/* the system finding: with --include-system, or when it dominates */
+	if (ri->sys_t > 0 && (ri->include_system ||
+			      fr((double)ri->sys_t, (double)j.all_t) >=
+			      thr[T_SYSTEM_DOMINATES])) {
+		if (r->n == r->cap) {
+			r->cap = r->cap ? 2 * r->cap : 16;
+			r->f = dft_xreallocarray(r->f, r->cap, sizeof(*r->f));
+		}
+		struct finding *f = &r->f[r->n++];
+		double sh = fr((double)ri->sys_t, (double)j.all_t);
+
+		memset(f, 0, sizeof(*f));
+		f->insight = "X04";
+		f->source = "dft";
+		f->metric = "system_time_share";
+		f->layer = "posix";
+		f->view = "app";
+		f->scope = dft_xstrdup("system files");
+		f->value = sh;
+		f->threshold = thr[T_SYSTEM_DOMINATES];
+		f->op = ">=";
+		f->score = 3;
+		f->component = "io";
+		f->title = "I/O on system and runtime files";
+		f->recommendation = "look at what the runtime does at start-up "
+			"(MPI session files, library loading, /proc reads); it "
+			"is not the application's own I/O";
+		f->evidence = json_object_new_object();
+		json_object_object_add(f->evidence, "system_requests",
+				       dft_jint(ri->sys_n));
+		evd(f, "system_time_s", ri->sys_t / 1e6);
+		json_object_object_add(f->evidence, "system_files",
+				       dft_jint(ri->sys_files));
+		f->functions = json_object_new_array();
+		f->description = dft_xasprintf(
+			"%.1f%% of the I/O time (%.2f s) is on %lld system and "
+			"runtime files", 100 * sh, ri->sys_t / 1e6,
+			(long long)ri->sys_files);
+	}
+	/* the training loop's wait, which caps read-side findings */
+	for (size_t i = 0; i < a->m[M_LOOP].count; i++)
+		j.loop_wait += ((int64_t *)dft_tmap_value(&a->m[M_LOOP], i))[0]
+			       / 1e6;
+	/* one finding per class: the strongest rule is the primary, the
+	 * others are facets */
+	for (size_t ci = 0; ci < NCODES; ci++) {
+		const char *cls = code_class[ci].cls;
+		int seen = 0;
+
+		for (size_t k = 0; k < ci; k++)
+			if (strcmp(code_class[k].cls, cls) == 0)
+				seen = 1;
+		if (seen)
+			continue;
+		struct finding *prim = NULL;
+
+		for (size_t i = 0; i < raw_n; i++) {
+			const char *c = class_of(&r->f[i]);
+
+			if (c == NULL || strcmp(c, cls) != 0)
+				continue;
+			/* the class's rules in table order: the first is
+			 * the one whose numbers the finding quotes */
+			if (prim == NULL || code_index(r->f[i].insight) <
+			    code_index(prim->insight))
+				prim = &r->f[i];
+		}
+		if (r->n > raw_n && strcmp(cls, "system") == 0)
+			prim = &r->f[raw_n];
+		if (prim == NULL)
+			continue;
+		if (out.n == out.cap) {
+			out.cap = out.cap ? 2 * out.cap : 16;
+			out.f = dft_xreallocarray(out.f, out.cap,
+						  sizeof(*out.f));
+		}
+		struct finding *f = &out.f[out.n++];
+
+		take(f, prim, cls);
+		fold_into(f, f);
+		for (size_t i = 0; i < r->n; i++) {
+			const char *c = class_of(&r->f[i]);
+
+			if (&r->f[i] != prim && c != NULL &&
+			    strcmp(c, cls) == 0)
+				fold_into(f, &r->f[i]);
+		}
+		stake(&j, f);
+	}
+	/*
+	 * Misaligned requests that are mostly the small requests of a small
+	 * finding are one cause: a facet of it.
+	 */
+	for (size_t i = 0; i < out.n; i++) {
+		struct finding *m = &out.f[i];
+
+		if (strcmp(m->cls, "misaligned") != 0 ||
+		    j.g[S_MISAL_SMALL_T] * 2 < j.g[S_MISAL_T])
+			continue;
+		struct finding *best = NULL;
+
+		for (size_t k = 0; k < out.n; k++)
+			if ((strcmp(out.f[k].cls, "small_write") == 0 ||
+			     strcmp(out.f[k].cls, "small_read") == 0) &&
+			    (best == NULL || out.f[k].time_s > best->time_s))
+				best = &out.f[k];
+		if (best == NULL)
+			continue;
+		size_t nf = json_object_array_length(m->facets);
+
+		for (size_t k = 0; k < nf; k++)
+			arr_add_unique(best->facets, json_object_get_string(
+				json_object_array_get_idx(m->facets, k)));
+		nf = json_object_array_length(m->insights);
+		for (size_t k = 0; k < nf; k++)
+			arr_add_unique(best->insights, json_object_get_string(
+				json_object_array_get_idx(m->insights, k)));
+		evd(best, "misaligned_time_s", j.g[S_MISAL_T] / 1e6);
+		finding_release(m);
+		out.f[i] = out.f[--out.n];
+		i--;
+	}
+	/* severity from the share of wall time */
+	double den = ri->proc_wall_s > 0 ? ri->proc_wall_s : ri->wall_s;
+	int cap = strcmp(ri->verdict, "not-io-bound") == 0;
+
+	for (size_t i = 0; i < out.n; i++) {
+		struct finding *f = &out.f[i];
+
+		f->io_time_share = fr(f->time_s, j.g[S_T] / 1e6);
+		if (f->io_time_share > 1)
+			f->io_time_share = 1;
+		f->wall_share = fr(f->time_s, den);
+		if (f->wall_share > 1)
+			f->wall_share = 1;
+		f->severity = band(f->wall_share);
+		if (cap && sev_score(f->severity) > 3)
+			f->severity = "medium";
+		f->score = sev_score(f->severity);
+		locate(ri, f->functions);
+	}
+	if (out.n > 1)
+		qsort(out.f, out.n, sizeof(*out.f), cmp_stake);
+	ri->findings_total = out.n;
+	/* shown: the first findings_shown, plus forced dimensions */
+	size_t shown = 0, lim = (size_t)thr[T_FINDINGS_SHOWN];
+
+	if (!ri->all) {
+		size_t w = 0;
+
+		for (size_t i = 0; i < out.n; i++) {
+			if (shown < lim || out.f[i].forced) {
+				out.f[w++] = out.f[i];
+				shown++;
+			} else {
+				finding_release(&out.f[i]);
+			}
+		}
+		out.n = w;
+	}
+	ri->findings_shown = out.n;
+	(void)shown;
+	/* the raw rows are gone: replace the results */
+	results_release(r);
+	*r = out;
+	(void)raw_n;
+}
+
+void
+run_info_release(struct run_info *ri)
+{
+	free(ri->verdict_text);
+	json_object_put(ri->processes_io);
+}
