@@ -7,6 +7,9 @@
 #                       annotate, lint, build the annotated copy (no trace yet)
 #   make dft-trace      the traced run (and the non-empty trace check)
 #   make dft-analyze    split, analyze, proposals, optimization loop, report
+#   make dft-optimize   the optimization loop again; with DFT_PATCHES, each
+#                       patch (a unified diff of the source) is measured as
+#                       one iteration (see skills/dft-optimize)
 #   make dft-all        all of it in one go
 #   make dft-status     where the latest run is
 #   make dft-bundle     final_report/ of the latest run
@@ -21,6 +24,7 @@ DFT_BUILD_FLAGS ?=
 DFT_WORKSPACES ?= workspaces
 DFT_PIPELINE ?= dft-pipeline
 DFT_FLAGS ?=
+DFT_PATCHES ?=
 # the application name dft derives from DFT_URL (its latest run is the one
 # the later stages work on)
 DFT_APP ?= $(shell dft-clone --print-app-name '$(DFT_URL)' 2>/dev/null)
@@ -29,7 +33,7 @@ DFT_OPTS = -y -w '$(DFT_WORKSPACES)' $(DFT_FLAGS) \
 	$(if $(DFT_SMOKE),--smoke '$(DFT_SMOKE)') \
 	$(if $(DFT_BUILD_FLAGS),--build-flags '$(DFT_BUILD_FLAGS)')
 
-.PHONY: dft-annotate dft-trace dft-analyze dft-all dft-status dft-bundle
+.PHONY: dft-annotate dft-trace dft-analyze dft-optimize dft-all dft-status dft-bundle
 
 dft-annotate:
 	$(DFT_PIPELINE) run $(DFT_OPTS) --stop-after build_annotated '$(DFT_URL)'
@@ -39,6 +43,10 @@ dft-trace:
 
 dft-analyze:
 	$(DFT_PIPELINE) resume $(DFT_OPTS) '$(DFT_APP)'
+
+dft-optimize:
+	$(DFT_PIPELINE) optimize -w '$(DFT_WORKSPACES)' $(DFT_FLAGS) \
+		$(foreach p,$(DFT_PATCHES),--patch '$(abspath $(p))') '$(DFT_APP)'
 
 dft-all:
 	$(DFT_PIPELINE) run $(DFT_OPTS) '$(DFT_URL)'

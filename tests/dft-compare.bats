@@ -91,7 +91,7 @@ C="$FIXTURES/compare"
 	[[ "$stderr" == *"cannot open '$BATS_TEST_TMPDIR/none.ndjson'"* ]] || fail "$stderr"
 	printf '{"type":"x-test"}\n' >"$BATS_TEST_TMPDIR/x.ndjson"
 	run -1 --separate-stderr dft-compare "$C/before.ndjson" "$BATS_TEST_TMPDIR/x.ndjson"
-	[[ "$stderr" == *"no summary record"* ]] || fail "$stderr"
+	[[ "$stderr" == *"no summary or samples record"* ]] || fail "$stderr"
 	mkdir -p "$BATS_TEST_TMPDIR/empty"
 	run -1 --separate-stderr dft-compare "$C/before.ndjson" "$BATS_TEST_TMPDIR/empty"
 	[[ "$stderr" == *"no *.pfw or *.pfw.gz trace files"* ]] || fail "$stderr"
@@ -109,4 +109,71 @@ C="$FIXTURES/compare"
 		[ "$status" -eq "$want" ] || fail "example '$ex' exited $status"
 	done < <(man_examples "$REPO/man/dft-compare.1")
 	[ "$n" -ge 1 ]
+}
+
+# samples SIDE CONFIG WALL...: one samples record of timed runs (exit 0, 1 MB
+# written and 2 MB read each)
+samples() {
+	local c=$1
+	shift
+	jq -n -c --arg c "$c" '$ARGS.positional | map(tonumber) as $w
+		| {type: "samples", v: 1, config: $c, traced: false,
+		   runs: [$w[] | {wall_s: ., rc: 0, read_bytes: 2000000, write_bytes: 1000000}]}' --args "$@"
+}
+
+@test "repeated runs: a change beyond the tolerance and significant is improved, with the exact test" {
+	samples base 1.00 1.02 0.99 1.01 1.03 >"$BATS_TEST_TMPDIR/b"
+	samples opt 0.80 0.82 0.79 0.81 0.80 >"$BATS_TEST_TMPDIR/a"
+	run -0 --separate-stderr dft-compare "$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/a"
+	run -0 jq -r 'select(.type == "verdict") | [.v, .verdict, .basis, .test.name, .test.p, .completion_time.before, .completion_time.after, .completion_time.n_before] | @tsv' <<<"$output"
+	want=$(mann_whitney_p 1.00,1.02,0.99,1.01,1.03 0.80,0.82,0.79,0.81,0.80)
+	# all five after runs are faster: 2 / C(10, 5)
+	[ "$want" = 0.00793651 ]
+	assert_output "$(printf '2\timproved\tuntraced runs\tMann-Whitney U, exact, two-sided\t%s\t1.01\t0.8\t5' "$want")"
+}
+
+@test "repeated runs: a large but noisy difference is unchanged within noise, with ties ranked in the middle" {
+	samples base 1.0 1.5 0.9 1.2 1.0 >"$BATS_TEST_TMPDIR/b"
+	samples opt 0.9 1.0 1.3 0.7 0.8 >"$BATS_TEST_TMPDIR/a"
+	run -0 --separate-stderr dft-compare "$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/a"
+	v=$(jq -c 'select(.type == "verdict")' <<<"$output")
+	want=$(mann_whitney_p 1.0,1.5,0.9,1.2,1.0 0.9,1.0,1.3,0.7,0.8)
+	run -0 jq -r '[.verdict, .test.p, .test.significant, .completion_time.pct] | @tsv' <<<"$v"
+	# medians 1.0 -> 0.9: -10 %, beyond the 5 % tolerance, not significant
+	assert_output "$(printf 'unchanged\t%s\tfalse\t-10' "$want")"
+	# the noise is half the larger spread: after, (1.3 - 0.7) / 0.9 / 2
+	run -0 jq -r '.verdict_text, .noise_pct' <<<"$v"
+	assert_output "$(printf 'unchanged (within noise \xc2\xb133.3 %%)\n33.3333')"
+	run -0 jq -r '.reason' <<<"$v"
+	assert_output --partial "completion time 10.0 % shorter (medians of 5 and 5 runs, p = "
+	assert_output --partial ": not significant)"
+}
+
+@test "repeated runs: several samples records a side are pooled, failed runs left out, and slower is regressed" {
+	{
+		samples base 1.0 1.01 0.99
+		samples base 1.02 0.98
+	} >"$BATS_TEST_TMPDIR/b"
+	{
+		samples opt 1.3 1.31 1.29 1.32
+		jq -n -c '{type: "samples", v: 1, config: "opt", runs: [{wall_s: 0.1, rc: 1}, {wall_s: 1.28, rc: 0, read_bytes: 2000000, write_bytes: 1000000}]}'
+	} >"$BATS_TEST_TMPDIR/a"
+	run -0 --separate-stderr dft-compare "$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/a"
+	run -0 jq -r 'select(.type == "verdict") | [.verdict, .completion_time.n_before, .completion_time.n_after, .failed_runs, .test.p] | @tsv' <<<"$output"
+	assert_output "$(printf 'regressed\t5\t5\t1\t%s' "$(mann_whitney_p 1.0,1.01,0.99,1.02,0.98 1.3,1.31,1.29,1.32,1.28)")"
+	# rates are bytes per wall second, medians: 1 MB / 1.0 s and 1 MB / 1.3 s
+	run -0 jq -r 'select(.type == "verdict") | [.write_rate.before, .write_rate.after, .read_rate.before] | @tsv' <<<"$(dft-compare "$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/a")"
+	assert_output "$(printf '1000000\t769231\t2000000')"
+	run -2 --separate-stderr dft-compare --alpha 1.5 "$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/a"
+	[[ "$stderr" == *"--alpha: not a probability in (0, 1): '1.5'"* ]] || fail "$stderr"
+}
+
+@test "repeated runs: three runs a side can never be significant at 0.05, so nothing is improved" {
+	samples base 1.0 1.01 1.02 >"$BATS_TEST_TMPDIR/b"
+	samples opt 0.5 0.51 0.52 >"$BATS_TEST_TMPDIR/a"
+	run -0 bash -c "dft-compare '$BATS_TEST_TMPDIR/b' '$BATS_TEST_TMPDIR/a' | jq -r 'select(.type == \"verdict\") | [.verdict, .test.p] | @tsv'"
+	# the smallest two-sided p of 3 against 3 is 2 / C(6, 3) = 0.1
+	assert_output "$(printf 'unchanged\t0.1')"
+	run -0 bash -c "dft-compare --alpha 0.2 '$BATS_TEST_TMPDIR/b' '$BATS_TEST_TMPDIR/a' | jq -r 'select(.type == \"verdict\") | .verdict'"
+	assert_output improved
 }

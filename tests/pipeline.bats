@@ -537,9 +537,9 @@ interrupt_smoke() {
 	printf '%s\n' '{"type":"strategy","v":1,"id":"small_write.L2.test","class":"small_write","level":"L2","title":"A harmless variable","change":"Set DFT_TEST_NOOP=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_NOOP":"1"},"privilege":"none","rollback":{"env_unset":["DFT_TEST_NOOP"]}}}' >>"$cat"
 	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 3 -w "$ROOT1" sample
 	assert_line --partial "iteration 1: applying L2 small_write.L2.test"
-	assert_line --regexp '^Iter 1: resolved=[0-9]+ bottlenecks, new=[0-9]+, raw_rate [0-9.e+-]+→[0-9.e+-]+ GB/s \(comparator: (improved|regressed|unchanged)\)$'
+	assert_line --regexp '^Iter 1: resolved=[0-9]+ bottlenecks, new=[0-9]+, completion [0-9.e+-]+ s ±[0-9.]+ % → [0-9.e+-]+ s ±[0-9.]+ % \([-+][0-9.]+ %, p = [0-9.e-]+\): (improved|regressed|unchanged)'
 	assert_line --regexp '^Optimization loop ended after [1-3] iterations: (EXHAUSTED|CONVERGED|REGRESSED)$'
-	assert_line --regexp '^ITER \| applied_opts'
+	assert_line --regexp '^ITER \| change +\| median_s +\| test +\| decision$'
 	# the iteration is recorded, with what was applied and what could not be
 	run -0 jq -r 'select(.type == "iteration" and .iteration == 1)
 		| [.status, (.applied | map(.id) | join(",")), (.not_applicable | length > 0)] | @tsv' \

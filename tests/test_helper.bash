@@ -139,3 +139,23 @@ man_examples() {
 		lit { l = $0; sub(/^ +/, "", l); if (sub(/\\e$/, "", l)) cur = cur l; else cur = cur l " " }' "$1" |
 		sed 's/ *$//' | grep 'tests/fixtures'
 }
+
+# mann_whitney_p A B: the exact two-sided Mann-Whitney p of the samples A and
+# B (comma-separated numbers), by enumerating every split of the pooled
+# mid-ranks; independent of dft-compare's implementation.
+mann_whitney_p() {
+	python3 - "$1" "$2" <<'PY'
+import itertools, sys
+a, b = [list(map(float, s.split(','))) for s in sys.argv[1:3]]
+pool = sorted(a + b)
+def rank(v):
+    idx = [i + 1 for i, x in enumerate(pool) if x == v]
+    return sum(idx) / len(idx)
+r = [rank(v) for v in pool]
+n = len(a); N = len(pool); e = n * (N + 1) / 2
+w = sum(rank(v) for v in a)
+splits = list(itertools.combinations(r, n))
+hits = sum(1 for c in splits if abs(sum(c) - e) >= abs(w - e) - 1e-9)
+print('%.6g' % (hits / len(splits)))
+PY
+}

@@ -12,6 +12,13 @@
  * observed completion time, the two numbers the optimization loop stops
  * on.  With --fail-on-regression a regressed verdict exits 3.
  *
+ * Repeated runs: `samples` records (dft-pipeline's timed untraced runs)
+ * or several analyses on a side make that side a sample.  With samples on
+ * both sides a change is judged on the medians and only counts when it is
+ * beyond the tolerance and significant by an exact two-sided Mann-Whitney
+ * U test (a permutation test of the rank sum, ties given mid-ranks); else
+ * it is "unchanged (within noise)".
+ *
  * It does not read traces itself, and it does not judge a change it
  * cannot measure: without write events and without a time span the
  * verdict is "unchanged" and says why.
@@ -36,6 +43,7 @@ struct opts {
 	const char *label_before, *label_after;
 	const char *applied;
 	int top;
+	double alpha;		/* significance level of the test */
 };
 
 /* One analysed run. */
@@ -47,12 +55,17 @@ struct side {
 	json_object *bottlenecks;	/* array */
 	json_object *metrics;	/* "group\tkey\tmetric" -> double */
 	json_object *windows;	/* metric name -> array of per-window values */
+	/* repeated runs: wall times and write rates of the samples records'
+	 * runs (exit 0 only), and per analysis its span and write rate */
+	json_object *run_wall, *run_wrate, *run_rrate;
+	json_object *an_span, *an_wrate;
+	int nsamples, failed_runs;
 	int bad;
 };
 
 static const char usage_text[] =
 	"usage: dft-compare [--tolerance PCT] [--threshold PCT] "
-	"[--fail-on-regression]\n"
+	"[--alpha P] [--fail-on-regression]\n"
 	"                   [--before-label NAME] [--after-label NAME] "
 	"[--applied IDS]\n"
 	"                   [--top N] BEFORE AFTER\n"
@@ -75,6 +88,11 @@ side_init(struct side *s, const char *label)
 	s->bottlenecks = json_object_new_array();
 	s->metrics = json_object_new_object();
 	s->windows = json_object_new_object();
+	s->run_wall = json_object_new_array();
+	s->run_wrate = json_object_new_array();
+	s->run_rrate = json_object_new_array();
+	s->an_span = json_object_new_array();
+	s->an_wrate = json_object_new_array();
 }
 
 static void
@@ -86,6 +104,63 @@ side_release(struct side *s)
 	json_object_put(s->bottlenecks);
 	json_object_put(s->metrics);
 	json_object_put(s->windows);
+	json_object_put(s->run_wall);
+	json_object_put(s->run_wrate);
+	json_object_put(s->run_rrate);
+	json_object_put(s->an_span);
+	json_object_put(s->an_wrate);
+}
+
+/* A samples record: its runs that exited 0 join the side's sample. */
+static void
+add_samples(struct side *s, json_object *rec)
+{
+	json_object *runs;
+	size_t n;
+
+	s->nsamples++;
+	if (!json_object_object_get_ex(rec, "runs", &runs) ||
+	    !json_object_is_type(runs, json_type_array))
+		return;
+	n = json_object_array_length(runs);
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(runs, i), *v;
+		double w = dft_json_double(r, "wall_s", -1);
+
+		if (dft_json_int(r, "rc", 0) != 0 || w <= 0) {
+			s->failed_runs++;
+			continue;
+		}
+		json_object_array_add(s->run_wall, json_object_new_double(w));
+		if (json_object_object_get_ex(r, "write_bytes", &v) &&
+		    v != NULL)
+			json_object_array_add(s->run_wrate,
+				json_object_new_double(
+					json_object_get_double(v) / w));
+		if (json_object_object_get_ex(r, "read_bytes", &v) &&
+		    v != NULL)
+			json_object_array_add(s->run_rrate,
+				json_object_new_double(
+					json_object_get_double(v) / w));
+	}
+}
+
+/* An analysis' completion time and raw write rate, for repeated analyses. */
+static void
+add_analysis(struct side *s, json_object *summary)
+{
+	json_object *io, *w;
+	double span = dft_json_double(summary, "span_s", 0);
+
+	if (span > 0)
+		json_object_array_add(s->an_span,
+				      json_object_new_double(span));
+	if (json_object_object_get_ex(summary, "io", &io) &&
+	    json_object_object_get_ex(io, "write", &w) &&
+	    dft_json_double(w, "time_s", 0) > 0)
+		json_object_array_add(s->an_wrate, json_object_new_double(
+			dft_json_double(w, "bytes", 0) /
+			dft_json_double(w, "time_s", 0)));
 }
 
 /* ---- reading ------------------------------------------------------------ */
@@ -100,8 +175,15 @@ read_stream(struct dft_reader *r, void *ctx)
 	while ((rc = dft_reader_next(r, &rec)) == 1) {
 		const char *t = dft_record_type(rec);
 
+		if (strcmp(t, "samples") == 0) {
+			add_samples(s, rec);
+			json_object_put(rec);
+			continue;
+		}
 		if (strcmp(t, "summary") == 0) {
-			/* a new analysis starts: the last one counts */
+			/* a new analysis starts: the last one counts for the
+			 * deltas; each one joins the repeated-analysis sample */
+			add_analysis(s, rec);
 			json_object_put(s->summary);
 			s->summary = rec;
 			json_object_put(s->layers);
@@ -265,9 +347,9 @@ load_side(struct side *s, const char *operand, const char *tmpdir, int top)
 		unlink(path);
 		free(path);
 	}
-	if (st == DFT_EXIT_OK && s->summary == NULL) {
-		dft_warn("'%s': no summary record (is it dft-analyze output?)",
-			 operand);
+	if (st == DFT_EXIT_OK && s->summary == NULL && s->nsamples == 0) {
+		dft_warn("'%s': no summary or samples record (is it dft-analyze "
+			 "or dft-pipeline output?)", operand);
 		st = DFT_EXIT_DATA;
 	}
 	return st;
@@ -497,6 +579,202 @@ significance(double d)
 	       "NEGLIGIBLE";
 }
 
+/* ---- repeated runs: medians and the Mann-Whitney U test ---------------- */
+
+#define MW_EXACT_MAX 20		/* n + m up to which the test is exact */
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The values of a JSON array of numbers, sorted; *n their count. */
+static double *
+sorted_values(json_object *a, int *n)
+{
+	double *v;
+
+	*n = a != NULL ? (int)json_object_array_length(a) : 0;
+	v = dft_xcalloc((size_t)*n + 1, sizeof(double));
+	for (int i = 0; i < *n; i++)
+		v[i] = json_object_get_double(json_object_array_get_idx(a,
+							(size_t)i));
+	qsort(v, (size_t)*n, sizeof(double), dbl_cmp);
+	return v;
+}
+
+static double
+median_of(const double *v, int n)
+{
+	if (n == 0)
+		return 0;
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* (max - min) / median * 100 of a sorted sample */
+static double
+spread_of(const double *v, int n)
+{
+	double m = median_of(v, n);
+
+	return n > 0 && m != 0 ? (v[n - 1] - v[0]) / fabs(m) * 100 : 0;
+}
+
+struct pooled {
+	double v;
+	int first;		/* from the first sample */
+};
+
+static int
+pooled_cmp(const void *a, const void *b)
+{
+	return dbl_cmp(&((const struct pooled *)a)->v,
+		       &((const struct pooled *)b)->v);
+}
+
+/* Subsets of size k of r[from..N-1] whose rank sum, added to sum, is at
+ * least as far from e as dev: counted into *hits. */
+static void
+mw_enumerate(const double *r, int N, int from, int k, double sum, double e,
+	     double dev, double *hits)
+{
+	if (k == 0) {
+		if (fabs(sum - e) >= dev - 1e-9)
+			*hits += 1;
+		return;
+	}
+	for (int i = from; i <= N - k; i++)
+		mw_enumerate(r, N, i + 1, k - 1, sum + r[i], e, dev, hits);
+}
+
+/*
+ * Two-sided Mann-Whitney U test of samples x (n) and y (m): the p value
+ * of a rank sum of x at least as far from its mean n (N + 1) / 2 as the
+ * observed one.  Ties get mid-ranks.  Exact (every one of the C(N, n)
+ * ways to split the pooled ranks) for N = n + m <= MW_EXACT_MAX, else the
+ * normal approximation with the tie correction and a continuity
+ * correction.  *u is U of x, *exact 1 when exact.
+ */
+static double
+mann_whitney(const double *x, int n, const double *y, int m, double *u,
+	     int *exact)
+{
+	int N = n + m;
+	struct pooled *all = dft_xcalloc((size_t)N, sizeof(*all));
+	double *rank = dft_xcalloc((size_t)N, sizeof(double));
+	double w = 0, e, dev, ties = 0, p;
+
+	for (int i = 0; i < n; i++)
+		all[i] = (struct pooled){ x[i], 1 };
+	for (int i = 0; i < m; i++)
+		all[n + i] = (struct pooled){ y[i], 0 };
+	qsort(all, (size_t)N, sizeof(*all), pooled_cmp);
+	for (int i = 0; i < N;) {
+		int j = i;
+
+		while (j + 1 < N && all[j + 1].v == all[i].v)
+			j++;
+		for (int k = i; k <= j; k++)
+			rank[k] = (i + j) / 2.0 + 1;
+		ties += (double)(j - i + 1) * (j - i + 1) * (j - i + 1) -
+			(j - i + 1);
+		i = j + 1;
+	}
+	for (int i = 0; i < N; i++)
+		if (all[i].first)
+			w += rank[i];
+	*u = w - n * (n + 1) / 2.0;
+	e = n * (N + 1) / 2.0;
+	dev = fabs(w - e);
+	if (N <= MW_EXACT_MAX) {
+		double hits = 0, total = 1;
+
+		for (int i = 0; i < n; i++)
+			total = total * (N - i) / (i + 1);
+		mw_enumerate(rank, N, 0, n, 0, e, dev, &hits);
+		p = hits / total;
+		*exact = 1;
+	} else {
+		double var = (double)n * m / 12.0 *
+			     ((N + 1) - ties / ((double)N * (N - 1)));
+		double z = var > 0 ? (dev - 0.5) / sqrt(var) : 0;
+
+		p = z > 0 ? erfc(z / sqrt(2)) : 1;
+		*exact = 0;
+	}
+	free(all);
+	free(rank);
+	return p > 1 ? 1 : p;
+}
+
+/* One number judged on two samples. */
+struct judged {
+	int ok;			/* both sides have it */
+	int nb, na;
+	double before, after;	/* medians (the values, for single runs) */
+	double spread_b, spread_a;
+	double pct;
+	int tested;		/* a test was run (two or more per side) */
+	double p, u;
+	int exact;
+	int significant;
+};
+
+static void
+judge(json_object *b, json_object *a, double alpha, struct judged *j)
+{
+	double *vb, *va;
+
+	memset(j, 0, sizeof(*j));
+	vb = sorted_values(b, &j->nb);
+	va = sorted_values(a, &j->na);
+	if (j->nb > 0 && j->na > 0) {
+		j->ok = 1;
+		j->before = median_of(vb, j->nb);
+		j->after = median_of(va, j->na);
+		j->spread_b = spread_of(vb, j->nb);
+		j->spread_a = spread_of(va, j->na);
+		j->pct = j->before != 0 ? (j->after - j->before) /
+			 fabs(j->before) * 100 : 0;
+		if (j->nb >= 2 && j->na >= 2) {
+			j->tested = 1;
+			j->p = mann_whitney(vb, j->nb, va, j->na, &j->u,
+					    &j->exact);
+			j->significant = j->p < alpha;
+		}
+	}
+	free(vb);
+	free(va);
+}
+
+static json_object *
+judged_json(const struct judged *j, const char *unit)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "before", j->ok ? dft_jdouble(j->before) :
+			       NULL);
+	json_object_object_add(o, "after", j->ok ? dft_jdouble(j->after) :
+			       NULL);
+	json_object_object_add(o, "pct", j->ok && j->before != 0 ?
+			       dft_jdouble(j->pct) : NULL);
+	json_object_object_add(o, "unit", dft_jstr(unit));
+	json_object_object_add(o, "n_before", dft_jint(j->nb));
+	json_object_object_add(o, "n_after", dft_jint(j->na));
+	json_object_object_add(o, "spread_before_pct", j->ok ?
+			       dft_jdouble(j->spread_b) : NULL);
+	json_object_object_add(o, "spread_after_pct", j->ok ?
+			       dft_jdouble(j->spread_a) : NULL);
+	json_object_object_add(o, "p", j->tested ? dft_jdouble(j->p) : NULL);
+	json_object_object_add(o, "u", j->tested ? dft_jdouble(j->u) : NULL);
+	json_object_object_add(o, "significant", j->tested ?
+			       json_object_new_boolean(j->significant) : NULL);
+	return o;
+}
+
 static double
 pct_change(double before, double after)
 {
@@ -722,6 +1000,47 @@ pair_json(double before, double after, int has, const char *unit)
 	return o;
 }
 
+/*
+ * One judged number into the reason ("raw write rate 16.7 % lower",
+ * "completion time 3.0 % shorter (medians of 5 and 5, p = 0.0079)");
+ * sets *better or *worse, or *noisy for a change beyond the tolerance the
+ * test does not support.
+ */
+static void
+weigh(const char *what, const struct judged *j, int lower_is_better,
+      double tol, struct dft_buf *why, int *better, int *worse,
+      int *noisy)
+{
+	double gain = lower_is_better ? -j->pct : j->pct;
+	const char *up = lower_is_better ? "longer" : "higher";
+	const char *down = lower_is_better ? "shorter" : "lower";
+
+	if (!j->ok) {
+		dft_buf_addf(why, "no %s in both runs; ", what);
+		return;
+	}
+	if (fabs(j->pct) <= tol)
+		dft_buf_addf(why, "%s within %g %%", what, tol);
+	else
+		dft_buf_addf(why, "%s %.1f %% %s", what, fabs(j->pct),
+			     j->pct > 0 ? up : down);
+	if (j->tested)
+		dft_buf_addf(why, " (medians of %d and %d runs, p = %.2g%s)",
+			     j->nb, j->na, j->p, fabs(j->pct) > tol &&
+			     !j->significant ? ": not significant" : "");
+	dft_buf_adds(why, "; ");
+	if (fabs(j->pct) <= tol)
+		return;
+	if (j->tested && !j->significant) {
+		*noisy = 1;
+		return;
+	}
+	if (gain > 0)
+		*better = 1;
+	else
+		*worse = 1;
+}
+
 static int
 emit_verdict(struct side *b, struct side *a, const struct opts *o,
 	     json_object *lists, int regressions)
@@ -731,65 +1050,116 @@ emit_verdict(struct side *b, struct side *a, const struct opts *o,
 	double wa = metric_of(a, "io\twrite\tbw_b_s", &ha);
 	double cb = metric_of(b, "run\tall\tcompletion_time_s", &hcb);
 	double ca = metric_of(a, "run\tall\tcompletion_time_s", &hca);
-	int rate_ok = hb && ha && wb > 0 && wa > 0;
-	int time_ok = hcb && hca && cb > 0 && ca > 0;
-	double tol = o->tolerance;
-	const char *verdict = "unchanged";
-	struct dft_buf why;
-	json_object *rec, *l, *ap;
-	int regressed = 0, improved = 0;
-	char line[256];
+	double tol = o->tolerance, noise = 0;
+	const char *verdict = "unchanged", *basis;
+	struct dft_buf why, text;
+	struct judged jt, jw, jr;
+	json_object *rec, *l, *ap, *test;
+	int regressed = 0, improved = 0, noisy = 0, runs;
+	char line[512];
 
+	runs = json_object_array_length(b->run_wall) > 0 &&
+	       json_object_array_length(a->run_wall) > 0;
+	memset(&jr, 0, sizeof(jr));
+	if (runs) {
+		/* timed untraced runs: judged on the completion time;
+		 * the rates are bytes per wall second, reported */
+		basis = "untraced runs";
+		judge(b->run_wall, a->run_wall, o->alpha, &jt);
+		judge(b->run_wrate, a->run_wrate, o->alpha, &jw);
+		judge(b->run_rrate, a->run_rrate, o->alpha, &jr);
+	} else if (json_object_array_length(b->an_span) >= 2 &&
+		   json_object_array_length(a->an_span) >= 2) {
+		basis = "analyses";
+		judge(b->an_span, a->an_span, o->alpha, &jt);
+		judge(b->an_wrate, a->an_wrate, o->alpha, &jw);
+	} else {
+		/* one run a side: the tolerance alone, no test */
+		json_object *t1 = json_object_new_array();
+		json_object *t2 = json_object_new_array();
+		json_object *w1 = json_object_new_array();
+		json_object *w2 = json_object_new_array();
+
+		basis = "single run";
+		if (hcb && cb > 0)
+			json_object_array_add(t1, json_object_new_double(cb));
+		if (hca && ca > 0)
+			json_object_array_add(t2, json_object_new_double(ca));
+		if (hb && wb > 0)
+			json_object_array_add(w1, json_object_new_double(wb));
+		if (ha && wa > 0)
+			json_object_array_add(w2, json_object_new_double(wa));
+		judge(t1, t2, o->alpha, &jt);
+		judge(w1, w2, o->alpha, &jw);
+		json_object_put(t1);
+		json_object_put(t2);
+		json_object_put(w1);
+		json_object_put(w2);
+	}
 	dft_buf_init(&why);
-	if (rate_ok) {
-		double p = pct_change(wb, wa);
-
-		if (p < -tol) {
-			regressed = 1;
-			dft_buf_addf(&why, "raw write rate %.1f %% lower; ", -p);
-		} else if (p > tol) {
-			improved = 1;
-			dft_buf_addf(&why, "raw write rate %.1f %% higher; ", p);
-		} else {
-			dft_buf_addf(&why, "raw write rate within %g %%; ",
-				     tol);
-		}
-	} else {
-		dft_buf_adds(&why, "no write rate in both runs; ");
-	}
-	if (time_ok) {
-		double p = pct_change(cb, ca);
-
-		if (p > tol) {
-			regressed = 1;
-			dft_buf_addf(&why, "completion time %.1f %% longer",
-				     p);
-		} else if (p < -tol) {
-			improved = 1;
-			dft_buf_addf(&why, "completion time %.1f %% shorter",
-				     -p);
-		} else {
-			dft_buf_addf(&why, "completion time within %g %%", tol);
-		}
-	} else {
-		dft_buf_adds(&why, "no completion time in both runs");
-	}
+	dft_buf_init(&text);
+	if (!runs)
+		weigh("raw write rate", &jw, 0, tol, &why, &improved,
+		      &regressed, &noisy);
+	weigh("completion time", &jt, 1, tol, &why, &improved, &regressed,
+	      &noisy);
+	if (why.len >= 2 && why.s[why.len - 2] == ';')
+		why.s[why.len -= 2] = '\0';
 	if (regressed)
 		verdict = "regressed";
 	else if (improved)
 		verdict = "improved";
+	if (jt.ok)
+		noise = fmax(jt.spread_b, jt.spread_a) / 2;
+	if (!runs && jw.ok)
+		noise = fmax(noise, fmax(jw.spread_b, jw.spread_a) / 2);
+	if (strcmp(verdict, "unchanged") == 0)
+		dft_buf_addf(&text, "unchanged (within noise \xc2\xb1%.1f %%)",
+			     fmax(noise, noisy ? fabs(jt.pct) : 0));
+	else if (jt.tested)
+		dft_buf_addf(&text, "%s (completion time %+.1f %%, p = %.2g)",
+			     verdict, jt.pct, jt.p);
+	else
+		dft_buf_adds(&text, verdict);
 
 	rec = json_object_new_object();
 	json_object_object_add(rec, "type", dft_jstr("verdict"));
-	json_object_object_add(rec, "v", dft_jint(1));
+	json_object_object_add(rec, "v", dft_jint(2));
 	json_object_object_add(rec, "before", dft_jstr(b->label));
 	json_object_object_add(rec, "after", dft_jstr(a->label));
 	json_object_object_add(rec, "verdict", dft_jstr(verdict));
+	json_object_object_add(rec, "verdict_text", dft_jstr(text.s));
 	json_object_object_add(rec, "tolerance_pct", dft_jdouble(tol));
-	json_object_object_add(rec, "raw_write_rate",
-			       pair_json(wb, wa, hb && ha, "B/s"));
-	json_object_object_add(rec, "completion_time",
-			       pair_json(cb, ca, hcb && hca, "s"));
+	json_object_object_add(rec, "basis", dft_jstr(basis));
+	test = json_object_new_object();
+	json_object_object_add(test, "name", dft_jstr(jt.tested ?
+		(jt.exact ? "Mann-Whitney U, exact, two-sided" :
+		 "Mann-Whitney U, normal approximation, two-sided") : NULL));
+	json_object_object_add(test, "alpha", dft_jdouble(o->alpha));
+	json_object_object_add(test, "p", jt.tested ? dft_jdouble(jt.p) :
+			       NULL);
+	json_object_object_add(test, "significant", jt.tested ?
+			       json_object_new_boolean(jt.significant) : NULL);
+	json_object_object_add(rec, "test", test);
+	json_object_object_add(rec, "noise_pct", dft_jdouble(noise));
+	if (runs) {
+		json_object_object_add(rec, "raw_write_rate",
+				       pair_json(wb, wa, hb && ha, "B/s"));
+		json_object_object_add(rec, "completion_time",
+				       judged_json(&jt, "s"));
+		json_object_object_add(rec, "write_rate",
+				       judged_json(&jw, "B/s"));
+		json_object_object_add(rec, "read_rate",
+				       judged_json(&jr, "B/s"));
+		json_object_object_add(rec, "failed_runs",
+				       dft_jint(b->failed_runs +
+						a->failed_runs));
+	} else {
+		json_object_object_add(rec, "raw_write_rate",
+				       judged_json(&jw, "B/s"));
+		json_object_object_add(rec, "completion_time",
+				       judged_json(&jt, "s"));
+	}
 	json_object_object_add(rec, "reason", dft_jstr(why.s));
 	json_object_object_add(rec, "bottlenecks", json_object_get(lists));
 	json_object_object_add(rec, "metric_regressions",
@@ -816,11 +1186,22 @@ emit_verdict(struct side *b, struct side *a, const struct opts *o,
 
 		json_object_object_get_ex(lists, "new", &nw);
 		nnew = (int)json_object_array_length(nw);
-		if (rate_ok)
+		char pb[40] = "";
+
+		if (jt.tested)
+			snprintf(pb, sizeof(pb), ", p = %.2g", jt.p);
+		if (runs && jt.ok)
+			snprintf(line, sizeof(line), "resolved=%d bottlenecks, "
+				 "new=%d, completion %.4g s \xc2\xb1%.1f %% "
+				 "\xe2\x86\x92 %.4g s \xc2\xb1%.1f %% (%+.1f %%"
+				 "%s): %s", nres, nnew, jt.before,
+				 jt.spread_b / 2, jt.after, jt.spread_a / 2,
+				 jt.pct, pb, text.s);
+		else if (jw.ok)
 			snprintf(line, sizeof(line), "resolved=%d bottlenecks, "
 				 "new=%d, raw_rate %.3g\xe2\x86\x92%.3g GB/s "
-				 "(comparator: %s)", nres, nnew, wb / 1e9,
-				 wa / 1e9, verdict);
+				 "(comparator: %s)", nres, nnew, jw.before / 1e9,
+				 jw.after / 1e9, verdict);
 		else
 			snprintf(line, sizeof(line), "resolved=%d bottlenecks, "
 				 "new=%d, raw_rate n/a (comparator: %s)", nres,
@@ -829,11 +1210,12 @@ emit_verdict(struct side *b, struct side *a, const struct opts *o,
 	json_object_object_add(rec, "line", dft_jstr(line));
 	dft_emit_put(stdout, rec);
 	dft_buf_release(&why);
+	dft_buf_release(&text);
 	return regressed;
 }
 
 enum {
-	O_TOL = 256, O_THRESH, O_FAIL, O_LB, O_LA, O_APPLIED, O_TOP,
+	O_TOL = 256, O_THRESH, O_FAIL, O_LB, O_LA, O_APPLIED, O_TOP, O_ALPHA,
 };
 
 int
@@ -847,6 +1229,7 @@ main(int argc, char **argv)
 		{ "after-label", required_argument, NULL, O_LA },
 		{ "applied", required_argument, NULL, O_APPLIED },
 		{ "top", required_argument, NULL, O_TOP },
+		{ "alpha", required_argument, NULL, O_ALPHA },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -863,6 +1246,7 @@ main(int argc, char **argv)
 	dft_init("dft-compare");
 	memset(&o, 0, sizeof(o));
 	o.tolerance = 5;
+	o.alpha = 0.05;
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_TOL:
@@ -876,6 +1260,13 @@ main(int argc, char **argv)
 			    o.threshold < 0)
 				dft_usage_error(usage_text, "--threshold: not a "
 						"percentage: '%s'", optarg);
+			break;
+		case O_ALPHA:
+			if (dft_parse_double(optarg, &o.alpha) != 0 ||
+			    o.alpha <= 0 || o.alpha >= 1)
+				dft_usage_error(usage_text, "--alpha: not a "
+						"probability in (0, 1): '%s'",
+						optarg);
 			break;
 		case O_FAIL: o.fail_on_regression = 1; break;
 		case O_LB: o.label_before = optarg; break;
@@ -907,10 +1298,17 @@ main(int argc, char **argv)
 	status = load_side(&b, argv[optind], tmpdir, o.top);
 	status = dft_worst(status, load_side(&a, argv[optind + 1], tmpdir,
 					     o.top));
-	if (b.summary == NULL || a.summary == NULL) {
+	if ((b.summary == NULL && b.nsamples == 0) ||
+	    (a.summary == NULL && a.nsamples == 0)) {
 		dft_emit_put(stdout, dft_step_end(&step, "failed"));
 		status = dft_worst(DFT_EXIT_DATA, dft_close_stdout());
 		goto out;
+	}
+	/* metric deltas need an analysis on both sides */
+	if (b.summary == NULL || a.summary == NULL) {
+		json_object_put(b.summary);
+		json_object_put(a.summary);
+		b.summary = a.summary = NULL;
 	}
 	derive(&b);
 	derive(&a);
