@@ -199,3 +199,42 @@ bottlenecks() {
 	# classes are unique
 	[ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" -eq "$total" ]
 }
+
+@test "small and scattered, small and shifted, small and appended: one finding whose class is the cause" {
+	# 400 reads of 4 KiB in a shuffled block order: the order is the cost
+	t="$BATS_TEST_TMPDIR/scatter.pfw"
+	{
+		ts=0
+		for b in $(seq 0 399 | awk 'BEGIN { srand(7) } { print rand() "\t" $1 }' | sort -n | cut -f 2); do
+			ev pread64 POSIX $ts 100 "\"fname\":\"/scratch/db\",\"ret\":4096,\"offset\":$((b * 4096))"
+			ts=$((ts + 110))
+		done
+		ev random_lookup C_APP 0 $ts
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\")), ((.evidence.nonconsecutive_time_s // 0) * 1e6 | round), (.time_s * 1e6 | round), .functions[0].name] | @tsv' | head -n 1"
+	# the reads that do not start where the previous one ended (the
+	# position starts at 0)
+	nc=$(grep pread64 "$t" | awk -F'"offset":' '{ split($2, a, "}"); print a[1] }' | awk 'BEGIN { e = 0; n = 0 } { if ($1 != e) n++; e = $1 + 4096 } END { print n }')
+	# the finding blames all 400 small reads (the union of its facets)
+	assert_output "$(printf 'random_access\tP05,P11\t%s\t%s\trandom_lookup' $((nc * 100)) $((400 * 100)))"
+	# 200 writes of 64 KiB, each 512 bytes past a page boundary
+	t="$BATS_TEST_TMPDIR/shifted.pfw"
+	{
+		for i in $(seq 0 199); do
+			ev pwrite64 POSIX $((i * 300)) 250 "\"fname\":\"/scratch/img\",\"ret\":65536,\"offset\":$((i * 65536 + 512))"
+		done
+		ev patch_blocks C_APP 0 60000
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\")), (.time_s * 1e6 | round)] | @tsv' | head -n 1"
+	assert_output "$(printf 'misaligned\tP06,P08\t%s' $((200 * 250)))"
+	# 300 appended records of 100 bytes: misaligned by their size
+	t="$BATS_TEST_TMPDIR/append.pfw"
+	{
+		for i in $(seq 0 299); do
+			ev write POSIX $((i * 20)) 10 "\"fname\":\"/scratch/log\",\"ret\":100"
+		done
+		ev append_records C_APP 0 6000
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\"))] | @tsv' | head -n 1"
+	assert_output "$(printf 'small_write\tP06,P08')"
+}

@@ -736,8 +736,22 @@ sum_io(int64_t *s, int ioc, int64_t n, int64_t dur, int64_t bytes,
 	if (mask & (1u << C_MISAL)) {
 		s[S_MISAL_T] += dur;
 		s[S_MISAL_B] += bytes;
+		/* whole pages at a shifted offset: aligning the start would
+		 * make it whole-page I/O (odd sizes are misaligned by their
+		 * size, not by their start) */
+		int64_t al = (int64_t)thr[T_FILE_ALIGNMENT];
+
+		if (al > 0 && bytes >= al && bytes % al == 0)
+			s[S_MISAL_PAGE_T] += dur;
 		if (mask & ((1u << C_SMALL_R) | (1u << C_SMALL_W)))
 			s[S_MISAL_SMALL_T] += dur;
+	}
+	/* data requests that do not start where the previous one ended */
+	if (hbin >= 0 && !(mask & ((1u << M_CONS_R) | (1u << M_CONS_W)))) {
+		s[S_NONCONS_T] += dur;
+		s[S_NONCONS_B] += bytes;
+		if (mask & ((1u << C_SMALL_R) | (1u << C_SMALL_W)))
+			s[S_SMALL_NONCONS_T] += dur;
 	}
 	if (mask & (1u << C_REREAD)) {
 		s[S_REREAD_N] += n;

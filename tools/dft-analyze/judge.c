@@ -796,6 +796,127 @@ cmp_stake(const void *x, const void *y)
 	return strcmp(a->cls, b->cls);
 }
 
+static struct finding *
+find_class(struct results *out, const char *cls)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (strcmp(out->f[i].cls, cls) == 0)
+			return &out->f[i];
+	return NULL;
+}
+
+/* Moves the facets of the finding of class lc into the one of class wc
+ * and drops it from out (pointers into out are invalid afterwards). */
+static void
+merge_facets(struct results *out, const char *wc, const char *lc)
+{
+	struct finding *winner = find_class(out, wc);
+	struct finding *loser = find_class(out, lc);
+
+	if (winner == NULL || loser == NULL || winner == loser)
+		return;
+	size_t nf = json_object_array_length(loser->facets);
+
+	for (size_t k = 0; k < nf; k++)
+		arr_add_unique(winner->facets, json_object_get_string(
+			json_object_array_get_idx(loser->facets, k)));
+	nf = json_object_array_length(loser->insights);
+	for (size_t k = 0; k < nf; k++)
+		arr_add_unique(winner->insights, json_object_get_string(
+			json_object_array_get_idx(loser->insights, k)));
+	if (loser->time_s > winner->time_s) {
+		evd(winner, "facet_time_s", loser->time_s);
+		winner->time_s = loser->time_s;
+	}
+	if (loser->forced)
+		winner->forced = 1;
+	finding_release(loser);
+	size_t li = (size_t)(loser - out->f);
+
+	out->f[li] = out->f[--out->n];
+}
+
+/*
+ * Small, misaligned and random requests on the same requests are one
+ * finding. Its class is the cause the trace shows:
+ *  - random_access when most of the small requests' time is in requests
+ *    that do not start where the previous one ended: scattered requests
+ *    cannot be coalesced, their order is the cost;
+ *  - misaligned when the misaligned requests hold at least half of the
+ *    small requests' time and most of their time is in requests whose size
+ *    is a multiple of file_alignment: whole pages at a shifted start,
+ *    which aligning the start would make whole-page I/O (requests of odd
+ *    sizes are misaligned because of their size: coalescing is the cure);
+ *  - otherwise the small class.
+ * A random or misaligned finding whose requests are mostly not small is a
+ * finding of its own.
+ */
+static void
+same_requests(struct jctx *j, struct results *out)
+{
+	const int64_t *g = j->g;
+	struct finding *sw = find_class(out, "small_write");
+	struct finding *sr = find_class(out, "small_read");
+	struct finding *sm = sw && sr ? (sw->time_s >= sr->time_s ? sw : sr) :
+			     sw ? sw : sr;
+
+	if (sm == NULL)
+		return;
+	double st = g[sm == sw ? S_SMALL_WT : S_SMALL_RT] / 1e6;
+	double small_all = (g[S_SMALL_WT] + g[S_SMALL_RT]) / 1e6;
+	struct finding *rnd = find_class(out, "random_access");
+	struct finding *mis = find_class(out, "misaligned");
+	int to_random = 0, to_misal = 0;
+
+	if (rnd != NULL && g[S_SMALL_NONCONS_T] * 2 >= g[S_NONCONS_T] &&
+	    g[S_SMALL_NONCONS_T] / 1e6 * 2 >= st)
+		to_random = 1;
+	if (mis != NULL && g[S_MISAL_SMALL_T] * 2 >= g[S_MISAL_T]) {
+		if (g[S_MISAL_T] / 1e6 * 2 >= st &&
+		    g[S_MISAL_PAGE_T] * 2 >= g[S_MISAL_T])
+			to_misal = 1;
+	} else {
+		mis = NULL;	/* its own cause */
+	}
+	if (rnd != NULL && !to_random &&
+	    g[S_SMALL_NONCONS_T] * 2 < g[S_NONCONS_T])
+		rnd = NULL;	/* mostly large requests: its own cause */
+	const char *cls = sm->cls;	/* static: survives the merges */
+
+	evd(sm, "small_time_s", small_all);
+	evd(sm, "nonconsecutive_small_time_s", g[S_SMALL_NONCONS_T] / 1e6);
+	evd(sm, "misaligned_time_s", g[S_MISAL_T] / 1e6);
+	evd(sm, "misaligned_page_time_s", g[S_MISAL_PAGE_T] / 1e6);
+	if (to_random) {
+		int dflt;
+		double bw = rest_bw(g[S_RB] + g[S_WB], g[S_RT] + g[S_WT],
+				    g[S_NONCONS_B], g[S_NONCONS_T], &dflt);
+		double t = g[S_NONCONS_T] / 1e6;
+
+		/* the scattered requests, forward jumps too */
+		rnd->time_s = t > rnd->time_s ? t : rnd->time_s;
+		free(rnd->saving_model);
+		rnd->saving_model = NULL;
+		bw_saving(rnd, rnd->time_s, g[S_NONCONS_B], bw, dflt,
+			  "this trace's consecutive requests");
+		evd(rnd, "nonconsecutive_time_s", t);
+		if (mis != NULL)
+			merge_facets(out, "random_access", "misaligned");
+		merge_facets(out, "random_access", cls);
+		return;
+	}
+	if (to_misal) {
+		if (rnd != NULL)
+			merge_facets(out, "misaligned", "random_access");
+		merge_facets(out, "misaligned", cls);
+		return;
+	}
+	if (rnd != NULL)
+		merge_facets(out, cls, "random_access");
+	if (mis != NULL)
+		merge_facets(out, cls, "misaligned");
+}
+
 /* ---- the verdict --------------------------------------------------------- */
 
 struct pcand {
@@ -1024,39 +1145,7 @@ judge(struct agg *a, struct run_info *ri, struct results *r)
 		}
 		stake(&j, f);
 	}
-	/*
-	 * Misaligned requests that are mostly the small requests of a small
-	 * finding are one cause: a facet of it.
-	 */
-	for (size_t i = 0; i < out.n; i++) {
-		struct finding *m = &out.f[i];
-
-		if (strcmp(m->cls, "misaligned") != 0 ||
-		    j.g[S_MISAL_SMALL_T] * 2 < j.g[S_MISAL_T])
-			continue;
-		struct finding *best = NULL;
-
-		for (size_t k = 0; k < out.n; k++)
-			if ((strcmp(out.f[k].cls, "small_write") == 0 ||
-			     strcmp(out.f[k].cls, "small_read") == 0) &&
-			    (best == NULL || out.f[k].time_s > best->time_s))
-				best = &out.f[k];
-		if (best == NULL)
-			continue;
-		size_t nf = json_object_array_length(m->facets);
-
-		for (size_t k = 0; k < nf; k++)
-			arr_add_unique(best->facets, json_object_get_string(
-				json_object_array_get_idx(m->facets, k)));
-		nf = json_object_array_length(m->insights);
-		for (size_t k = 0; k < nf; k++)
-			arr_add_unique(best->insights, json_object_get_string(
-				json_object_array_get_idx(m->insights, k)));
-		evd(best, "misaligned_time_s", j.g[S_MISAL_T] / 1e6);
-		finding_release(m);
-		out.f[i] = out.f[--out.n];
-		i--;
-	}
+	same_requests(&j, &out);
 	/* severity from the share of wall time */
 	double den = ri->proc_wall_s > 0 ? ri->proc_wall_s : ri->wall_s;
 	int cap = strcmp(ri->verdict, "not-io-bound") == 0;
