@@ -251,6 +251,23 @@ nested_trace() {
 	[ "$n" -gt 400 ]
 }
 
+@test "--by pid chunks read as streams analyze as the whole, though gen1 renames hashes" {
+	d=$BATS_TEST_TMPDIR
+	# the CM1 rank 0 trace gives hash 5037 a second file later on
+	[ "$(zcat "$TRACES/gen1-cm1/cm1-DEFAULT-3537780-preload.pfw.gz" | grep '"name":"FH"' | grep -c '"value":5037}')" = 2 ]
+	drop='del(.inputs, .lines, .metadata_events)'
+	for f in "$TRACES/gen1-cm1" "$TRACES/gen0-dlio-unet3d.pfw.gz"; do
+		dft-analyze -j 1 "$f" >"$d/whole.ndjson"
+		for mb in 1 0.1; do
+			rm -rf "$d/c"
+			dft-split --by pid -s "$mb" -o "$d/c" "$f" >"$d/c.ndjson"
+			dft-analyze -j 2 <"$d/c.ndjson" >"$d/p.ndjson"
+			[ "$(without_steps "$d/p.ndjson" | jq -S -c "$drop")" = "$(without_steps "$d/whole.ndjson" | jq -S -c "$drop")" ] ||
+				fail "$f by pid at $mb MiB"
+		done
+	done
+}
+
 @test "a generated trace of 200,000 children split at 1, 3 and 8 MiB analyzes as the whole" {
 	t=$(nested_trace 0)
 	d=$BATS_TEST_TMPDIR

@@ -54,7 +54,8 @@ struct chunk {
 	long events, meta;
 	int64_t tmin, tmax;
 	const char *source;
-	struct dft_tmap written;	/* metadata already in the chunk */
+	struct dft_tmap written;	/* metadata in the chunk: kind+hash ->
+					 * the version of its line (uint64_t) */
 	struct dft_tmap unres;		/* hashes whose line was not known yet */
 	struct dft_buf late;		/* their lines, appended at the end */
 	long late_n;
@@ -68,6 +69,7 @@ struct chunk {
 struct mline {
 	char *line;
 	size_t len;
+	uint64_t ver;		/* bumped when the hash gets a line again */
 };
 
 struct state {
@@ -79,7 +81,8 @@ struct state {
 	struct dft_tmap cur;		/* key -> struct chunk * */
 	struct dft_buf pending;		/* metadata lines waiting for a chunk */
 	long pending_n;
-	struct dft_tmap pending_keys;	/* their kind+hash keys */
+	struct dft_tmap pending_keys;	/* their kind+hash -> version */
+	uint64_t meta_ver;
 	struct chunk *last;
 	/* the series of the current source (chunk stream) */
 	char series[24];
@@ -299,7 +302,7 @@ chunk_new(struct state *s, const char *key, const char *source)
 	c->tmin = INT64_MAX;
 	c->tmax = INT64_MIN;
 	dft_buf_init(&c->text);
-	dft_tmap_init(&c->written, 1);
+	dft_tmap_init(&c->written, sizeof(uint64_t));
 	dft_tmap_init(&c->unres, 1);
 	dft_buf_init(&c->late);
 	dft_buf_adds(&c->text, "[\n");
@@ -314,7 +317,8 @@ chunk_new(struct state *s, const char *key, const char *source)
 		size_t kn;
 		const char *k = dft_tmap_key(&s->pending_keys, i, &kn);
 
-		dft_tmap_get(&c->written, k, kn, 1, NULL);
+		*(uint64_t *)dft_tmap_get(&c->written, k, kn, 1, NULL) =
+			*(uint64_t *)dft_tmap_value(&s->pending_keys, i);
 	}
 	dft_tmap_release(&s->pending_keys);
 	if (s->nall == s->capall) {
@@ -350,7 +354,10 @@ close_all(struct state *s)
 	}
 }
 
-/* Copies the metadata line for kind+hash into c unless it is there. */
+/* Copies the metadata line for kind+hash into c unless it is there in
+ * its latest version (a hash may be given another name later: with --by
+ * pid that line is written to its own process' chunk, and the others get
+ * it before their next event that uses the hash). */
 static void
 need_meta(struct state *s, struct chunk *c, struct dft_tmap *meta, char kind,
 	  const struct dft_str *h)
@@ -363,17 +370,18 @@ need_meta(struct state *s, struct chunk *c, struct dft_tmap *meta, char kind,
 	key[0] = kind;
 	memcpy(key + 1, h->p, h->n);
 	int is_new;
-
-	dft_tmap_get(&c->written, key, h->n + 1, 1, &is_new);
-	if (!is_new)
-		return;
+	uint64_t *w = dft_tmap_get(&c->written, key, h->n + 1, 1, &is_new);
 	struct mline *m = dft_tmap_get(meta, key, h->n + 1, 0, NULL);
 
 	if (m == NULL) {
 		/* its line may come later in the file */
-		dft_tmap_get(&c->unres, key, h->n + 1, 1, NULL);
+		if (is_new)
+			dft_tmap_get(&c->unres, key, h->n + 1, 1, NULL);
 		return;
 	}
+	if (*w == m->ver)
+		return;
+	*w = m->ver;
 	dft_buf_add(&c->text, m->line, m->len);
 	dft_buf_addc(&c->text, '\n');
 	c->meta++;
@@ -456,6 +464,7 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 				free(m->line);
 				m->line = dft_xmemdup0(ev.line, ev.len);
 				m->len = ev.len;
+				m->ver = ++s->meta_ver;
 			}
 			/* write it where it is: the current chunk of its
 			 * key, or the next chunk to open */
@@ -480,8 +489,9 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 
 					mk[0] = ev.name.p[0];
 					memcpy(mk + 1, ev.mvalue.p, ev.mvalue.n);
-					dft_tmap_get(&c->written, mk,
-						     ev.mvalue.n + 1, 1, NULL);
+					*(uint64_t *)dft_tmap_get(&c->written,
+						mk, ev.mvalue.n + 1, 1, NULL) =
+						s->meta_ver;
 				}
 			} else {
 				dft_buf_add(&s->pending, ev.line, ev.len);
@@ -493,8 +503,10 @@ split_one(struct state *s, struct dft_trace *t, const char *source,
 
 					mk[0] = ev.name.p[0];
 					memcpy(mk + 1, ev.mvalue.p, ev.mvalue.n);
-					dft_tmap_get(&s->pending_keys, mk,
-						     ev.mvalue.n + 1, 1, NULL);
+					*(uint64_t *)dft_tmap_get(
+						&s->pending_keys, mk,
+						ev.mvalue.n + 1, 1, NULL) =
+						s->meta_ver;
 				}
 			}
 			continue;
@@ -771,7 +783,7 @@ main(int argc, char **argv)
 		s.target = 64;
 	dft_tmap_init(&s.cur, sizeof(struct chunk *));
 	dft_buf_init(&s.pending);
-	dft_tmap_init(&s.pending_keys, 1);
+	dft_tmap_init(&s.pending_keys, sizeof(uint64_t));
 	pthread_mutex_init(&s.mu, NULL);
 	pthread_cond_init(&s.cv, NULL);
 	pthread_cond_init(&s.room, NULL);
