@@ -149,6 +149,54 @@ PROF
 	assert_output "[10,1600]"
 }
 
+@test "--throttle-calls and --throttle-us set the profile throttle" {
+	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
+{"type":"summary","v":1,"functions":[{"name":"guarded","cat":"C_APP","count":5000,"time_s":0.1}]}
+PROF
+	# 5000 calls at 20 us: under the default limit of 100000 calls
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$IN" >"$BATS_TEST_TMPDIR/out"
+	run -0 decisions "$BATS_TEST_TMPDIR/out"
+	refute_line "guarded false profile-throttle"
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" --throttle-calls 1000 --throttle-us 25 "$IN" >"$BATS_TEST_TMPDIR/out"
+	run -0 jq -r 'select(.name=="guarded") | "\(.decision.rule) \(.decision.reason)"' "$BATS_TEST_TMPDIR/out"
+	assert_output "profile-throttle called 5000 times at 20.00 us each in the profile (over 1000 calls under 25 us)"
+	run -2 dft-cost --throttle-us x "$IN"
+}
+
+@test "call-frequency rules: loop callees, small leaves, inline helpers, hash idioms" {
+	# score 20 each (1 memory call, 1 call, < 25 nodes) before the penalties
+	{
+		fn caller caller '{"step":1,"malloc":1}' 2 1 0 60 | jq -c '.calls_in_loops = {"step":1}'
+		fn step step '{"memcpy":1}' 1 0 0 60
+		fn leaf leaf '{"memcpy":1}' 1 0 0 25
+		fn XXH_readLE32 XXH_readLE32 '{"memcpy":1}' 1 0 0 60
+		fn helper helper '{"memcpy":1}' 1 0 0 60 | jq -c '.inline = true | .storage = "static"'
+		fn looped_hash looped_hash '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'
+		fn reaches reaches '{"memcpy":1}' 1 0 0 25 | jq -c '.io_reach = 3'
+		fn plain plain '{"memcpy":1}' 1 0 0 60
+	} >"$BATS_TEST_TMPDIR/f"
+	run -0 bash -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | \"\(.name) \(.cost.score) \(.decision.annotate) \(.decision.rule)\"'"
+	# the scores, by the reference formula: 15 (memory) + 2 per call + 10
+	# per loop + min(nodes / 5, 20)
+	assert_line "step 29 false hot-loop-callee"
+	assert_line "leaf 22 false hot-small-leaf"
+	assert_line "XXH_readLE32 29 false hot-idiom"
+	assert_line "helper 29 false hot-inline"
+	assert_line "looped_hash 39 true score"
+	assert_line "reaches 22 true score"
+	assert_line "plain 29 true score"
+	run -0 bash -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name==\"step\") | .decision.reason'"
+	assert_output "called often, cheap per call: score 29 - 15 = 14 < 20 (called inside a loop of caller (hot-loop-callee -15); 1 memory call, 1 call, 60 nodes)"
+	# a rule switched off no longer lowers the score
+	run -0 bash -c "dft-cost --no-rule hot-loop-callee --no-rule hot-idiom '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | \"\(.name) \(.decision.rule)\"'"
+	assert_line "step score"
+	assert_line "XXH_readLE32 score"
+	assert_line "leaf hot-small-leaf"
+	# --reference: none of them
+	run -0 bash -c "dft-cost --reference '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | select(.decision.rule | startswith(\"hot-\")) | .name'"
+	assert_output ""
+}
+
 @test "the summary counts every decision by rule" {
 	dft-cost "$IN" >"$BATS_TEST_TMPDIR/out"
 	run -0 jq -r 'select(.type=="cost_summary") | "\(.functions) \(.annotate + .skip) \([.by_rule[] | .annotate + .skip] | add) \(([.by_comp[]] | add) == .annotate)"' "$BATS_TEST_TMPDIR/out"

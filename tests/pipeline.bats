@@ -811,6 +811,33 @@ bench_failed_ws() {
 	assert_line "[05] step_5_smoke_test"
 }
 
+@test "a traced run that hangs is stopped and diagnosed as a hang, with stacks" {
+	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsh" w
+	cp -R "$REPO/tests/apps/sample" "$app"
+	# waits for ever once its work is done, but only when traced: no CPU,
+	# no new events, no output
+	sed -i -e '1i #include <stdlib.h>' -e '1i #include <unistd.h>' \
+		-e 's|^\treturn 0;$|\tif (getenv("DFTRACER_ENABLE") \&\& atoi(getenv("DFTRACER_ENABLE")) == 1)\n\t\tpause();\n\treturn 0;|' \
+		"$app/main.c"
+	grep -q 'pause();' "$app/main.c"
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	SECONDS=0
+	DFT_PIPELINE_HANG_S=3 run -1 --separate-stderr dft-pipeline run -y --offline \
+		--no-optimize -w "$root" "$app"
+	[ "$SECONDS" -lt 120 ] || fail "the hang was not cut short: ${SECONDS}s"
+	[[ "$stderr" == *"the traced run hung: hang: no CPU time, no new events and no output for "*" s, so the run was stopped (not an exit before FINI)"* ]] ||
+		fail "not diagnosed: $stderr"
+	[[ "$stderr" != *"the trace is empty"* ]] || fail "called an empty trace: $stderr"
+	w="$root/$(head -n 1 "$root/app/.current_run")"
+	[ "$(cat "$w/runs/annotated/hang")" -ge 3 ]
+	grep -q '^=== process [0-9]*: ./sample' "$w/runs/annotated/stacks.txt"
+	run -0 jq -r 'select(.type == "pitfall") | .title' "$w/records/pitfalls.ndjson"
+	assert_line "Traced run hung"
+	run -0 jq -r '.[] | select(.step == "step_10_trace_run") | .status' "$w/step_timings.json"
+	assert_output failed
+}
+
 @test "an MPI-IO action needs MPI-IO in what the traced run executed, not just in the source" {
 	# Last in the file: it edits the shared workspace's state and records.
 	# IOR has an MPI-IO backend but a -a POSIX run never calls it; its

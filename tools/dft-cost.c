@@ -11,6 +11,8 @@
  * Python generic and AI/ML tables); our refinements come in between, each
  * named in `rule` and each switchable with --no-rule.
  * It does not look at source files: everything it needs is in the record.
+ * It reads all its input before writing: the call-frequency rules (hot-*)
+ * need every caller's calls_in_loops to judge a callee.
  */
 #include <fnmatch.h>
 #include <getopt.h>
@@ -49,6 +51,9 @@ struct opts {
 	size_t nprof;
 	int has_profile;
 	double event_bytes;
+	double throttle_calls, throttle_us;	/* profile-throttle */
+	/* name called inside a loop of another function -> that caller */
+	json_object *loop_callee;
 };
 
 struct summary {
@@ -60,13 +65,13 @@ struct summary {
 static const char usage_text[] =
 	"usage: dft-cost [-t N] [--select FILE] [--comp NAME=COMP] "
 	"[--exclude NAME]\n"
-	"                [--profile FILE] [--no-rule RULE] [--reference] "
-	"[--io-reach N]\n"
+	"                [--profile FILE] [--throttle-calls N] [--throttle-us US]\n"
+	"                [--no-rule RULE] [--reference] [--io-reach N]\n"
 	"                [--python-model MODEL] [--unbuffered] [file ...]\n";
 
 enum {
 	OPT_SELECT = 256, OPT_COMP, OPT_EXCLUDE, OPT_PROFILE, OPT_NO_RULE,
-	OPT_REFERENCE, OPT_REACH, OPT_PYMODEL, OPT_UNBUF
+	OPT_REFERENCE, OPT_REACH, OPT_PYMODEL, OPT_UNBUF, OPT_TCALLS, OPT_TUS
 };
 
 static const struct option longopts[] = {
@@ -75,6 +80,8 @@ static const struct option longopts[] = {
 	{ "comp", required_argument, NULL, OPT_COMP },
 	{ "exclude", required_argument, NULL, OPT_EXCLUDE },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "throttle-calls", required_argument, NULL, OPT_TCALLS },
+	{ "throttle-us", required_argument, NULL, OPT_TUS },
 	{ "no-rule", required_argument, NULL, OPT_NO_RULE },
 	{ "reference", no_argument, NULL, OPT_REFERENCE },
 	{ "io-reach", required_argument, NULL, OPT_REACH },
@@ -99,6 +106,9 @@ usage(void)
 	      "      --exclude NAME     never annotate NAME (a glob; repeatable)\n"
 	      "      --profile FILE     dft-analyze output: throttle hot tiny functions\n"
 	      "                         and estimate the trace size\n"
+	      "      --throttle-calls N the profile throttle: more than N calls\n"
+	      "                         (default 100000) ...\n"
+	      "      --throttle-us US   ... under US microseconds each (default 10)\n"
 	      "      --no-rule RULE     switch one refinement off (repeatable)\n"
 	      "      --reference        the reference rules only, no refinements\n"
 	      "      --io-reach N       never skip functions that reach I/O in <= N\n"
@@ -602,6 +612,133 @@ derive_comp(const struct cost *c, json_object *rec, int reference)
 	return "cpu";
 }
 
+/* ---- call frequency, statically -------------------------------------------------- */
+
+/*
+ * A static cost model sees a function's shape, not how often it runs.
+ * These rules guess that it runs often and cheaply, and lower its score;
+ * each is named, each switchable with --no-rule, and they apply only to
+ * functions that reach no I/O:
+ *   hot-loop-callee  called inside a loop of another function (that
+ *                    caller's calls_in_loops)                       -15
+ *   hot-small-leaf   no loop and fewer than 30 nodes                -10
+ *   hot-inline       static inline, or defined in a header          -10
+ *   hot-idiom        a hash, checksum or read/write-word helper by
+ *                    name (hash, crc, adler, xxh, read32, readLE...),
+ *                    without a loop                                 -15
+ */
+struct hot {
+	long total;
+	const char *rule;	/* the largest penalty's rule */
+	long best;
+	struct dft_buf why;
+};
+
+static const char *const hot_idioms[] = {
+	"hash", "crc", "adler", "checksum", "cksum", "xxh", "murmur", "fnv",
+	"siphash", "read16", "read32", "read64", "readle", "readbe", "write16",
+	"write32", "write64", "writele", "writebe", "load16", "load32",
+	"load64", "store16", "store32", "store64", "get16", "get32", "get64",
+	"put16", "put32", "put64", "rotl", "rotr", "bswap", "byteswap",
+	"swap16", "swap32", "swap64", "popcount", "nbcommon", NULL
+};
+
+static void
+hot_add(struct hot *h, const char *rule, long pts, const char *what)
+{
+	if (h->why.len)
+		dft_buf_adds(&h->why, ", ");
+	dft_buf_addf(&h->why, "%s (%s -%ld)", what, rule, pts);
+	h->total += pts;
+	if (pts > h->best) {
+		h->best = pts;
+		h->rule = rule;
+	}
+}
+
+static const char *
+hot_idiom(const char *name)
+{
+	char low[256];
+	size_t i;
+	int k;
+
+	for (i = 0; name[i] && i + 1 < sizeof(low); i++)
+		low[i] = (char)(name[i] >= 'A' && name[i] <= 'Z' ?
+				name[i] - 'A' + 'a' : name[i]);
+	low[i] = '\0';
+	for (k = 0; hot_idioms[k]; k++)
+		if (strstr(low, hot_idioms[k]))
+			return hot_idioms[k];
+	return NULL;
+}
+
+/* The frequency penalty of a C or C++ function; its reasons into h. */
+static long
+hot_penalty(const struct opts *o, json_object *rec, const struct cost *c,
+	    struct hot *h)
+{
+	const char *name = dft_json_str(rec, "name", "");
+	const char *qual = dft_json_str(rec, "qualified_name", name);
+	const char *idiom;
+	json_object *caller = NULL;
+
+	if (c->io || c->mpi || c->vendor)
+		return 0;
+	if (rule_on(o, "hot-loop-callee") && o->loop_callee &&
+	    (json_object_object_get_ex(o->loop_callee, qual, &caller) ||
+	     json_object_object_get_ex(o->loop_callee, name, &caller))) {
+		char *w = dft_xasprintf("called inside a loop of %s",
+					json_object_get_string(caller));
+
+		hot_add(h, "hot-loop-callee", 15, w);
+		free(w);
+	}
+	if (rule_on(o, "hot-small-leaf") && c->loops == 0 && c->nodes < 30) {
+		char *w = dft_xasprintf("leaf of %ld nodes, no loop", c->nodes);
+
+		hot_add(h, "hot-small-leaf", 10, w);
+		free(w);
+	}
+	if (rule_on(o, "hot-inline") &&
+	    ((dft_json_bool(rec, "inline", 0) &&
+	      strcmp(dft_json_str(rec, "storage", ""), "static") == 0) ||
+	     dft_json_bool(rec, "in_header", 0)))
+		hot_add(h, "hot-inline", 10,
+			dft_json_bool(rec, "in_header", 0) ?
+			"defined in a header" : "static inline");
+	if (rule_on(o, "hot-idiom") && c->loops == 0 &&
+	    (idiom = hot_idiom(name))) {
+		char *w = dft_xasprintf("'%s' helper by name", idiom);
+
+		hot_add(h, "hot-idiom", 15, w);
+		free(w);
+	}
+	return h->total;
+}
+
+/* Collects the names called inside loops, from every function record. */
+static void
+note_loop_calls(struct opts *o, json_object *rec)
+{
+	json_object *lc = json_object_object_get(rec, "calls_in_loops");
+	const char *caller = dft_json_str(rec, "qualified_name",
+					  dft_json_str(rec, "name", "?"));
+
+	if (!lc || !json_object_is_type(lc, json_type_object))
+		return;
+	if (!o->loop_callee)
+		o->loop_callee = json_object_new_object();
+	json_object_object_foreach(lc, callee, cnt) {
+		(void)cnt;
+		if (strcmp(callee, caller) == 0)
+			continue;	/* recursion is not a loop of a caller */
+		if (!json_object_object_get_ex(o->loop_callee, callee, NULL))
+			json_object_object_add(o->loop_callee, callee,
+					       dft_jstr(caller));
+	}
+}
+
 /* ---- the decision ------------------------------------------------------------------ */
 
 struct verdict {
@@ -649,6 +786,10 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 	const struct prof *pf;
 	long k;
 	struct dft_buf *r = &v->reason;
+	struct hot hot;
+
+	memset(&hot, 0, sizeof(hot));
+	dft_buf_init(&hot.why);
 
 #define SKIP(rl) do { v->annotate = 0; v->rule = rl; return; } while (0)
 #define TAKE(rl) do { v->annotate = 1; v->rule = rl; return; } while (0)
@@ -717,11 +858,12 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 		TAKE("select");
 	}
 	if (o->has_profile && rule_on(o, "profile-throttle") &&
-	    (pf = profile_of(o, name, qual)) && pf->count > 100000 &&
-	    pf->mean_us < 10) {
+	    (pf = profile_of(o, name, qual)) && pf->count > o->throttle_calls &&
+	    pf->mean_us < o->throttle_us) {
 		dft_buf_addf(r, "called %.0f times at %.2f us each in the "
-			     "profile (over 100000 calls under 10 us)",
-			     pf->count, pf->mean_us);
+			     "profile (over %.0f calls under %g us)",
+			     pf->count, pf->mean_us, o->throttle_calls,
+			     o->throttle_us);
 		SKIP("profile-throttle");
 	}
 	if (!py && (suffix = lifecycle_suffix(name))) {
@@ -818,6 +960,20 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 			     c->nodes, o->leaf_nodes);
 		SKIP("tiny-leaf");
 	}
+	if (!py && reach < 0 && c->score >= o->threshold &&
+	    hot_penalty(o, rec, c, &hot) > 0 &&
+	    c->score - hot.total < o->threshold) {
+		dft_buf_addf(r, "called often, cheap per call: score %ld - %ld "
+			     "= %ld < %ld (", c->score, hot.total,
+			     c->score - hot.total, o->threshold);
+		dft_buf_adds(r, hot.why.s);
+		dft_buf_adds(r, "; ");
+		terms(r, c);
+		dft_buf_addc(r, ')');
+		dft_buf_release(&hot.why);
+		SKIP(hot.rule);
+	}
+	dft_buf_release(&hot.why);
 	if (c->score >= o->threshold) {
 		dft_buf_addf(r, "score %ld >= %ld (", c->score, o->threshold);
 		terms(r, c);
@@ -916,9 +1072,19 @@ on_function(const struct opts *o, struct summary *s, json_object *rec)
 	count_rule(s->by_rule, v.rule, v.annotate);
 }
 
+/* The input, kept until all of it is read: function records parsed, the
+ * others as their raw lines (passed through unchanged). */
+struct item {
+	json_object *fn;
+	char *raw;
+	size_t len;
+};
+
 struct ctx {
-	const struct opts *o;
+	struct opts *o;
 	struct summary *s;
+	struct item *v;
+	size_t n;
 };
 
 static int
@@ -929,15 +1095,48 @@ process(struct dft_reader *r, void *arg)
 	int rc;
 
 	while ((rc = dft_reader_next(r, &rec)) == 1) {
+		struct item *it;
+
+		cx->v = dft_xreallocarray(cx->v, cx->n + 1, sizeof(*cx->v));
+		it = &cx->v[cx->n++];
+		memset(it, 0, sizeof(*it));
 		if (strcmp(dft_record_type(rec), "function") == 0) {
-			on_function(cx->o, cx->s, rec);
-			dft_emit(stdout, rec);
-		} else {
-			dft_pass(stdout, r);
+			note_loop_calls(cx->o, rec);
+			it->fn = rec;
+			continue;
 		}
+		it->raw = dft_xmalloc(r->len + 1);
+		memcpy(it->raw, r->buf, r->len);
+		it->raw[r->len] = '\0';
+		it->len = r->len;
 		json_object_put(rec);
 	}
 	return rc < 0 ? DFT_EXIT_FATAL : DFT_EXIT_OK;
+}
+
+static void
+emit_all(struct ctx *cx)
+{
+	size_t i;
+
+	for (i = 0; i < cx->n; i++) {
+		struct item *it = &cx->v[i];
+
+		if (it->fn) {
+			on_function(cx->o, cx->s, it->fn);
+			dft_emit(stdout, it->fn);
+			json_object_put(it->fn);
+		} else {
+			struct dft_reader fake;
+
+			memset(&fake, 0, sizeof(fake));
+			fake.buf = it->raw;
+			fake.len = it->len;
+			dft_pass(stdout, &fake);
+			free(it->raw);
+		}
+	}
+	free(cx->v);
 }
 
 int
@@ -959,6 +1158,8 @@ main(int argc, char **argv)
 	o.leaf_nodes = 100;
 	o.py_model = "auto";
 	o.event_bytes = 160;
+	o.throttle_calls = 100000;
+	o.throttle_us = 10;
 	while ((c = getopt_long(argc, argv, "t:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
@@ -989,6 +1190,22 @@ main(int argc, char **argv)
 		case OPT_EXCLUDE:
 			pat_add(&o.excl, optarg);
 			break;
+		case OPT_TCALLS:
+			if (dft_parse_long(optarg, 0, 1000000000000L, &n) < 0)
+				dft_usage_error(usage_text,
+					"bad --throttle-calls '%s'", optarg);
+			o.throttle_calls = (double)n;
+			break;
+		case OPT_TUS: {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(d >= 0))
+				dft_usage_error(usage_text,
+					"bad --throttle-us '%s'", optarg);
+			o.throttle_us = d;
+			break;
+		}
 		case OPT_PROFILE:
 			if (load_profile(&o, optarg) < 0)
 				dft_die("%s: bad profile records", optarg);
@@ -997,14 +1214,18 @@ main(int argc, char **argv)
 			static const char *const known[] = {
 				"io-direct", "io-reach", "header-accessor",
 				"tiny-leaf", "profile-throttle",
-				"after-finalize", NULL
+				"after-finalize", "hot-loop-callee",
+				"hot-small-leaf", "hot-inline", "hot-idiom",
+				NULL
 			};
 
 			if (!in_list(optarg, known))
 				dft_usage_error(usage_text,
 					"unknown rule '%s' (io-direct, io-reach, "
 					"header-accessor, tiny-leaf, "
-					"profile-throttle, after-finalize)",
+					"profile-throttle, after-finalize, "
+					"hot-loop-callee, hot-small-leaf, "
+					"hot-inline, hot-idiom)",
 					optarg);
 			pat_add(&o.no_rule, optarg);
 			break;
@@ -1045,7 +1266,10 @@ main(int argc, char **argv)
 	s.by_comp = json_object_new_object();
 	cx.o = &o;
 	cx.s = &s;
+	cx.v = NULL;
+	cx.n = 0;
 	status = dft_each_input(argc - optind, argv + optind, process, &cx);
+	emit_all(&cx);
 
 	sum = json_object_new_object();
 	json_object_object_add(sum, "type", dft_jstr("cost_summary"));
@@ -1068,6 +1292,7 @@ main(int argc, char **argv)
 		json_object_put(sum);
 	dft_emit_put(stdout, dft_step_end(&step, status == DFT_EXIT_OK ? "ok"
 								 : "partial"));
+	json_object_put(o.loop_callee);
 	for (i = 0; i < o.nprof; i++)
 		free(o.prof[i].name);
 	free(o.prof);

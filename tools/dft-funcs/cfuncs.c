@@ -55,6 +55,8 @@ struct walk {
 	struct cfile *cf;
 	struct fn *fn;
 	json_object *calls;	/* name -> count */
+	json_object *loop_calls;	/* name -> call sites inside a loop */
+	int loop_depth;
 	json_object *ioapis;	/* array */
 	long nodes, stmts, loops, branches, ncalls, gotos, labels, lambdas;
 	int setjmp_, longjmp_, asm_;
@@ -564,6 +566,14 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		json_object_set_int64(cnt, json_object_get_int64(cnt) + 1);
 	else
 		json_object_object_add(w->calls, name, dft_jint(1));
+	if (w->loop_depth > 0) {
+		if (json_object_object_get_ex(w->loop_calls, name, &cnt))
+			json_object_set_int64(cnt,
+					      json_object_get_int64(cnt) + 1);
+		else
+			json_object_object_add(w->loop_calls, name,
+					       dft_jint(1));
+	}
 	if (!glob)
 		add_io_api(w, name);	/* std::basic_ofstream::write ... */
 	if (glob && bare[0]) {
@@ -660,7 +670,10 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 	case CXCursor_DoStmt:
 	case CXCursor_CXXForRangeStmt:
 		w->loops++;
-		break;
+		w->loop_depth++;
+		clang_visitChildren(c, walk_visit, w);
+		w->loop_depth--;
+		return;
 	case CXCursor_IfStmt:
 	case CXCursor_SwitchStmt:
 	case CXCursor_ConditionalOperator:
@@ -981,6 +994,7 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	fn = job_add_fn(t->job);
 	w.fn = fn;
 	w.calls = json_object_new_object();
+	w.loop_calls = json_object_new_object();
 	w.ioapis = json_object_new_array();
 	w.body_open = open;
 	walk(&w, walkroot, c);
@@ -1099,6 +1113,7 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 		json_object_object_add(r, "lambdas", dft_jint(w.lambdas));
 	}
 	json_object_object_add(r, "calls", w.calls);
+	json_object_object_add(r, "calls_in_loops", w.loop_calls);
 	json_object_object_add(r, "call_count", dft_jint(w.ncalls));
 	json_object_object_add(r, "loops", dft_jint(w.loops));
 	json_object_object_add(r, "branches", dft_jint(w.branches));

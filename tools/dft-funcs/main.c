@@ -569,10 +569,14 @@ merge_fn(struct fn *a, struct fn *b)
 	}
 	if (resort)
 		json_object_array_sort(ea, cmp_exit);
-	/* calls: max count per callee */
-	ca = json_object_object_get(ra, "calls");
-	cb = json_object_object_get(rb, "calls");
-	if (ca && cb) {
+	/* calls, calls_in_loops: max count per callee */
+	for (k = 0; k < 2; k++) {
+		const char *key = k ? "calls_in_loops" : "calls";
+
+		ca = json_object_object_get(ra, key);
+		cb = json_object_object_get(rb, key);
+		if (!ca || !cb)
+			continue;
 		json_object_object_foreach(cb, name, cnt) {
 			json_object *have;
 
