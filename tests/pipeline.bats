@@ -811,6 +811,62 @@ bench_failed_ws() {
 	assert_line "[05] step_5_smoke_test"
 }
 
+@test "the tracing overhead is measured; a hot function over the throttle is re-annotated away before the analysis" {
+	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wst" w calls=3000
+	cp -R "$REPO/tests/apps/sample" "$app"
+	# walk(): a loop, a branch and a call: annotated by its shape (score
+	# >= 20; called through a pointer, so no call-frequency rule sees the
+	# caller's loop), but called $calls times at well under 10 us each
+	cat >>"$app/main.c" <<'C'
+
+long
+walk(int n)
+{
+	long s = 0;
+
+	for (int i = 0; i < 3; i++)
+		s += (long)i * n;
+	if (n & 1)
+		s += labs((long)n);
+	return s;
+}
+
+long
+walk_all(int n)
+{
+	long (*volatile f)(int) = walk, s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += f(i);
+	return s;
+}
+C
+	sed -i -e '1i long walk_all(int n);' -e '1i #include <stdlib.h>' \
+		-e 's|^\treturn 0;$|\tif (walk_all(3000) < 0)\n\t\treturn 3;\n\treturn 0;|' "$app/main.c"
+	grep -q 'walk_all(3000)' "$app/main.c"
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	DFT_PIPELINE_THROTTLE_CALLS=1000 DFT_PIPELINE_TIMING_RUNS=1 \
+		run -0 --separate-stderr dft-pipeline run -y --offline --no-optimize -w "$root" "$app"
+	assert_line --regexp '^  tracing overhead: -?[0-9]+\.[0-9] % \(smoke test traced [0-9.]+s, untraced [0-9.]+s; medians of 1 runs\)$'
+	assert_line --partial "over TAU's throttle (1000 calls, under 10 us each): walk ($calls calls,"
+	assert_line --regexp '^│ Tracing overhead: -?[0-9.]+ % \(throttled: walk\) +│$'
+	w="$root/$(head -n 1 "$root/app/.current_run")"
+	# the analyzed trace has no walk event; the first one had them all
+	run -0 bash -c "gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"walk\"'"
+	assert_output 0
+	run -0 jq -r 'select(.type == "function" and .name == "walk") | .decision.rule' "$w/records/08_cost.ndjson"
+	assert_output profile-throttle
+	run -0 jq -r 'select(.type == "summary") | .functions[] | select(.name == "walk") | .count' "$w/records/10_profile.ndjson"
+	assert_output "$calls"
+	# samples records: untraced once, traced before and after the throttle
+	run -0 jq -r '"\(.config) \(.traced) \(.runs | length)"' "$w/records/samples.ndjson"
+	assert_output "untraced false 1
+traced true 1
+traced_throttled true 1"
+	run -0 grep -F 'throttled before the analysis: `walk` (overhead before: ' "$w/session_report.md"
+}
+
 @test "a traced run that hangs is stopped and diagnosed as a hang, with stacks" {
 	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsh" w
 	cp -R "$REPO/tests/apps/sample" "$app"

@@ -644,11 +644,43 @@ flow(struct doc *d, struct run *r)
 	}
 	/* 7 */
 	if (s10 != NULL && dft_json_path(s10, "trace_files") != NULL) {
+		char ovh[1024] = "";
+		json_object *th = dft_json_path(s10, "throttled");
+
+		/* the tracing overhead the pipeline measured, and what the
+		 * throttle took out to keep it low */
+		if (dft_json_path(s10, "overhead_pct") != NULL) {
+			size_t k = (size_t)snprintf(ovh, sizeof(ovh),
+				"; tracing overhead %.1f %% (smoke test traced "
+				"%.3f s, untraced %.3f s, medians of %lld runs)",
+				dft_json_double(s10, "overhead_pct", 0),
+				dft_json_double(s10, "traced_median_s", 0),
+				dft_json_double(s10, "untraced_median_s", 0),
+				(long long)dft_json_int(s10, "timing_runs", 0));
+
+			if (th != NULL && json_object_is_type(th, json_type_array) &&
+			    k < sizeof(ovh)) {
+				k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
+					"; throttled before the analysis:");
+				for (size_t i = 0; i < json_object_array_length(th) &&
+				     k < sizeof(ovh); i++)
+					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
+						"%s `%s`", i ? "," : "",
+						json_object_get_string(
+						json_object_array_get_idx(th, i)));
+				if (k < sizeof(ovh) &&
+				    dft_json_path(s10, "overhead_before_throttle_pct"))
+					snprintf(ovh + k, sizeof(ovh) - k,
+						 " (overhead before: %.1f %%)",
+						 dft_json_double(s10,
+						 "overhead_before_throttle_pct", 0));
+			}
+		}
 		doc_oli(d, 7, "Trace collection — %lld trace files, %lld "
-			"events, %.1f KB",
+			"events, %.1f KB%s",
 			(long long)dft_json_int(s10, "trace_files", 0),
 			(long long)dft_json_int(s10, "events", 0),
-			dft_json_double(s10, "trace_bytes", 0) / 1024);
+			dft_json_double(s10, "trace_bytes", 0) / 1024, ovh);
 	} else if (base != NULL) {
 		json_object *in = NULL;
 		size_t n = 0;
