@@ -960,12 +960,15 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 			     c->nodes, o->leaf_nodes);
 		SKIP("tiny-leaf");
 	}
+	/* the lowered score stops at 0, as the reference's scores do, so
+	 * -t 0 still annotates everything */
 	if (!py && reach < 0 && c->score >= o->threshold &&
 	    hot_penalty(o, rec, c, &hot) > 0 &&
-	    c->score - hot.total < o->threshold) {
+	    (c->score > hot.total ? c->score - hot.total : 0) < o->threshold) {
 		dft_buf_addf(r, "called often, cheap per call: score %ld - %ld "
 			     "= %ld < %ld (", c->score, hot.total,
-			     c->score - hot.total, o->threshold);
+			     c->score > hot.total ? c->score - hot.total : 0,
+			     o->threshold);
 		dft_buf_adds(r, hot.why.s);
 		dft_buf_adds(r, "; ");
 		terms(r, c);
