@@ -470,7 +470,8 @@ void dft_trace_close(struct dft_trace *t);
  */
 int dft_trace_chain(struct dft_trace *t, const char *path);
 /* The dft_chunk line of a chunk file, from its first few KiB: 1 with
- * series (24 bytes) and *part filled, 0 when there is none, -1 + errno. */
+ * series (24 bytes) and *part filled, 0 when there is none or path is
+ * not a regular file (a pipe is left unread), -1 + errno. */
 int dft_trace_peek_chunk(const char *path, char series[24], long *part);
 /*
  * The streams among trace files paths[0..n) (trace_inputs.c): the chunks

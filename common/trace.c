@@ -1261,10 +1261,17 @@ dft_trace_peek_chunk(const char *path, char series[24], long *part)
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t k;
 
+	struct stat st;
+
 	series[0] = '\0';
 	*part = 0;
 	if (fd < 0)
 		return -1;
+	/* a pipe would lose what is read here */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
 	do
 		k = read(fd, in, sizeof(in));
 	while (k < 0 && errno == EINTR);

@@ -205,6 +205,11 @@ summary() {
 	assert_output "517"
 }
 
+@test "an operand that is a pipe is read whole (no chunk line is looked for in it)" {
+	run -0 --separate-stderr dft-analyze <(zcat "$GEN2")
+	[ "$(summary '[.events,.io.write.bytes]')" = "[517,32000]" ]
+}
+
 @test "--partial then --merge equals one run over all inputs" {
 	a="$TRACES/gen1-cm1/cm1-DEFAULT-3537780-preload.pfw.gz"
 	b="$TRACES/gen1-cm1/cm1-DEFAULT-3537781-preload.pfw.gz"
