@@ -895,6 +895,37 @@ traced_throttled true 1"
 	assert_output failed
 }
 
+@test "a submodule that cannot be fetched is a warning and the run goes on; --no-submodules skips them" {
+	local r="$BATS_TEST_TMPDIR/subs" root="$BATS_TEST_TMPDIR/wssub" w
+	mkdir -p "$r/opt"
+	git -C "$r/opt" init -q && echo 'int x;' >"$r/opt/x.c" && git -C "$r/opt" add . &&
+		git -C "$r/opt" -c user.email=t@example.org -c user.name=t commit -qm opt
+	cp -R "$REPO/tests/apps/sample" "$r/app"
+	git -C "$r/app" init -q && git -C "$r/app" add . &&
+		git -C "$r/app" -c protocol.file.allow=always submodule add -q "file://$r/opt" extern/opt &&
+		git -C "$r/app" -c user.email=t@example.org -c user.name=t commit -qm app
+	# the optional submodule is gone (unreachable offline)
+	rm -rf "$r/opt"
+	run -0 --separate-stderr dft-pipeline run -y --offline --stop-after build -s './sample out' -w "$root" "$r/app"
+	[[ "$stderr" == *"submodule 'extern/opt' from 'file://$r/opt' could not be fetched"*"the clone went on"* ]] ||
+		fail "no warning: $stderr"
+	w="$root/$(head -n 1 "$root/app/.current_run")"
+	run -0 jq -r 'select(.type == "session") | .warnings[]' "$w/records/01_session.ndjson"
+	assert_output --partial "submodule 'extern/opt'"
+	run -0 jq -r 'select(.step == "step_1_clone") | .warnings | length' "$w/records/steps.ndjson"
+	assert_output 1
+	run -0 dft-pipeline status -w "$root" app
+	assert_line --regexp '^step_4_build_install +ok'
+	run -0 --separate-stderr dft-pipeline run -y --offline --no-submodules --stop-after clone -w "$root" "$r/app"
+	[[ "$stderr" != *"could not be fetched"* ]] || fail "$stderr"
+	w="$root/$(head -n 1 "$root/app/.current_run")"
+	run -0 jq -r 'select(.type == "session") | .submodules[] | "\(.path) \(.status)"' "$w/records/01_session.ndjson"
+	assert_output "extern/opt skipped"
+	# a clone that fails leaves nothing behind
+	run -1 dft-pipeline run -y --offline -w "$root/none" "$r/nosuch"
+	[ ! -e "$root/none/nosuch" ] || fail "left: $(find "$root/none")"
+}
+
 @test "an MPI-IO action needs MPI-IO in what the traced run executed, not just in the source" {
 	# Last in the file: it edits the shared workspace's state and records.
 	# IOR has an MPI-IO backend but a -a POSIX run never calls it; its

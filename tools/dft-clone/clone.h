@@ -20,6 +20,7 @@ struct opts {
 	const char *name;	/* -n: run directory name instead of a stamp */
 	const char *resume;	/* --resume RUN_ID */
 	int copy;		/* --copy */
+	int no_submodules;	/* --no-submodules */
 	int print_app_name;	/* --print-app-name */
 };
 

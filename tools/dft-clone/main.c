@@ -48,7 +48,8 @@ struct cleanup {
 };
 
 static const char usage_text[] =
-	"usage: dft-clone [-w root] [-r ref] [-n name] [--copy] url\n"
+	"usage: dft-clone [-w root] [-r ref] [-n name] [--copy] "
+	"[--no-submodules] url\n"
 	"       dft-clone [-w root] --resume run_id [url]\n"
 	"       dft-clone --print-app-name url\n";
 
@@ -64,6 +65,8 @@ static const char help_text[] =
 	"YYYYMMDD_HHMMSS\n"
 	"      --copy             copy a local directory even if it is a "
 	"repository\n"
+	"      --no-submodules    do not fetch submodules (listed as "
+	"skipped)\n"
 	"      --resume run_id    reopen a workspace: app/stamp, stamp with "
 	"url, app\n"
 	"      --print-app-name   print the application name for url and "
@@ -75,6 +78,7 @@ enum {
 	OPT_COPY = 256,
 	OPT_RESUME,
 	OPT_PRINT_APP_NAME,
+	OPT_NO_SUBMODULES,
 };
 
 static const struct option long_options[] = {
@@ -84,6 +88,7 @@ static const struct option long_options[] = {
 	{ "copy", no_argument, NULL, OPT_COPY },
 	{ "resume", required_argument, NULL, OPT_RESUME },
 	{ "print-app-name", no_argument, NULL, OPT_PRINT_APP_NAME },
+	{ "no-submodules", no_argument, NULL, OPT_NO_SUBMODULES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -93,6 +98,31 @@ volatile sig_atomic_t clone_interrupted;
 int clone_cwd_fd = -1;
 
 static struct cleanup cleanup;
+
+/*
+ * "warnings": one sentence per submodule that could not be fetched (the
+ * clone went on without it).
+ */
+static void
+add_warnings(json_object *sess, json_object *subs)
+{
+	json_object *w = json_object_new_array();
+
+	for (size_t i = 0; i < json_object_array_length(subs); i++) {
+		json_object *s = json_object_array_get_idx(subs, i);
+
+		if (strcmp(dft_json_str(s, "status", ""), "failed") != 0)
+			continue;
+		char *m = dft_xasprintf("submodule '%s' from '%s' could not "
+		    "be fetched (%s); the workspace has no copy of it",
+		    dft_json_str(s, "path", "?"), dft_json_str(s, "url", "?"),
+		    dft_json_str(s, "error", "no reason given"));
+
+		json_object_array_add(w, dft_jstr(m));
+		free(m);
+	}
+	json_object_object_add(sess, "warnings", w);
+}
 
 /* ---- app name ------------------------------------------------------------ */
 
@@ -592,6 +622,7 @@ clone_new(const struct opts *o, const char *url)
 	}
 	detect(sess, src);
 	json_object_object_add(sess, "submodules", subs);
+	add_warnings(sess, subs);
 	check_interrupted();
 	sp = dft_path_join(ws, "session.json");
 	if (dft_json_save(sp, sess) < 0)
@@ -649,6 +680,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_PRINT_APP_NAME:
 			o.print_app_name = 1;
+			break;
+		case OPT_NO_SUBMODULES:
+			o.no_submodules = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -282,6 +282,8 @@ update_submodules(git_repository *repo, const char *prefix,
 
 			dft_warn("submodule '%s' from '%s': %s", path, shown,
 				 lg2_msg(rc));
+			json_object_object_add(rec, "error",
+					       dft_jstr(lg2_msg(rc)));
 			free(shown);
 			status = "failed";
 			failed++;
@@ -310,6 +312,33 @@ update_submodules(git_repository *repo, const char *prefix,
 	free(ns.v);
 	return failed;
 }
+static int
+skipped_submodule(git_submodule *sm, const char *name, void *payload)
+{
+	json_object *rec = json_object_new_object();
+
+	(void)name;
+	json_object_object_add(rec, "path", dft_jstr(git_submodule_path(sm)));
+	json_object_object_add(rec, "url", dft_jstr(git_submodule_url(sm)));
+	json_object_object_add(rec, "commit", dft_jstr(NULL));
+	json_object_object_add(rec, "status", dft_jstr("skipped"));
+	json_object_array_add(payload, rec);
+	return 0;
+}
+
+/* --no-submodules: each top-level submodule listed as "skipped". */
+static int
+list_submodules(git_repository *repo, json_object *list)
+{
+	int rc = git_submodule_foreach(repo, skipped_submodule, list);
+
+	if (rc < 0) {
+		dft_warn("cannot list submodules: %s", lg2_msg(rc));
+		return 1;
+	}
+	return 0;
+}
+
 int
 clone_git(const char *url, const char *src, const struct opts *o,
 	  json_object *sess, json_object *subs)
@@ -361,7 +390,10 @@ clone_git(const char *url, const char *src, const struct opts *o,
 	    o->ref != NULL ? o->ref : branch));
 	json_object_object_add(sess, "ref_kind", dft_jstr(kind));
 	json_object_object_add(sess, "commit", dft_jstr(hex[0] ? hex : NULL));
-	failed = update_submodules(repo, "", &c, subs, 1);
+	if (o->no_submodules)
+		failed = list_submodules(repo, subs);
+	else
+		failed = update_submodules(repo, "", &c, subs, 1);
 	dft_progress_done(&c.checkout);
 	free(branch);
 	git_repository_free(repo);
