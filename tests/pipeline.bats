@@ -926,6 +926,79 @@ traced_throttled true 1"
 	[ ! -e "$root/none/nosuch" ] || fail "left: $(find "$root/none")"
 }
 
+# pyproject_app DIR BACKEND REQUIRES: a packaged Python application that
+# only runs installed (it reads its own package metadata).
+pyproject_app() {
+	mkdir -p "$1/recpkg"
+	printf '[build-system]\nrequires = [%s]\nbuild-backend = "%s"\n\n[project]\nname = "recpkg"\nversion = "1.2.3"\n' \
+		"$3" "$2" >"$1/pyproject.toml"
+	cat >"$1/recpkg/__init__.py" <<'PY'
+from importlib.metadata import version
+
+__version__ = version("recpkg")
+PY
+	cat >"$1/recpkg/__main__.py" <<'PY'
+import os
+import sys
+
+from recpkg import __version__
+
+
+def write_records(d, n):
+    with open(os.path.join(d, "records.dat"), "w") as f:
+        for i in range(n):
+            f.write("record %06d\n" % i)
+            f.flush()
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "out"
+    os.makedirs(d, exist_ok=True)
+    write_records(d, 500)
+    print("recpkg", __version__, "in a venv:", sys.prefix != sys.base_prefix)
+    return 0
+
+
+sys.exit(main())
+PY
+	git -C "$1" init -q && git -C "$1" add . &&
+		git -C "$1" -c user.email=t@example.org -c user.name=t commit -qm py
+}
+
+@test "a packaged Python application is installed into a venv and its smoke test runs with it" {
+	local repo="$BATS_TEST_TMPDIR/recpkg" root="$BATS_TEST_TMPDIR/wsvenv" w
+	pyproject_app "$repo" setuptools.build_meta '"setuptools>=61"'
+	run -0 dft-pipeline run -y --offline --stop-after trace_run -s 'python3 -m recpkg out' -w "$root" "$repo"
+	assert_line --regexp '^  Python project: installed into a venv of /.*python3'
+	w="$root/$(head -n 1 "$root/recpkg/.current_run")"
+	for v in install install_ann; do
+		run -0 grep -x 'include-system-site-packages = true' "$w/$v/pyvenv.cfg"
+		[ -n "$(find "$w/$v" -path '*-packages/recpkg/__main__.py')" ] || fail "recpkg is not installed in $v"
+	done
+	run -0 cat "$w/runs/baseline/stdout"
+	assert_output "recpkg 1.2.3 in a venv: True"
+	run -0 grep -c '_dft' "$(find "$w/install_ann" -path '*-packages/recpkg/__main__.py')"
+	run -0 cat "$w/runs/annotated/stdout"
+	assert_output "recpkg 1.2.3 in a venv: True"
+	run -0 bash -c "gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"write_records\"'"
+	[ "$output" -ge 1 ]
+	# a build backend this machine lacks is named with its Debian package
+	repo="$BATS_TEST_TMPDIR/hatchapp"
+	pyproject_app "$repo" dft_no_such_backend.build '"dft_no_such_backend"'
+	run -1 --separate-stderr dft-pipeline run -y --offline --stop-after configure -s 'python3 -m recpkg' -w "$root" "$repo"
+	[[ "$stderr" == *"the project's build backend is not installed ("*"has no dft_no_such_backend"*"(not packaged for Debian 12: pip install dft-no-such-backend)"* ]] ||
+		fail "$stderr"
+	if ! python3 -c 'import hatchling' 2>/dev/null && ! /usr/bin/python3 -c 'import hatchling' 2>/dev/null; then
+		repo="$BATS_TEST_TMPDIR/hatchling"
+		pyproject_app "$repo" hatchling.build '"hatchling"'
+		run -1 --separate-stderr dft-pipeline run -y --offline --stop-after configure -s 'python3 -m recpkg' -w "$root" "$repo"
+		[[ "$stderr" == *"install the Debian package python3-hatchling (apt-get install python3-hatchling)"* ]] ||
+			fail "$stderr"
+		run -0 jq -r 'select(.type == "pitfall") | .fix' "$root/$(head -n 1 "$root/hatchling/.current_run")/records/pitfalls.ndjson"
+		assert_output --partial "apt-get install python3-hatchling"
+	fi
+}
+
 @test "an MPI-IO action needs MPI-IO in what the traced run executed, not just in the source" {
 	# Last in the file: it edits the shared workspace's state and records.
 	# IOR has an MPI-IO backend but a -a POSIX run never calls it; its
