@@ -48,7 +48,7 @@ setup() {
 ## Step Timings
 ## Artifacts"
 	run -0 sed -n '2,4p' "$WS/session_report.md"
-	assert_output "Application: file:///srv/apps/cm1 @ main
+	assert_output "Application: file:///srv/apps/cm1 @ main (commit 0123456789ab)
 Date: 2026-11-30 00:11 UTC
 Platform: Linux 6.1.0 / x86_64 / node01"
 	run -0 grep -c '^| Iter | L1 applied | L2 applied | L3 applied | New bottlenecks | Resolved | Raw rate |$' "$WS/session_report.md"
@@ -166,13 +166,13 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	[ "$n" -ge 1 ]
 }
 
-@test "the bottlenecks total and its high/medium breakdown count the same findings" {
+@test "the bottlenecks total and its severity breakdown count the same findings" {
 	dft-report -o "$BATS_TEST_TMPDIR/f.md" "$R/functions.ndjson" >/dev/null
-	# B1-B3 score 4-5, B4 score 3, B5 score 2 (not counted)
-	run -0 grep -c '^| Bottlenecks diagnosed | 4 with score ≥ 3 (high: 3, medium: 1) |$' "$BATS_TEST_TMPDIR/f.md"
-	# the golden run: 16 high + 3 medium
+	# B1 score 5, B2-B3 score 4, B4 score 3, B5 score 2
+	run -0 grep -c '^| Bottlenecks diagnosed | 3 bottlenecks (critical or high) of 5 findings: 1 critical, 2 high, 1 medium, 1 low, 0 info |$' "$BATS_TEST_TMPDIR/f.md"
+	# the golden run: critical ones are not counted as high
 	dft-report "$BATS_TEST_TMPDIR/run.ndjson" >/dev/null
-	run -0 grep -c '^| Bottlenecks diagnosed | 19 with score ≥ 3 (high: 16, medium: 3) |$' "$WS/session_report.md"
+	run -0 grep -c '^| Bottlenecks diagnosed | 16 bottlenecks (critical or high) of 41 findings: 5 critical, 11 high, 3 medium, 5 low, 17 info |$' "$WS/session_report.md"
 }
 
 @test "trace analysis names the functions of each bottleneck from its own record" {
@@ -180,9 +180,9 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	# no iteration record names them: they come from bottleneck.functions
 	# (first bottleneck of each metric; shares under 0.5% left out)
 	run -0 grep '^8\. ' "$BATS_TEST_TMPDIR/f.md"
-	assert_output "8. Trace analysis — 3 bottlenecks found: small_write_pct (write_records 75% at io.c:57, scan_metadata 25%), misaligned_pct (no enclosing function 100%)"
+	assert_output "8. Trace analysis — 3 bottlenecks (critical or high) of 5 findings: 1 critical, 2 high, 1 medium, 1 low, 0 info; small_write_pct (write_records 75% at io.c:57, scan_metadata 25%), misaligned_pct (no enclosing function 100%)"
 	run -0 xmllint --noout "$BATS_TEST_TMPDIR/report.html"
-	run -0 grep -c '<li value="8">Trace analysis — 3 bottlenecks found: small_write_pct (write_records 75% at io.c:57, scan_metadata 25%), misaligned_pct (no enclosing function 100%)</li>' "$BATS_TEST_TMPDIR/report.html"
+	run -0 grep -c '<li value="8">Trace analysis — 3 bottlenecks (critical or high) of 5 findings: 1 critical, 2 high, 1 medium, 1 low, 0 info; small_write_pct (write_records 75% at io.c:57, scan_metadata 25%), misaligned_pct (no enclosing function 100%)</li>' "$BATS_TEST_TMPDIR/report.html"
 }
 
 @test "annotation counts functions skipped by dft-cost and by dft-annotate, as the pipeline box does" {

@@ -212,6 +212,63 @@ ws() {
 	assert_output --partial "scan_metadata"
 }
 
+@test "every count in session_report.md and report.html agrees with the records" {
+	local w md html c b f fn p np it l
+	w=$(ws)
+	md="$w/session_report.md"
+	html="$w/report.html"
+	# the numbers, derived here from the records with jq
+	c=$(jq -s -r '[.[] | select(.type == "bottleneck")
+		| (.severity // ({"5": "critical", "4": "high", "3": "medium", "2": "low"}[.score | tostring] // "info"))]
+		| [length, (map(select(. == "critical")) | length), (map(select(. == "high")) | length),
+		   (map(select(. == "medium")) | length), (map(select(. == "low")) | length),
+		   (map(select(. == "info" or . == "trivial")) | length)] | @tsv' "$w/records/13_analyze.ndjson")
+	read -r n cr hi me lo in <<<"$c"
+	b=$((cr + hi))
+	[ "$n" -ge 3 ] && [ "$b" -ge 1 ] || fail "too few findings to tell: $c"
+	f="$b bottleneck$([ "$b" -eq 1 ] || echo s) (critical or high) of $n findings: $cr critical, $hi high, $me medium, $lo low, $in info"
+	read -r fi fn <<<"$(jq -s -r '[.[] | select(.type == "annotation")]
+		| [([.[] | select(.status == "annotated" and .functions > 0)] | length),
+		   (map(.functions // 0) | add)] | @tsv' "$w/records/08_lint.ndjson")"
+	p=$(jq -s -r '[.[] | select(.type == "proposal") | .citations[]? | (.doi // .arxiv // .title)] | unique | length' \
+		"$w/records/all.ndjson")
+	np=$(jq -s -r '[.[] | select(.type == "proposal") | .citations[]? | (.doi // .arxiv // .title)] | unique | length' \
+		"$w/records/14_papers.ndjson")
+	it=$(jq -r 'select(.type == "loop") | .iterations' "$w/records/loop.ndjson")
+	l=$(jq -s -r '[.[] | select(.type == "iteration") | .applied[]?.level] as $a
+		| "L1=\($a | map(select(. == "L1")) | length), L2=\($a | map(select(. == "L2")) | length), L3=\($a | map(select(. == "L3")) | length)"' \
+		"$w/records/iterations.ndjson")
+	# the Markdown
+	run -0 cat "$md"
+	assert_line --partial "8. Trace analysis — $f"
+	assert_line "| Bottlenecks diagnosed | $f |"
+	assert_line --partial "4. Annotation — $fi files annotated ($fn functions)"
+	assert_line "| Files annotated | $fi |"
+	assert_line "| Functions annotated | $fn |"
+	assert_line --partial "| Papers cited (avg relevance score) | $p (avg "
+	assert_line --partial "9. Optimization loop — $it iterations"
+	assert_line --partial "| Optimization iterations | $it (max 10"
+	assert_line "| Optimizations applied | $l |"
+	assert_line --regexp "^Application: $APPREPO @ master \(commit [0-9a-f]{12}\)$"
+	refute_line --partial "dftracer install — version 0.1.0"
+	# the step table has every step, 15 and 16 too
+	for s in $LABELS; do
+		assert_line --regexp "^\| $s \| "
+	done
+	# the HTML says the same
+	run -0 cat "$html"
+	assert_output --partial "<li value=\"8\">Trace analysis — $f"
+	assert_output --partial "<tr><td>Bottlenecks diagnosed</td><td>$f</td></tr>"
+	assert_output --partial "<tr><td>Files annotated</td><td>$fi</td></tr>"
+	assert_output --partial "<tr><td>Functions annotated</td><td>$fn</td></tr>"
+	assert_output --partial "<tr><td>Papers cited (avg relevance score)</td><td>$p (avg "
+	assert_output --partial "<tr><td>Optimizations applied</td><td>$l</td></tr>"
+	# and so does the console
+	run -0 cat "$BATS_FILE_TMPDIR/run.out"
+	assert_line "  $f:"
+	assert_line --regexp "^  [0-9]+ proposals citing $np distinct papers$"
+}
+
 @test "run records snapshot every run, with a diff against the previous one" {
 	local w
 	w=$(ws)

@@ -24,6 +24,7 @@ struct opts {
 	const char *html;
 	int no_html;
 	const char *workspace;
+	int counts;
 };
 
 /* One analysis: a summary and what followed it. */
@@ -53,7 +54,7 @@ struct run {
 
 static const char usage_text[] =
 	"usage: dft-report [-o FILE] [--html FILE | --no-html] "
-	"[--workspace DIR] [file ...]\n"
+	"[--workspace DIR] [--counts] [file ...]\n"
 	"       dft-report -h | --help | -V | --version\n";
 
 static void
@@ -204,6 +205,9 @@ collect(struct run *r, json_object *rec)
 	}
 }
 
+/* --counts: the records are read, not passed through. */
+static int counts_only;
+
 static int
 process_stream(struct dft_reader *rd, void *ctx)
 {
@@ -212,7 +216,8 @@ process_stream(struct dft_reader *rd, void *ctx)
 	int rc;
 
 	while ((rc = dft_reader_next(rd, &rec)) == 1) {
-		dft_pass(stdout, rd);
+		if (!counts_only)
+			dft_pass(stdout, rd);
 		collect(r, rec);
 		json_object_put(rec);
 	}
@@ -386,19 +391,155 @@ step_cmp(const void *a, const void *b)
 		      dft_json_str(y, "started_at", ""));
 }
 
-static int
-count_bottlenecks(json_object *bns, int min, int max)
-{
-	int n = 0;
+/*
+ * Every number the report prints about a run, computed here once from the
+ * records; the Markdown, the HTML (the same document), the report record
+ * and --counts (dft-pipeline's console lines) all print these.
+ */
+struct counts {
+	/* findings of the first analysis, by severity (the record's
+	 * "severity", else its score: 5 critical, 4 high, 3 medium, 2 low,
+	 * 1 info) */
+	int findings, critical, high, medium, low, info;
+	int bottlenecks;		/* critical + high: the active ones */
+	long files, functions;		/* annotated */
+	long skipped_cost, skipped_annotate;
+	int papers;			/* distinct (DOI, arXiv id, title) */
+	int proposals;			/* of the first analysis */
+	int iterations;			/* optimization iterations run */
+	int applied[3];			/* L1, L2, L3 applied */
+	int loop_ran;
+};
 
-	for (size_t i = 0; bns != NULL && i < json_object_array_length(bns);
-	     i++) {
-		int s = (int)dft_json_int(json_object_array_get_idx(bns, i),
-					  "score", 0);
-		if (s >= min && s <= max)
-			n++;
+static int
+severity_rank(json_object *bn)
+{
+	const char *s = dft_json_str(bn, "severity", NULL);
+
+	if (s != NULL) {
+		if (strcmp(s, "critical") == 0) return 5;
+		if (strcmp(s, "high") == 0) return 4;
+		if (strcmp(s, "medium") == 0) return 3;
+		if (strcmp(s, "low") == 0) return 2;
+		return 1;
 	}
-	return n;
+	return (int)dft_json_int(bn, "score", 1);
+}
+
+static void
+applied_levels(json_object *it, int l[3])
+{
+	json_object *ap;
+
+	if (!json_object_object_get_ex(it, "applied", &ap) ||
+	    !json_object_is_type(ap, json_type_array))
+		return;
+	for (size_t k = 0; k < json_object_array_length(ap); k++) {
+		json_object *a = json_object_array_get_idx(ap, k);
+		const char *id = json_object_is_type(a, json_type_string) ?
+			json_object_get_string(a) : dft_json_str(a, "id", "");
+		const char *lv = json_object_is_type(a, json_type_string) ?
+			NULL : dft_json_str(a, "level", NULL);
+
+		if (lv == NULL)
+			lv = strstr(id, ".L1.") ? "L1" : strstr(id, ".L2.") ?
+			     "L2" : strstr(id, ".L3.") ? "L3" : "";
+		if (lv[0] == 'L' && lv[1] >= '1' && lv[1] <= '3')
+			l[lv[1] - '1']++;
+	}
+}
+
+static void
+run_counts(struct run *r, struct counts *c)
+{
+	struct seg *base = r->nsegs > 0 ? &r->segs[0] : NULL;
+	size_t na = json_object_array_length(r->annotations);
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; base != NULL &&
+	     i < json_object_array_length(base->bottlenecks); i++) {
+		switch (severity_rank(json_object_array_get_idx(
+			base->bottlenecks, i))) {
+		case 5: c->critical++; break;
+		case 4: c->high++; break;
+		case 3: c->medium++; break;
+		case 2: c->low++; break;
+		default: c->info++; break;
+		}
+		c->findings++;
+	}
+	c->bottlenecks = c->critical + c->high;
+	for (size_t i = 0; i < na; i++) {
+		json_object *a = json_object_array_get_idx(r->annotations, i);
+		json_object *sk;
+		long f = (long)dft_json_int(a, "functions", 0);
+
+		if (strcmp(dft_json_str(a, "status", ""), "annotated") == 0 &&
+		    f > 0)
+			c->files++;
+		c->functions += f;
+		if (json_object_object_get_ex(a, "skipped", &sk)) {
+			if (json_object_is_type(sk, json_type_array))
+				c->skipped_annotate += (long)
+					json_object_array_length(sk);
+			else if (json_object_is_type(sk, json_type_int))
+				c->skipped_annotate += (long)
+					json_object_get_int64(sk);
+		}
+	}
+	c->skipped_cost = r->cost_skipped;
+	c->papers = json_object_object_length(r->cited);
+	c->proposals = base != NULL ?
+		(int)json_object_array_length(base->proposals) : 0;
+	c->loop_ran = r->loop != NULL;
+	c->iterations = r->loop != NULL ?
+		(int)dft_json_int(r->loop, "iterations", 0) :
+		json_object_array_length(r->iterations) > 1 ?
+		(int)json_object_array_length(r->iterations) - 1 : 0;
+	for (size_t i = 0; i < json_object_array_length(r->iterations); i++)
+		applied_levels(json_object_array_get_idx(r->iterations, i),
+			       c->applied);
+}
+
+/* --counts: one counts record, the numbers as the report prints them. */
+static void
+emit_counts(const struct counts *c)
+{
+	json_object *o = json_object_new_object(), *ap = json_object_new_object();
+
+	json_object_object_add(o, "type", dft_jstr("counts"));
+	json_object_object_add(o, "v", dft_jint(1));
+	json_object_object_add(o, "findings", dft_jint(c->findings));
+	json_object_object_add(o, "critical", dft_jint(c->critical));
+	json_object_object_add(o, "high", dft_jint(c->high));
+	json_object_object_add(o, "medium", dft_jint(c->medium));
+	json_object_object_add(o, "low", dft_jint(c->low));
+	json_object_object_add(o, "info", dft_jint(c->info));
+	json_object_object_add(o, "bottlenecks", dft_jint(c->bottlenecks));
+	json_object_object_add(o, "files_annotated", dft_jint(c->files));
+	json_object_object_add(o, "functions_annotated",
+			       dft_jint(c->functions));
+	json_object_object_add(o, "skipped_by_cost", dft_jint(c->skipped_cost));
+	json_object_object_add(o, "skipped_by_annotate",
+			       dft_jint(c->skipped_annotate));
+	json_object_object_add(o, "papers", dft_jint(c->papers));
+	json_object_object_add(o, "proposals", dft_jint(c->proposals));
+	json_object_object_add(o, "iterations", dft_jint(c->iterations));
+	json_object_object_add(ap, "L1", dft_jint(c->applied[0]));
+	json_object_object_add(ap, "L2", dft_jint(c->applied[1]));
+	json_object_object_add(ap, "L3", dft_jint(c->applied[2]));
+	json_object_object_add(o, "applied", ap);
+	dft_emit_put(stdout, o);
+}
+
+/* "18 findings: 3 critical, 9 high, 2 medium, 4 low, 0 info" */
+static char *
+findings_text(const struct counts *c)
+{
+	return dft_xasprintf("%d finding%s: %d critical, %d high, %d medium, "
+			     "%d low, %d info", c->findings,
+			     c->findings == 1 ? "" : "s", c->critical, c->high,
+			     c->medium, c->low, c->info);
 }
 
 /* The application functions responsible for a bottleneck, from its own
@@ -465,7 +606,7 @@ bottleneck_list(json_object *bns, int with_view)
 		json_object *bn = json_object_array_get_idx(bns, i);
 		char *k;
 
-		if (dft_json_int(bn, "score", 0) < 4)
+		if (severity_rank(bn) < 4)
 			continue;
 		k = with_view ? dft_xasprintf("%s:%s",
 			dft_json_str(bn, "metric", "?"),
@@ -492,7 +633,7 @@ bottleneck_list(json_object *bns, int with_view)
 /* ---- the document ------------------------------------------------------- */
 
 static void
-flow(struct doc *d, struct run *r)
+flow(struct doc *d, struct run *r, const struct counts *c)
 {
 	json_object *s4 = step(r, "step_4_build_install");
 	json_object *s5 = step(r, "step_5_smoke_test");
@@ -542,13 +683,21 @@ flow(struct doc *d, struct run *r)
 	if (tr != NULL && json_object_is_type(tr, json_type_object)) {
 		const char *kind = dft_json_str(tr, "kind", "");
 
-		doc_oli(d, 2, "dftracer install — version %s, installed to %s%s",
-			dft_json_str(tr, "version", "unknown"),
-			dft_json_str(tr, "dir", "?"),
-			strcmp(kind, "bundled") == 0 ?
-			" (the bundled dft runtime)" :
-			strcmp(kind, "system") == 0 ? " (found on the system)" :
-			"");
+		const char *ver = dft_json_str(tr, "version", NULL);
+
+		/* the bundled runtime is dft's own, no dftracer release: it
+		 * has no dftracer version to print */
+		if (strcmp(kind, "bundled") == 0)
+			doc_oli(d, 2, "dftracer install — the bundled dft "
+				"runtime (dftracer's interface, no dftracer "
+				"release) at %s", dft_json_str(tr, "dir", "?"));
+		else
+			doc_oli(d, 2, "dftracer install — %s%s, installed to "
+				"%s%s", ver != NULL ? "version " :
+				"version not recorded", ver != NULL ? ver : "",
+				dft_json_str(tr, "dir", "?"),
+				strcmp(kind, "system") == 0 ?
+				" (found on the system)" : "");
 	} else {
 		doc_oli(d, 2, "dftracer install — %s", NR);
 		said_not_run(r, "dftracer install");
@@ -565,50 +714,38 @@ flow(struct doc *d, struct run *r)
 		said_not_run(r, "source copy");
 	}
 	/* 4 */
-	{
-		size_t n = json_object_array_length(r->annotations);
-		long files = 0, funcs = 0, skipped = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			json_object *a = json_object_array_get_idx(
-				r->annotations, i);
-			json_object *sk;
-			long f = (long)dft_json_int(a, "functions", 0);
-
-			if (strcmp(dft_json_str(a, "status", ""),
-				   "annotated") == 0 && f > 0)
-				files++;
-			funcs += f;
-			/* an array of the functions skipped, or their count */
-			if (json_object_object_get_ex(a, "skipped", &sk)) {
-				if (json_object_is_type(sk, json_type_array))
-					skipped += (long)
-						json_object_array_length(sk);
-				else if (json_object_is_type(sk,
-							     json_type_int))
-					skipped += (long)json_object_get_int64(
-						sk);
-			}
-		}
+	if (json_object_array_length(r->annotations) > 0) {
 		/* counted as the pipeline's annotation box counts them:
 		 * dft-cost's "do not annotate" decisions plus the functions
 		 * dft-annotate skipped */
-		if (n > 0)
-			doc_oli(d, 4, "Annotation — %ld files annotated (%ld "
-				"functions), %ld functions skipped (%ld by "
-				"dft-cost, %ld by dft-annotate)", files, funcs,
-				r->cost_skipped + skipped, r->cost_skipped,
-				skipped);
-		else {
-			doc_oli(d, 4, "Annotation — %s", NR);
-			said_not_run(r, "annotation");
-		}
+		doc_oli(d, 4, "Annotation — %ld files annotated (%ld functions), "
+			"%ld functions skipped (%ld by dft-cost, %ld by "
+			"dft-annotate)", c->files, c->functions,
+			c->skipped_cost + c->skipped_annotate, c->skipped_cost,
+			c->skipped_annotate);
+	} else {
+		doc_oli(d, 4, "Annotation — %s", NR);
+		said_not_run(r, "annotation");
 	}
 	/* 5 */
 	if (s9 != NULL) {
 		const char *st = dft_json_str(s9, "status", "?");
 
-		if (strcmp(st, "ok") == 0) {
+		if (strcmp(st, "ok") == 0 && bt != NULL &&
+		    strcmp(bt, "python") == 0) {
+			const char *w = workspace(r, &(struct opts){ 0 });
+			char *p = w != NULL ? dft_path_join(w, "install_ann") :
+				  NULL;
+
+			if (p != NULL && dft_is_dir(p))
+				doc_oli(d, 5, "Build — Python application: the "
+					"annotated copy installed into %s", p);
+			else
+				doc_oli(d, 5, "Build — Python application: "
+					"nothing to build, the annotated "
+					"sources run as they are");
+			free(p);
+		} else if (strcmp(st, "ok") == 0) {
 			const char *w = workspace(r, &(struct opts){ 0 });
 			char *p = w != NULL ? dft_path_join(w, "build_ann") :
 				  NULL;
@@ -715,11 +852,15 @@ flow(struct doc *d, struct run *r)
 	}
 	/* 8 */
 	if (base != NULL) {
-		int nb = count_bottlenecks(base->bottlenecks, 4, 5);
 		char *l = bottleneck_list(base->bottlenecks, 0);
+		char *ft = findings_text(c);
 
-		doc_oli(d, 8, "Trace analysis — %d bottlenecks found: %s", nb,
-			nb > 0 ? l : "none");
+		doc_oli(d, 8, "Trace analysis — %d bottleneck%s (critical or "
+			"high) of %s%s%s", c->bottlenecks,
+			c->bottlenecks == 1 ? "" : "s", ft,
+			c->bottlenecks > 0 ? "; " : "",
+			c->bottlenecks > 0 ? l : "");
+		free(ft);
 		free(l);
 	} else {
 		doc_oli(d, 8, "Trace analysis — %s", NR);
@@ -1085,82 +1226,54 @@ pitfalls(struct doc *d, struct run *r)
 }
 
 static void
-summary_table(struct doc *d, struct run *r, json_object *its, int n)
+summary_table(struct doc *d, struct run *r, json_object *its, int n,
+	      const struct counts *c)
 {
 	static const char *const head[] = { "Category", "Value" };
 	struct seg *base = r->nsegs > 0 ? &r->segs[0] : NULL;
 	size_t na = json_object_array_length(r->annotations);
-	char v[8][160];
-	long files = 0, funcs = 0;
-	int l[3] = { 0, 0, 0 };
+	char v[8][200];
 	json_object *best = NULL, *it0 = n > 0 ?
 		json_object_array_get_idx(its, 0) : NULL;
 
-	for (size_t i = 0; i < na; i++) {
-		json_object *a = json_object_array_get_idx(r->annotations, i);
-		long f = (long)dft_json_int(a, "functions", 0);
-
-		if (strcmp(dft_json_str(a, "status", ""), "annotated") == 0 &&
-		    f > 0)
-			files++;
-		funcs += f;
-	}
 	if (na > 0) {
-		snprintf(v[0], sizeof(v[0]), "%ld", files);
-		snprintf(v[1], sizeof(v[1]), "%ld", funcs);
+		snprintf(v[0], sizeof(v[0]), "%ld", c->files);
+		snprintf(v[1], sizeof(v[1]), "%ld", c->functions);
 	} else {
 		snprintf(v[0], sizeof(v[0]), "%s", NR);
 		snprintf(v[1], sizeof(v[1]), "%s", NR);
 	}
-	if (base != NULL)
-		snprintf(v[2], sizeof(v[2]), "%d with score ≥ 3 (high: %d, "
-			 "medium: %d)",
-			 count_bottlenecks(base->bottlenecks, 3, 5),
-			 count_bottlenecks(base->bottlenecks, 4, 5),
-			 count_bottlenecks(base->bottlenecks, 3, 3));
-	else
+	if (base != NULL) {
+		char *ft = findings_text(c);
+
+		snprintf(v[2], sizeof(v[2]), "%d bottleneck%s (critical or "
+			 "high) of %s", c->bottlenecks,
+			 c->bottlenecks == 1 ? "" : "s", ft);
+		free(ft);
+	} else {
 		snprintf(v[2], sizeof(v[2]), "%s", NR);
+	}
 	if (r->loop != NULL)
-		snprintf(v[3], sizeof(v[3]), "%lld (max 10, stopped: %s)",
-			 (long long)dft_json_int(r->loop, "iterations", 0),
+		snprintf(v[3], sizeof(v[3]), "%d (max 10, stopped: %s)",
+			 c->iterations,
 			 dft_json_str(r->loop, "stop_reason", "?"));
 	else if (n > 1)
 		snprintf(v[3], sizeof(v[3]), "%d (max 10, stop reason not "
-			 "recorded)", n - 1);
+			 "recorded)", c->iterations);
 	else
 		snprintf(v[3], sizeof(v[3]), "%s", NR);
-	for (int i = 0; i < n; i++) {
-		json_object *it = json_object_array_get_idx(its, (size_t)i), *ap;
+	for (int i = 1; i < n; i++) {
+		json_object *it = json_object_array_get_idx(its, (size_t)i);
 
-		if (json_object_object_get_ex(it, "applied", &ap) &&
-		    json_object_is_type(ap, json_type_array))
-			for (size_t k = 0; k < json_object_array_length(ap);
-			     k++) {
-				json_object *a = json_object_array_get_idx(ap, k);
-				const char *id = json_object_is_type(a,
-					json_type_string) ?
-					json_object_get_string(a) :
-					dft_json_str(a, "id", "");
-				const char *lv = json_object_is_type(a,
-					json_type_string) ? NULL :
-					dft_json_str(a, "level", NULL);
-
-				if (lv == NULL)
-					lv = strstr(id, ".L1.") ? "L1" :
-					     strstr(id, ".L2.") ? "L2" :
-					     strstr(id, ".L3.") ? "L3" : "";
-				if (lv[0] == 'L' && lv[1] >= '1' && lv[1] <= '3')
-					l[lv[1] - '1']++;
-			}
-		if (i > 0 && strcmp(dft_json_str(it, "status", ""),
-				    "rolled_back") != 0 &&
+		if (strcmp(dft_json_str(it, "status", ""), "rolled_back") != 0 &&
 		    (best == NULL || dft_json_double(it, "raw_write_rate_gbs",
 			0) > dft_json_double(best, "raw_write_rate_gbs", 0)))
 			best = it;
 	}
-	if (n > 1)
-		snprintf(v[4], sizeof(v[4]), "L1=%d, L2=%d, L3=%d", l[0], l[1],
-			 l[2]);
+	/* a loop that ran and applied nothing applied none of each level */
+	if (n > 1 || c->loop_ran)
+		snprintf(v[4], sizeof(v[4]), "L1=%d, L2=%d, L3=%d",
+			 c->applied[0], c->applied[1], c->applied[2]);
 	else
 		snprintf(v[4], sizeof(v[4]), "%s", NR);
 	if (best != NULL && dft_json_double(it0, "raw_write_rate_gbs", 0) > 0) {
@@ -1189,17 +1302,15 @@ summary_table(struct doc *d, struct run *r, json_object *its, int n)
 		snprintf(v[6], sizeof(v[6]), "%s", NR);
 	}
 	{
-		int nc = 0;
 		double sum = 0;
 
 		json_object_object_foreach(r->cited, k, sc) {
 			(void)k;
-			nc++;
 			sum += json_object_get_double(sc);
 		}
-		if (nc > 0)
-			snprintf(v[7], sizeof(v[7]), "%d (avg %.0f/100)", nc,
-				 sum / nc);
+		if (c->papers > 0)
+			snprintf(v[7], sizeof(v[7]), "%d (avg %.0f/100)",
+				 c->papers, sum / c->papers);
 		else
 			snprintf(v[7], sizeof(v[7]), "%s", NR);
 	}
@@ -1645,12 +1756,14 @@ main(int argc, char **argv)
 		{ "html", required_argument, NULL, 256 },
 		{ "no-html", no_argument, NULL, 257 },
 		{ "workspace", required_argument, NULL, 258 },
+		{ "counts", no_argument, NULL, 259 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o;
 	struct run r;
+	struct counts cnt;
 	struct doc d;
 	struct dft_step stp;
 	json_object *its = NULL, *rec;
@@ -1667,6 +1780,7 @@ main(int argc, char **argv)
 		case 256: o.html = optarg; break;
 		case 257: o.no_html = 1; break;
 		case 258: o.workspace = optarg; break;
+		case 259: o.counts = 1; break;
 		case 'h': usage(0); break;
 		case 'V': dft_print_version(); return 0;
 		default: usage(DFT_EXIT_FATAL);
@@ -1679,7 +1793,9 @@ main(int argc, char **argv)
 		dft_usage_error(usage_text, "--workspace: not a directory: '%s'",
 				o.workspace);
 
-	dft_step_begin(&stp, "report");
+	counts_only = o.counts;
+	if (!o.counts)
+		dft_step_begin(&stp, "report");
 	run_init(&r);
 	if (o.workspace != NULL && argc - optind == 0)
 		status = read_workspace(&r, o.workspace);
@@ -1687,6 +1803,12 @@ main(int argc, char **argv)
 		status = dft_each_input(argc - optind, argv + optind,
 					process_stream, &r);
 
+	if (o.counts) {
+		run_counts(&r, &cnt);
+		emit_counts(&cnt);
+		run_release(&r);
+		return dft_worst(status, dft_close_stdout());
+	}
 	ws = workspace(&r, &o);
 	if (o.output != NULL)
 		md = dft_xstrdup(o.output);
@@ -1725,9 +1847,20 @@ main(int argc, char **argv)
 		const char *created = dft_json_str(r.session, "created_at",
 						   NULL);
 
-		if (url != NULL)
+		const char *commit = dft_json_str(r.session, "commit",
+			dft_json_str(r.pipeline, "commit", NULL));
+
+		if (ref != NULL && *ref == '\0')
+			ref = NULL;
+		if (commit != NULL && *commit == '\0')
+			commit = NULL;
+		if (url != NULL && ref != NULL && commit != NULL)
+			doc_line(&d, "Application: %s @ %s (commit %.12s)", url,
+				 ref, commit);
+		else if (url != NULL)
 			doc_line(&d, "Application: %s @ %s", url,
-				 ref != NULL ? ref : "default branch");
+				 ref != NULL ? ref : commit != NULL ? commit :
+				 "default branch (commit not recorded)");
 		else
 			doc_line(&d, "Application: %s", NR);
 		if (created != NULL) {
@@ -1751,7 +1884,8 @@ main(int argc, char **argv)
 							  "not recorded"));
 	}
 	doc_blank(&d);
-	flow(&d, &r);
+	run_counts(&r, &cnt);
+	flow(&d, &r, &cnt);
 	n = iterations(&r, &its);
 	charts(&d, &r, its, n);
 	iteration_table(&d, &r, its, n);
@@ -1760,7 +1894,7 @@ main(int argc, char **argv)
 		     r.nsegs > 0 ? r.segs[0].bottlenecks : NULL,
 		     r.nsegs > 0 ? r.segs[0].proposals : NULL);
 	pitfalls(&d, &r);
-	summary_table(&d, &r, its, n);
+	summary_table(&d, &r, its, n, &cnt);
 	step_timings(&d, &r, ws);
 	artifacts(&d, &r, ws, md);
 
@@ -1778,10 +1912,8 @@ main(int argc, char **argv)
 	json_object_object_add(rec, "html", dft_jstr(html));
 	json_object_object_add(rec, "analyses", dft_jint(r.nsegs));
 	json_object_object_add(rec, "iterations", dft_jint(n > 0 ? n - 1 : 0));
-	json_object_object_add(rec, "bottlenecks", dft_jint(r.nsegs > 0 ?
-		count_bottlenecks(r.segs[0].bottlenecks, 4, 5) : 0));
-	json_object_object_add(rec, "papers_cited",
-			       dft_jint(json_object_object_length(r.cited)));
+	json_object_object_add(rec, "bottlenecks", dft_jint(cnt.bottlenecks));
+	json_object_object_add(rec, "papers_cited", dft_jint(cnt.papers));
 	json_object_object_add(rec, "not_run", json_object_get(r.not_run));
 	if (r.known > 0)
 		dft_emit_put(stdout, rec);
