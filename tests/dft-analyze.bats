@@ -371,7 +371,8 @@ nested_trace() {
 	done
 	# shellcheck disable=SC2086
 	run -0 --separate-stderr sh "$REPO/scripts/slurm/analyze-shards.sh" -n 2 -o "$BATS_TEST_TMPDIR/d" --dry-run $files
-	[[ "$stderr" == *"--dependency=afterok:DRY0:DRY1"* ]]
+	[[ "$stderr" == *"--array=0-1 "*'--shard $((SLURM_ARRAY_TASK_ID + 1))/2'* ]]
+	[[ "$stderr" == *"--dependency=afterok:DRYA "* ]]
 	# shellcheck disable=SC2086
 	run -0 --separate-stderr sh "$REPO/scripts/flux/analyze-shards.sh" -n 2 -o "$BATS_TEST_TMPDIR/f" --dry-run $files
 	[[ "$stderr" == *"--dependency=afterok:DRY0 --dependency=afterok:DRY1"* ]]

@@ -1025,9 +1025,24 @@ PY
 @test "a packaged Python application is installed into a venv and its smoke test runs with it" {
 	local repo="$BATS_TEST_TMPDIR/recpkg" root="$BATS_TEST_TMPDIR/wsvenv" w
 	pyproject_app "$repo" setuptools.build_meta '"setuptools>=61"'
-	run -0 dft-pipeline run -y --offline --stop-after trace_run -s 'python3 -m recpkg out' -w "$root" "$repo"
+	# cp and split run under the preload library too: not the application
+	run -0 dft-pipeline run -y --offline --stop-after trace_run \
+		-s 'python3 -m recpkg out && cp out/records.dat out/copy.dat && split -l 100 out/records.dat out/part.' \
+		-w "$root" "$repo"
 	assert_line --regexp '^  Python project: installed into a venv of /.*python3'
+	assert_line --regexp '^  traced processes: 1 of the application; 2 others summarized, not analyzed \(--trace-all-procs analyzes them\): (cp|split) \([0-9]+ events\), (cp|split) \([0-9]+ events\)$'
 	w="$root/$(head -n 1 "$root/recpkg/.current_run")"
+	[ "$(ls "$w"/traces/*.pfw* | wc -l)" -eq 1 ]
+	[ "$(ls "$w"/traces/other/*.pfw* | wc -l)" -eq 2 ]
+	run -0 jq -r 'select(.kind == "application") | .why' "$w/traces/processes.ndjson"
+	assert_output "runs annotated functions"
+	run -0 jq -r 'select(.step == "step_10_trace_run") | [.processes.application, (.processes.other | map(.command | split(" ")[0]) | sort | join(","))] | @tsv' \
+		"$w/records/steps.ndjson"
+	assert_output "$(printf '1\tcp,split')"
+	# --trace-all-procs keeps them all
+	run -0 dft-pipeline resume -y --trace-all-procs --from trace_run --stop-after trace_run -w "$root" recpkg
+	assert_line --partial "others analyzed too (--trace-all-procs)"
+	[ "$(ls "$w"/traces/*.pfw* | wc -l)" -eq 3 ]
 	for v in install install_ann; do
 		run -0 grep -x 'include-system-site-packages = true' "$w/$v/pyvenv.cfg"
 		[ -n "$(find "$w/$v" -path '*-packages/recpkg/__main__.py')" ] || fail "recpkg is not installed in $v"

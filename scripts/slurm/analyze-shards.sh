@@ -1,8 +1,9 @@
 #!/bin/sh
-# analyze-shards.sh (Slurm) - analyze dftracer traces as separate Slurm jobs
-# and merge the results: one `dft-analyze --partial` job per shard of the
-# trace files, then one `dft-analyze --merge` job that runs after all of
-# them succeeded (sbatch --dependency=afterok). The merged records equal
+# analyze-shards.sh (Slurm) - analyze dftracer traces as a Slurm job array
+# and merge the results: one array task (`dft-analyze --partial`) per shard
+# of the trace files, then one `dft-analyze --merge` job that runs after
+# every task succeeded (sbatch --dependency=afterok on the array, tested on
+# a real single-node Slurm in tests/slurm.bats). The merged records equal
 # those of one dft-analyze run over every file; the chunks of one split
 # trace go to one shard.
 #
@@ -79,28 +80,31 @@ if [ "$local" = 1 ]; then
 	exit 0
 fi
 
+# submit ID OPTION...: sbatch, or (--dry-run) its command line on standard
+# error and DRY<ID> as the job id
 submit() {
 	if [ "$dry" = 1 ]; then
+		shift_id=$1
+		shift
 		echo "sbatch $*" >&2
-		echo "DRY$k"
-	else
-		sbatch --parsable "$@"
+		echo "DRY$shift_id"
+		return 0
 	fi
+	shift
+	# --parsable prints "jobid[;cluster]"
+	sbatch --parsable "$@" | cut -d ';' -f 1
 }
 
-ids=
-k=0
-while [ "$k" -lt "$shards" ]; do
-	# the shard reads the whole list on standard input
-	# shellcheck disable=SC2086 # $aopt and $popt are option words
-	id=$(submit $aopt --job-name="dft-analyze-$k" --time="$limit" \
-		--ntasks=1 --cpus-per-task=2 --output="$out/shard-$k.log" \
-		--wrap="$(shard_cmd "$k")")
-	ids="$ids${ids:+:}$id"
-	k=$((k + 1))
-done
+# one array task per shard: task K (the job's $SLURM_ARRAY_TASK_ID, read
+# in the job, not here) keeps shard K+1 of the whole list
+rm -f "$out"/partial-*.ndjson "$out/analysis.ndjson"
+# shellcheck disable=SC2086 # $aopt and $popt are option words
+array=$(submit A $aopt --job-name=dft-analyze --time="$limit" \
+	--array="0-$((shards - 1))" --ntasks=1 --cpus-per-task=1 \
+	--output="$out/shard-%a.log" \
+	--wrap="dft-analyze --partial --shard \$((SLURM_ARRAY_TASK_ID + 1))/$shards $popt <'$out/traces.list' >'$out'/partial-\$SLURM_ARRAY_TASK_ID.ndjson")
 # shellcheck disable=SC2086
-merge=$(submit $aopt --job-name=dft-analyze-merge --time="$limit" \
-	--ntasks=1 --dependency="afterok:$ids" --output="$out/merge.log" \
+merge=$(submit M $aopt --job-name=dft-analyze-merge --time="$limit" \
+	--ntasks=1 --dependency="afterok:$array" --output="$out/merge.log" \
 	--wrap="$merge_cmd")
-echo "shards: $ids; merge: $merge; result: $out/analysis.ndjson"
+echo "shards: job array $array (tasks 0-$((shards - 1))); merge: $merge; result: $out/analysis.ndjson"
