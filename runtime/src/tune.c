@@ -3,9 +3,10 @@
  * (L2: no code change, no MPI).  Preloaded like the tracer; it does nothing
  * unless a DFT_TUNE_* variable asks (dftracer-runtime(7)):
  *
- *   DFT_TUNE_STDIO_BUFFER=SIZE   setvbuf(f, NULL, _IOFBF, SIZE) right after
- *                                a successful fopen/fdopen/freopen of a
- *                                regular file
+ *   DFT_TUNE_STDIO_BUFFER=SIZE   a full buffer of SIZE bytes right after a
+ *                                successful fopen/freopen of a regular
+ *                                file, kept when the program asks for
+ *                                another (setvbuf, setbuf, setlinebuf)
  *   DFT_TUNE_WRITE_BUFFER=SIZE   small sequential write()s to a regular file
  *                                gathered per descriptor into one write of
  *                                up to SIZE bytes
@@ -128,6 +129,7 @@ DECL(execvpe); DECL(posix_spawn); DECL(posix_spawnp); DECL(system);
 DECL(popen); DECL(_exit); DECL(_Exit); DECL(fcntl); DECL(__xstat);
 DECL(__lxstat); DECL(__fxstat); DECL(pread64); DECL(pwrite64);
 DECL(lseek64); DECL(open64); DECL(openat64); DECL(fopen64); DECL(fclose);
+DECL(setvbuf); DECL(setbuf); DECL(setbuffer); DECL(setlinebuf);
 
 /* ---- buffers ----------------------------------------------------------- */
 
@@ -817,7 +819,8 @@ static FILE *stream_opened(FILE *f, const char *path)
 		if (stdio_buf && fd < MAXFD) {
 			char *b = malloc(stdio_buf);
 
-			if (b != NULL && setvbuf(f, b, _IOFBF, stdio_buf) == 0) {
+			if (b != NULL &&
+			    REAL(setvbuf)(f, b, _IOFBF, stdio_buf) == 0) {
 				pthread_mutex_lock(&lock);
 				free(sbufs[fd]);
 				sbufs[fd] = b;
@@ -855,6 +858,55 @@ API FILE *freopen(const char *path, const char *mode, FILE *f)
 		return REAL(freopen)(path, mode, f);
 	settle_all();
 	return stream_opened(REAL(freopen)(path, mode, f), path);
+}
+
+/*
+ * The program's own buffering of a stream on a regular file (setvbuf,
+ * setbuf, setbuffer, setlinebuf, before any I/O on it, as they must be)
+ * gives way to the 1 MiB (DFT_TUNE_STDIO_BUFFER) full buffer: an
+ * unbuffered or line-buffered log in a file is what the knob is for.
+ * Streams on terminals, pipes and sockets keep what the program asked.
+ */
+static int own_buffer(FILE *f)
+{
+	struct stat st;
+	int fd, e = errno, r;
+
+	if (!tune_on || !stdio_buf)
+		return 0;
+	fd = REAL(fileno)(f);
+	r = fd >= 0 && fd < MAXFD && sbufs[fd] != NULL &&
+	    REAL(fstat)(fd, &st) == 0 && S_ISREG(st.st_mode);
+	errno = e;
+	return r;
+}
+
+API int setvbuf(FILE *f, char *buf, int mode, size_t size)
+{
+	if (own_buffer(f))
+		return 0;
+	return REAL(setvbuf)(f, buf, mode, size);
+}
+
+API void setbuf(FILE *f, char *buf)
+{
+	if (own_buffer(f))
+		return;
+	REAL(setbuf)(f, buf);
+}
+
+API void setbuffer(FILE *f, char *buf, size_t size)
+{
+	if (own_buffer(f))
+		return;
+	REAL(setbuffer)(f, buf, size);
+}
+
+API void setlinebuf(FILE *f)
+{
+	if (own_buffer(f))
+		return;
+	REAL(setlinebuf)(f);
 }
 
 API int fclose(FILE *f)

@@ -786,7 +786,12 @@ handle_bottleneck(struct state *st, json_object *b)
 		topkey = key;
 	}
 	ensure_context(st);
-	bc = catalogue_class_for(&st->cat, metric, insight);
+	/* the finding's own class (dft-analyze v2) when the catalogue has
+	 * it, else the class its insight code or metric name points to */
+	bc = dft_json_str(b, "class", NULL) != NULL ?
+	     catalogue_class(&st->cat, dft_json_str(b, "class", NULL)) : NULL;
+	if (bc == NULL)
+		bc = catalogue_class_for(&st->cat, metric, insight);
 	lit.queries = json_object_new_array();
 	lit.failures = json_object_new_array();
 	if (bc != NULL) {
