@@ -590,7 +590,9 @@ interrupt_smoke() {
 	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson"
 	w=$(ws)
 	# the bundled catalogue plus one harmless L2 strategy for small writes
-	cp "$REPO/share/dft/proposals.ndjson" "$cat"
+	# the bundled catalogue without the tuning library's actions (they
+	# would take the proposal slots and iterations this test is about)
+	grep -vF '"LD_PRELOAD":"{tune_lib}"' "$REPO/share/dft/proposals.ndjson" >"$cat"
 	printf '%s\n' '{"type":"strategy","v":1,"id":"small_write.L2.test","class":"small_write","level":"L2","title":"A harmless variable","change":"Set DFT_TEST_NOOP=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_NOOP":"1"},"privilege":"none","rollback":{"env_unset":["DFT_TEST_NOOP"]}}}' >>"$cat"
 	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 3 -w "$ROOT1" sample
 	assert_line --partial "iteration 1: applying L2 small_write.L2.test"
@@ -1113,7 +1115,9 @@ PY
 	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson"
 	w=$(ws)
 	printf 'mpi=true\n' >>"$w/pipeline.state"
-	cp "$REPO/share/dft/proposals.ndjson" "$cat"
+	# the bundled catalogue without the tuning library's actions (they
+	# would take the proposal slots and iterations this test is about)
+	grep -vF '"LD_PRELOAD":"{tune_lib}"' "$REPO/share/dft/proposals.ndjson" >"$cat"
 	printf '%s\n' '{"type":"strategy","v":1,"id":"small_write.L2.mpiio_test","class":"small_write","level":"L2","title":"A harmless MPI-IO variable","change":"Set DFT_TEST_MPIIO=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_MPIIO":"1"},"requires":["MPI-IO"],"privilege":"none","rollback":{"env_unset":["DFT_TEST_MPIIO"]}}}' >>"$cat"
 	printf '%s\n' '{"type":"function","v":1,"name":"never_called","io_apis":["mpiio:MPI_File_write_all"]}' \
 		>>"$w/records/08_funcs.ndjson"
