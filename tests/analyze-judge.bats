@@ -238,3 +238,18 @@ bottlenecks() {
 	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\"))] | @tsv' | head -n 1"
 	assert_output "$(printf 'small_write\tP06,P08')"
 }
+
+@test "dft-papers takes the finding's class: a sync storm gets the sync catalogue, cited" {
+	t="$BATS_TEST_TMPDIR/journal.pfw"
+	{
+		for i in $(seq 0 49); do
+			ev write POSIX $((i * 2200)) 100 "\"fname\":\"/scratch/journal\",\"ret\":4096"
+			ev fsync POSIX $((i * 2200 + 100)) 2000 "\"fname\":\"/scratch/journal\",\"ret\":0"
+		done
+		ev append_record C_APP 0 110000
+	} >"$t"
+	run -0 bash -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"literature\" and .bottleneck==\"B1\") | [.class, .status, (.best.doi // .best.arxiv)] | @tsv'"
+	assert_output --regexp $'^sync\tcited\t10\\.'
+	run -0 bash -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"proposal\" and .bottleneck==\"B1\") | .strategy'"
+	assert_line "sync.L1.fewer"
+}
