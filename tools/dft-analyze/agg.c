@@ -424,7 +424,12 @@ fn_slot(const struct dft_trace_ev *ev)
 	return h & (FN_CACHE - 1);
 }
 
-static struct fninfo *
+static struct fninfo *fn_lookup(struct ctx *c, const struct dft_trace_ev *ev,
+				 unsigned slot) __attribute__((noinline));
+
+/* The function of an event: the cache slot, else fn_lookup (kept apart so
+ * that this part is inlined in the per-event path). */
+static inline struct fninfo *
 fn_get(struct ctx *c, const struct dft_trace_ev *ev)
 {
 	unsigned slot = fn_slot(ev);
@@ -435,6 +440,12 @@ fn_get(struct ctx *c, const struct dft_trace_ev *ev)
 	    cf->fkey[ev->name.n] == '\x1f' &&
 	    memcmp(ev->cat.p, cf->fkey + ev->name.n + 1, ev->cat.n) == 0)
 		return cf;
+	return fn_lookup(c, ev, slot);
+}
+
+static struct fninfo *
+fn_lookup(struct ctx *c, const struct dft_trace_ev *ev, unsigned slot)
+{
 	dft_buf_reset(&c->kb);
 	dft_buf_add(&c->kb, ev->name.p, ev->name.n);
 	dft_buf_addc(&c->kb, '\x1f');

@@ -30,12 +30,42 @@ iset_release(struct iset *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static int
-cmp_i64(const void *x, const void *y)
+/* The k-th smallest of v[0..n) (0-based), reordering v: quickselect. */
+static int64_t
+select_k(int64_t *v, size_t n, size_t k)
 {
-	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+	size_t lo = 0, hi = n - 1;
 
-	return a < b ? -1 : a > b;
+	while (lo < hi) {
+		int64_t a = v[lo], b = v[(lo + hi) / 2], c = v[hi];
+		int64_t p = a < b ? (b < c ? b : a < c ? c : a) :
+				    (a < c ? a : b < c ? c : b);
+		size_t i = lo, j = hi;
+
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				int64_t t = v[i];
+
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
 }
 
 /* Joins neighbours across the smallest gaps until n <= limit / 2. */
@@ -50,9 +80,8 @@ compact(struct iset *s)
 
 	for (size_t i = 0; i + 1 < n; i++)
 		gap[i] = s->v[i + 1].s - s->v[i].e;
-	qsort(gap, n - 1, sizeof(*gap), cmp_i64);
 	/* join every gap up to the (n - want)-th smallest */
-	int64_t lim = gap[n - want - 1];
+	int64_t lim = select_k(gap, n - 1, n - want - 1);
 
 	free(gap);
 	size_t w = 0;
