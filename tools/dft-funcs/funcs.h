@@ -5,12 +5,14 @@
  * on worker threads, merges what they found per function, computes I/O
  * reachability over the call graph and prints the records.  cfuncs.c
  * extracts C/C++ functions with libclang, pyfuncs.c Python functions with
- * a tokenizer of our own, ioapis.c knows the I/O API table.
+ * a tokenizer of our own, ioapis.c knows the I/O API table.  job.c holds
+ * what a job collects, srcpos.c (srcpos.h) source positions and paths.
  */
 #ifndef DFT_FUNCS_H
 #define DFT_FUNCS_H
 
 #include "dft.h"
+#include "srcpos.h"
 
 /* One function found by one job. */
 struct fn {
@@ -59,18 +61,13 @@ int io_apis_load(const char *path);
 const char *io_api_family(const char *name);
 const char *io_api_family_py(const char *name);
 
-/* helpers in main.c */
+/* job.c: what a job collects */
 struct fn *job_add_fn(struct job *j);
 void job_add_after(struct job *j, const char *usr, const char *why);
 void fn_add_callee(struct fn *f, const char *s);
 void job_add_diag(struct job *j, const struct fopts *o, const char *file,
 		  long line, long col, const char *rule, const char *severity,
 		  const char *msg);
-/* path as printed: relative to root when inside, else absolute; caller frees */
-char *rel_path(const struct fopts *o, const char *abs);
-json_object *jpos(const char *buf, size_t len, const size_t *lines,
-		  size_t nlines, size_t off);
-size_t *line_table(const char *buf, size_t len, size_t *nlines);
 
 /* cfuncs.c, pyfuncs.c */
 void c_extract(struct job *j, const struct fopts *o, void *cxindex);
