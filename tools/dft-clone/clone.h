@@ -1,7 +1,8 @@
 /*
  * clone.h - what the parts of dft-clone share (tools/dft-clone/).
  *
- * main.c: options, the workspace, --resume, failure and clean-up;
+ * main.c: options, the workspace, --resume; run.c: failure, clean-up,
+ * signals and messages;
  * source.c: getting the source with libgit2 (clone, ref, submodules) or by
  * copying a directory; detect.c: build tool, languages, features, preset.
  */
@@ -24,13 +25,36 @@ struct opts {
 	int print_app_name;	/* --print-app-name */
 };
 
-/* main.c */
+/* run.c: what a failure removes, signals, messages */
+/*
+ * What was created, so a failure can remove exactly that. The root and the
+ * app directory may be shared with a concurrent run, so they are only
+ * removed when empty (rmdir), up to the highest directory this run made.
+ */
+struct clone_cleanup {
+	char *root;		/* created by us: the highest new ancestor */
+	char *appdir;		/* created by us */
+	char *ws;		/* created by us (removed recursively) */
+	char *root_leaf;	/* the root itself, when root is set */
+};
+
+/* What this run created so far; main.c sets it, run.c removes it. */
+extern struct clone_cleanup clone_cleanup;
 /* Set by SIGINT, SIGTERM, SIGHUP: the signal number. */
 extern volatile sig_atomic_t clone_interrupted;
 /* The starting directory, for fchdir(2) after a chdir(2). */
 extern int clone_cwd_fd;
+/* Removes what clone_cleanup names and forgets it (atexit(3) safe). */
+void cleanup_run(void);
+/* Records clone_interrupted on SIGINT, SIGTERM and SIGHUP. */
+void catch_signals(void);
 /* Prints "dft-clone: message", removes what this run created, exits 2. */
 DFT_NORETURN void fail(const char *fmt, ...) DFT_PRINTF(1, 2);
+/*
+ * When rc, a libgit2 return code, is negative: fail with "message: reason",
+ * the reason being libgit2's (as libgit2's examples/common.c check_lg2).
+ */
+void check_lg2(int rc, const char *fmt, ...) DFT_PRINTF(2, 3);
 /* After a step that may have been interrupted: clean up and die by it. */
 void check_interrupted(void);
 /* libgit2's own reason for the last failure (borrowed). */

@@ -16,8 +16,9 @@
  * This does not: run the git command, hooks or filter drivers (libgit2 has
  * none), build anything, or leave a half-made workspace when it fails.
  *
- * main.c holds the options, the workspace, --resume and the clean-up;
- * source.c the clone or copy; detect.c the detection (clone.h).
+ * main.c holds the options, the workspace and --resume; run.c what a
+ * failure removes, the signals and the messages; source.c the clone or
+ * copy; detect.c the detection (clone.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,18 +35,6 @@
 
 #include "clone.h"
 #include "banned.h"
-
-/*
- * What was created, so a failure can remove exactly that. The root and the
- * app directory may be shared with a concurrent run, so they are only
- * removed when empty (rmdir), up to the highest directory this run made.
- */
-struct cleanup {
-	char *root;		/* created by us: the highest new ancestor */
-	char *appdir;		/* created by us */
-	char *ws;		/* created by us (removed recursively) */
-	char *root_leaf;	/* the root itself, when root is set */
-};
 
 static const char usage_text[] =
 	"usage: dft-clone [-w root] [-r ref] [-n name] [--copy] "
@@ -93,11 +82,6 @@ static const struct option long_options[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
-
-volatile sig_atomic_t clone_interrupted;
-int clone_cwd_fd = -1;
-
-static struct cleanup cleanup;
 
 /*
  * "warnings": one sentence per submodule that could not be fetched (the
@@ -205,121 +189,6 @@ app_name_for(const char *url)
 	return name;
 }
 
-/*
- * The URL without a password: "https://user:secret@host/x" becomes
- * "https://user:***@host/x", so records and messages do not leak it.
- * Caller frees.
- */
-char *
-redact_url(const char *url)
-{
-	const char *auth = strstr(url, "://"), *end, *at, *colon;
-
-	if (auth == NULL)
-		return dft_xstrdup(url);
-	auth += 3;
-	end = auth + strcspn(auth, "/?#");
-	at = memchr(auth, '@', (size_t)(end - auth));
-	if (at == NULL)
-		return dft_xstrdup(url);
-	while (memchr(at + 1, '@', (size_t)(end - at - 1)) != NULL)
-		at = memchr(at + 1, '@', (size_t)(end - at - 1));
-	colon = memchr(auth, ':', (size_t)(at - auth));
-	if (colon == NULL)
-		return dft_xstrdup(url);
-	return dft_xasprintf("%.*s***%s", (int)(colon + 1 - url), url, at);
-}
-
-/* ---- failure and cleanup ------------------------------------------------- */
-
-/* rmdir leaf, then its parents up to and including top, while empty. */
-static void
-rmdir_up(const char *leaf, const char *top)
-{
-	char *p = dft_xstrdup(leaf);
-
-	while (dft_path_is_inside(top, p) && rmdir(p) == 0 &&
-	       strcmp(p, top) != 0) {
-		char *slash = strrchr(p, '/');
-
-		if (slash == NULL || slash == p)
-			break;
-		*slash = '\0';
-	}
-	free(p);
-}
-
-static void
-cleanup_run(void)
-{
-	if (cleanup.ws != NULL)
-		dft_rm_rf(cleanup.ws);
-	if (cleanup.appdir != NULL)
-		rmdir(cleanup.appdir);
-	if (cleanup.root != NULL)
-		rmdir_up(cleanup.root_leaf, cleanup.root);
-	free(cleanup.ws);
-	free(cleanup.appdir);
-	free(cleanup.root);
-	free(cleanup.root_leaf);
-	memset(&cleanup, 0, sizeof(cleanup));
-}
-
-void
-fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	dft_vwarn(fmt, ap);
-	va_end(ap);
-	cleanup_run();
-	git_libgit2_shutdown();
-	exit(DFT_EXIT_FATAL);
-}
-
-const char *
-lg2_msg(int rc)
-{
-	const git_error *e = git_error_last();
-
-	if (e != NULL && e->message != NULL)
-		return e->message;
-	return rc == GIT_EUSER ? "interrupted" : "unknown libgit2 error";
-}
-
-static void
-on_signal(int sig)
-{
-	clone_interrupted = sig;
-}
-
-static void
-catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-void
-check_interrupted(void)
-{
-	int sig = clone_interrupted;
-
-	if (sig == 0)
-		return;
-	dft_warn("interrupted; removing the unfinished workspace");
-	cleanup_run();
-	signal(sig, SIG_DFL);
-	raise(sig);
-	exit(DFT_EXIT_FATAL);
-}
 /* ---- workspace ----------------------------------------------------------- */
 
 static const char *const layout[] = {
@@ -404,7 +273,7 @@ make_run_dir(const char *appdir, const char *name, char **ws)
 				fail("workspace '%s' already exists", *ws);
 			fail("cannot create '%s':", *ws);
 		}
-		cleanup.ws = dft_xstrdup(*ws);
+		clone_cleanup.ws = dft_xstrdup(*ws);
 		return dft_xstrdup(name);
 	}
 	gmtime_r(&now, &tm);
@@ -415,7 +284,7 @@ make_run_dir(const char *appdir, const char *name, char **ws)
 
 		*ws = dft_path_join(appdir, n);
 		if (mkdir(*ws, 0777) == 0) {
-			cleanup.ws = dft_xstrdup(*ws);
+			clone_cleanup.ws = dft_xstrdup(*ws);
 			return n;
 		}
 		if (errno != EEXIST)
@@ -585,10 +454,10 @@ clone_new(const struct opts *o, const char *url)
 	app = app_name_for(url);
 	display = local != NULL ? local : redact_url(url);
 	appdir = dft_path_join(root, app);
-	make_dir(root, &cleanup.root);
-	if (cleanup.root != NULL)
-		cleanup.root_leaf = dft_xstrdup(root);
-	make_dir(appdir, &cleanup.appdir);
+	make_dir(root, &clone_cleanup.root);
+	if (clone_cleanup.root != NULL)
+		clone_cleanup.root_leaf = dft_xstrdup(root);
+	make_dir(appdir, &clone_cleanup.appdir);
 	check_inside(root, appdir);
 	name = make_run_dir(appdir, o->name, &ws);
 	check_inside(root, ws);
@@ -634,11 +503,11 @@ clone_new(const struct opts *o, const char *url)
 		fail("write error:");
 	write_current_run(appdir, run_id);
 	/* From here on the workspace is complete: keep it. */
-	free(cleanup.ws);
-	free(cleanup.appdir);
-	free(cleanup.root);
-	free(cleanup.root_leaf);
-	memset(&cleanup, 0, sizeof(cleanup));
+	free(clone_cleanup.ws);
+	free(clone_cleanup.appdir);
+	free(clone_cleanup.root);
+	free(clone_cleanup.root_leaf);
+	memset(&clone_cleanup, 0, sizeof(clone_cleanup));
 	free(sp);
 	free(src);
 	free(run_id);

@@ -151,12 +151,10 @@ checkout_ref(git_repository *repo, const char *ref, struct clone_ctx *c,
 			}
 		}
 	}
-	if (rc < 0)
-		fail("ref '%s' not found: %s", ref, lg2_msg(rc));
+	check_lg2(rc, "ref '%s' not found", ref);
 	rc = git_checkout_tree(repo, obj, &co);
 	check_interrupted();
-	if (rc < 0)
-		fail("cannot check out '%s': %s", ref, lg2_msg(rc));
+	check_lg2(rc, "cannot check out '%s'", ref);
 	if (strcmp(*kind, "branch") == 0) {
 		free(name);
 		name = dft_xasprintf("refs/heads/%s", ref);
@@ -169,17 +167,14 @@ checkout_ref(git_repository *repo, const char *ref, struct clone_ctx *c,
 			if (rc == 0)
 				rc = git_branch_set_upstream(lb,
 				    git_reference_shorthand(rb));
-			if (rc < 0)
-				fail("cannot create branch '%s': %s", ref,
-				     lg2_msg(rc));
+			check_lg2(rc, "cannot create branch '%s'", ref);
 		}
 		rc = git_repository_set_head(repo, name);
 	} else {
 		rc = git_repository_set_head_detached(repo,
 						      git_object_id(obj));
 	}
-	if (rc < 0)
-		fail("cannot set HEAD to '%s': %s", ref, lg2_msg(rc));
+	check_lg2(rc, "cannot set HEAD to '%s'", ref);
 	git_commit_free(commit);
 	git_reference_free(lb);
 	git_reference_free(rb);
