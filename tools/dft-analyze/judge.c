@@ -981,8 +981,7 @@ verdict(struct agg *a, struct run_info *ri, double *io_union)
 	else
 		ri->verdict = "not-io-bound";
 	ri->verdict_text = dft_xasprintf(
-		"I/O is %.*f %% of wall time: %s",
-		ri->io_wall_share < 0.1 ? 1 : 0, 100 * ri->io_wall_share,
+		"I/O is %.1f %% of wall time: %s", 100 * ri->io_wall_share,
 		strcmp(ri->verdict, "io-bound") == 0 ? "I/O-bound" :
 		strcmp(ri->verdict, "partly") == 0 ? "partly I/O-bound" :
 		"not I/O-bound");
