@@ -107,9 +107,11 @@ mw_p() {
 		[ "$(printf '%.4f' "$tp")" = "$p" ] || fail "p $tp, recomputed $p"
 		# accepted only when significant and more than 5 % faster
 		want=rolled_back
-		jq -e --argjson i "$i" 'select(.iteration == $i) | .test.p < 0.05 and .test.pct < -5' \
+		jq -e --argjson i "$i" 'select(.iteration == $i) | .test.significant == true
+			and (.test.pct | type) == "number" and .test.pct < -5' \
 			"$w/records/iterations.ndjson" >/dev/null && want=accepted
-		[ "$st" = "$want" ] || fail "iteration $i: $st, $vd"
+		[ "$st" = "$want" ] ||
+			fail "iteration $i: $st, $vd: $(jq -c --argjson i "$i" 'select(.iteration == $i) | .test' "$w/records/iterations.ndjson")"
 	done
 	# the varying "took N us" line did not count as an output change
 	run -0 jq -r 'select(.iteration == 1) | .reason // ""' "$w/records/iterations.ndjson"
