@@ -46,17 +46,6 @@ static const char *const deaths[] = {
 	"__cxa_throw", "__cxa_rethrow", "_wassert", NULL
 };
 
-static const char *
-in_list(const char *s, const char *const *l)
-{
-	int i;
-
-	for (i = 0; l[i]; i++)
-		if (!strcmp(s, l[i]))
-			return l[i];
-	return NULL;
-}
-
 static char *
 spelling(CXCursor c)
 {
@@ -315,13 +304,13 @@ dft_cflow_call(struct dft_cflow *c, CXCursor call)
 		return NULL;	/* methods, constructors, function pointers */
 	name = spelling(clang_Cursor_isNull(r) ? call : r);
 	if (clang_Cursor_isNull(r) || dft_cflow_global(r)) {
-		if ((k = in_list(name, exit_family)) != NULL)
+		if ((k = dft_in_list(name, exit_family)) != NULL)
 			;
-		else if (in_list(name, longjmp_family))
+		else if (dft_in_list(name, longjmp_family))
 			k = "longjmp";
-		else if (in_list(name, known_noreturn))
+		else if (dft_in_list(name, known_noreturn))
 			k = "noreturn";
-		else if (in_list(name, deaths))
+		else if (dft_in_list(name, deaths))
 			k = "die";
 	}
 	if (!k && !clang_Cursor_isNull(r) && decl_noreturn(c, r))

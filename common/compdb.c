@@ -237,17 +237,6 @@ static const char *const drop_opts[] = {
 	"-rdynamic", "-pie", "-no-pie", NULL
 };
 
-static int
-in_list(const char *a, const char *const *l)
-{
-	int i;
-
-	for (i = 0; l[i]; i++)
-		if (strcmp(a, l[i]) == 0)
-			return 1;
-	return 0;
-}
-
 char **
 dft_compdb_clang_args(const struct dft_compile_cmd *c, const char **lang)
 {
@@ -268,9 +257,9 @@ dft_compdb_clang_args(const struct dft_compile_cmd *c, const char **lang)
 			v[n++] = dft_xstrdup(c->argv[++i]);
 			continue;
 		}
-		if (in_list(a, drop_opts))
+		if (dft_in_list(a, drop_opts))
 			continue;
-		if (in_list(a, drop_opts_val)) {
+		if (dft_in_list(a, drop_opts_val)) {
 			i++;
 			continue;
 		}
@@ -281,12 +270,12 @@ dft_compdb_clang_args(const struct dft_compile_cmd *c, const char **lang)
 			continue;
 		if (a[0] != '-')
 			continue;	/* inputs: this file, others, objects */
-		if (in_list(a, keep_opts_val) && i + 1 < c->argc) {
+		if (dft_in_list(a, keep_opts_val) && i + 1 < c->argc) {
 			v[n++] = dft_xstrdup(a);
 			v[n++] = dft_xstrdup(c->argv[++i]);
 			continue;
 		}
-		if (in_list(a, path_opts) && i + 1 < c->argc) {
+		if (dft_in_list(a, path_opts) && i + 1 < c->argc) {
 			v[n++] = dft_xstrdup(a);
 			v[n++] = abs_against(c->directory, c->argv[++i]);
 			continue;
@@ -417,7 +406,7 @@ map_args(struct dft_prefix_map *maps, size_t nmaps, char **argv, int *argc,
 		int sep = 0;
 		char *abs, *p;
 
-		if (i > 0 && in_list(a, path_opts) && i + 1 < *argc) {
+		if (i > 0 && dft_in_list(a, path_opts) && i + 1 < *argc) {
 			opt = a;
 			val = argv[++i];
 			sep = 1;
@@ -434,7 +423,7 @@ map_args(struct dft_prefix_map *maps, size_t nmaps, char **argv, int *argc,
 		}
 		abs = abs_against(odir, val);
 		p = map_existing(maps, nmaps, dft_xstrdup(abs));
-		if (strcmp(p, abs) != 0 && in_list(opt, include_dir_opts))
+		if (strcmp(p, abs) != 0 && dft_in_list(opt, include_dir_opts))
 			tail[nt++] = dft_xasprintf("%s%s", opt, abs);
 		if (sep) {
 			v[n++] = dft_xstrdup(opt);

@@ -73,6 +73,12 @@ char *dft_xmemdup0(const void *p, size_t n);
 char *dft_xasprintf(const char *fmt, ...) DFT_PRINTF(1, 2);	/* caller frees */
 int dft_has_prefix(const char *s, const char *prefix);
 int dft_has_suffix(const char *s, const char *suffix);
+/* The entry of the NULL-terminated list l equal to s, or NULL. */
+const char *dft_in_list(const char *s, const char *const *l);
+/* A C or C++ source or header by its suffix (dft_c_suffixes), or Python. */
+extern const char *const dft_c_suffixes[];
+int dft_is_c_source(const char *path);
+int dft_is_source(const char *path);
 /* strtol/strtod with whole-string and range checks: 0 ok, -1 bad. */
 int dft_parse_long(const char *s, long min, long max, long *out);
 int dft_parse_double(const char *s, double *out);

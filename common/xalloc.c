@@ -111,6 +111,43 @@ dft_has_suffix(const char *s, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+const char *
+dft_in_list(const char *s, const char *const *l)
+{
+	int i;
+
+	for (i = 0; l[i]; i++)
+		if (strcmp(s, l[i]) == 0)
+			return l[i];
+	return NULL;
+}
+
+/*
+ * The source operands of dft-funcs and dft-lint: C and C++ sources and
+ * headers (man dft-funcs(1), dft-lint(1)).
+ */
+const char *const dft_c_suffixes[] = {
+	".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".CPP", ".CXX",
+	".cp", ".h", ".hh", ".hpp", ".hxx", ".H", ".i", ".ii", NULL
+};
+
+int
+dft_is_c_source(const char *path)
+{
+	int i;
+
+	for (i = 0; dft_c_suffixes[i]; i++)
+		if (dft_has_suffix(path, dft_c_suffixes[i]))
+			return 1;
+	return 0;
+}
+
+int
+dft_is_source(const char *path)
+{
+	return dft_is_c_source(path) || dft_has_suffix(path, ".py");
+}
+
 int
 dft_parse_long(const char *s, long min, long max, long *out)
 {

@@ -66,6 +66,17 @@ expect_rules() {
 }
 @test "a Python syntax error is reported" { expect_rules pl_syntax.py syntax; }
 
+# dft-funcs and dft-lint share one suffix list (common/xalloc.c): a header
+# operand is checked like a source, not read as a record stream.
+@test "a header operand is checked like a source" {
+	cp "$B/missing_end.c" "$BATS_TEST_TMPDIR/missing_end.h"
+	run -1 --separate-stderr dft-lint "$BATS_TEST_TMPDIR/missing_end.h" \
+		-- -I"$FIXTURES/annotate/mpistub"
+	assert_output --partial '"rule":"L6","severity":"error"'
+	[[ "$stderr" == *"missing_end.h:"*": error: "*"[L6]"* ]] || fail "$stderr"
+	[[ "$stderr" != *"malformed"* ]] || fail "$stderr"
+}
+
 @test "seeded bug: instrumentation in a function dft-cost skipped (L8)" {
 	cd "$B"
 	run -1 --separate-stderr dft-lint skipped.ndjson

@@ -214,17 +214,6 @@ static const char *const ml_frameworks[] = {
 };
 
 static int
-in_list(const char *s, const char *const *l)
-{
-	int i;
-
-	for (i = 0; l[i]; i++)
-		if (strcmp(s, l[i]) == 0)
-			return 1;
-	return 0;
-}
-
-static int
 vendor_name(const char *s)
 {
 	int i;
@@ -440,7 +429,7 @@ cost_c(json_object *rec, struct cost *c)
 			const char *bare = strrchr(name, ':');
 
 			bare = bare ? bare + 1 : name;
-			if (in_list(bare, c_io))
+			if (dft_in_list(bare, c_io))
 				c->io += n;
 			else if (dft_has_prefix(bare, "MPI_") ||
 				 dft_has_prefix(bare, "PMPI_") ||
@@ -451,9 +440,9 @@ cost_c(json_object *rec, struct cost *c)
 				    dft_has_prefix(bare, "ncmpi_") ||
 				    dft_has_prefix(bare, "NCMPI_"))
 					c->mpiio += n;
-				else if (in_list(bare, mpi_aux))
+				else if (dft_in_list(bare, mpi_aux))
 					c->mpiaux += n;
-			} else if (in_list(bare, c_mem))
+			} else if (dft_in_list(bare, c_mem))
 				c->mem += n;
 			else if (vendor_name(bare))
 				c->vendor += n;
@@ -475,7 +464,7 @@ uses_ml(json_object *rec)
 	size_t i;
 
 	for (i = 0; ml && i < json_object_array_length(ml); i++)
-		if (in_list(json_object_get_string(
+		if (dft_in_list(json_object_get_string(
 			    json_object_array_get_idx(ml, i)), ml_frameworks))
 			return 1;
 	return 0;
@@ -495,24 +484,24 @@ cost_py(json_object *rec, const struct opts *o, struct cost *c)
 			long n = json_object_get_int(cnt);
 
 			if (!ml) {
-				if (in_list(name, py_io))
+				if (dft_in_list(name, py_io))
 					c->io += n;
-				else if (in_list(name, py_mpi) ||
+				else if (dft_in_list(name, py_mpi) ||
 					 dft_has_prefix(name, "MPI_"))
 					c->mpi += n;
-				else if (in_list(name, c_mem))
+				else if (dft_in_list(name, c_mem))
 					c->mem += n;
-			} else if (in_list(name, ml_ckpt)) {
+			} else if (dft_in_list(name, ml_ckpt)) {
 				c->ckpt += n;
-			} else if (in_list(name, ml_io)) {
+			} else if (dft_in_list(name, ml_io)) {
 				c->io += n;
-			} else if (in_list(name, ml_comm)) {
+			} else if (dft_in_list(name, ml_comm)) {
 				c->comm += n;
-			} else if (in_list(name, ml_data)) {
+			} else if (dft_in_list(name, ml_data)) {
 				c->data += n;
-			} else if (in_list(name, ml_compute)) {
+			} else if (dft_in_list(name, ml_compute)) {
 				c->compute += n;
-			} else if (in_list(name, ml_xfer)) {
+			} else if (dft_in_list(name, ml_xfer)) {
 				c->xfer += n;
 			}
 		}
@@ -886,7 +875,8 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 		int ml = strcmp(c->model, "ml") == 0;
 		int i;
 
-		if ((prop || in_list(name, dunders)) && !sig && !io_direct) {
+		if ((prop || dft_in_list(name, dunders)) && !sig &&
+		    !io_direct) {
 			dft_buf_addf(r, "%s without I/O (rule 0)",
 				     prop ? "property" : "trivial dunder");
 			SKIP("py-rule0");
@@ -1222,7 +1212,7 @@ main(int argc, char **argv)
 				NULL
 			};
 
-			if (!in_list(optarg, known))
+			if (!dft_in_list(optarg, known))
 				dft_usage_error(usage_text,
 					"unknown rule '%s' (io-direct, io-reach, "
 					"header-accessor, tiny-leaf, "

@@ -91,19 +91,6 @@ add_target(const char *path, const char *src, const char *file,
 }
 
 static int
-is_source(const char *p)
-{
-	static const char *const sfx[] = { ".c", ".cc", ".cpp", ".cxx", ".C",
-					   ".c++", ".py", NULL };
-	int i;
-
-	for (i = 0; sfx[i]; i++)
-		if (dft_has_suffix(p, sfx[i]))
-			return 1;
-	return 0;
-}
-
-static int
 on_input(struct dft_reader *r, void *ctx)
 {
 	json_object *rec;
@@ -1487,7 +1474,7 @@ main(int argc, char **argv)
 	dft_step_begin(&step, "lint");
 	streams = dft_xcalloc((size_t)argc + 1, sizeof(char *));
 	for (i = optind; i < argc; i++) {
-		if (is_source(argv[i])) {
+		if (dft_is_source(argv[i])) {
 			add_target(argv[i], NULL, argv[i], NULL);
 			nsrc++;
 		} else {

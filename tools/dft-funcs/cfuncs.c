@@ -269,17 +269,6 @@ static const char *const setjmp_names[] = {
 	NULL
 };
 
-static int
-in_names(const char *s, const char *const *l)
-{
-	int i;
-
-	for (i = 0; l[i]; i++)
-		if (strcmp(s, l[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* ---- functions that run after finalize --------------------------------------- */
 
 static const char *const atexit_names[] = {
@@ -310,7 +299,7 @@ note_atexit(struct walk *w, CXCursor call, const char *bare)
 	CXCursor a, f = clang_getNullCursor();
 	char *usr;
 
-	if (!in_names(bare, atexit_names) ||
+	if (!dft_in_list(bare, atexit_names) ||
 	    clang_Cursor_getNumArguments(call) < 1)
 		return;
 	a = clang_Cursor_getArgument(call, 0);
@@ -581,7 +570,7 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		note_atexit(w, c, bare);
 	}
 	if (!w->aux) {
-		if (glob && bare[0] && in_names(bare, setjmp_names))
+		if (glob && bare[0] && dft_in_list(bare, setjmp_names))
 			w->setjmp_ = 1;
 		/* a process death that needs no END is no exit */
 		kind = dft_cflow_call(w->t->flow, c);

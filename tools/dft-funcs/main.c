@@ -93,28 +93,6 @@ static size_t next_job;
 static struct dft_progress progress;
 static size_t done_jobs;
 
-static const char *const c_suffixes[] = {
-	".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".CPP", ".CXX",
-	".cp", ".h", ".hh", ".hpp", ".hxx", ".H", ".i", ".ii", NULL
-};
-
-static int
-is_c_source(const char *p)
-{
-	int i;
-
-	for (i = 0; c_suffixes[i]; i++)
-		if (dft_has_suffix(p, c_suffixes[i]))
-			return 1;
-	return 0;
-}
-
-static int
-is_source(const char *p)
-{
-	return is_c_source(p) || dft_has_suffix(p, ".py");
-}
-
 static struct job *
 new_job(const char *abs, const char *lang)
 {
@@ -146,9 +124,9 @@ default_args(const char *abs, const struct opts *o, const char **lang)
 	char *dir = dft_xstrdup(abs), *inc;
 
 	*strrchr(dir, '/') = '\0';
-	for (i = 2; c_suffixes[i]; i++)	/* all but .c and .h */
-		if (dft_has_suffix(abs, c_suffixes[i]) &&
-		    strcmp(c_suffixes[i], ".i") != 0)
+	for (i = 2; dft_c_suffixes[i]; i++)	/* all but .c and .h */
+		if (dft_has_suffix(abs, dft_c_suffixes[i]) &&
+		    strcmp(dft_c_suffixes[i], ".i") != 0)
 			cxx = 1;
 	for (i = 0; i < o->nextra; i++) {
 		if (strcmp(o->extra[i], "-x") == 0 && i + 1 < o->nextra)
@@ -837,7 +815,7 @@ walk_tree(const char *dir, int c_too, int py, char ***out, size_t *n)
 				walk_tree(p, c_too, py, out, n);
 		} else if (S_ISREG(st.st_mode) &&
 			   ((py && dft_has_suffix(nm, ".py")) ||
-			    (c_too && is_c_source(nm) &&
+			    (c_too && dft_is_c_source(nm) &&
 			     !dft_has_suffix(nm, ".h") &&
 			     !dft_has_suffix(nm, ".hpp") &&
 			     !dft_has_suffix(nm, ".hh") &&
@@ -939,7 +917,7 @@ main(int argc, char **argv)
 	}
 	streams = dft_xcalloc((size_t)argc + 1, sizeof(char *));
 	for (i = optind; i < argc; i++) {
-		if (is_source(argv[i]))
+		if (dft_is_source(argv[i]))
 			nsrc++;
 		else
 			streams[nstream++] = argv[i];
@@ -989,7 +967,7 @@ main(int argc, char **argv)
 	dft_compdb_map(&db, o.maps, o.nmaps);
 	if (nsrc > 0) {
 		for (i = optind; i < argc; i++) {
-			if (is_source(argv[i]))
+			if (dft_is_source(argv[i]))
 				add_file(argv[i], have_db ? &db : NULL, &o, 1);
 		}
 	} else if (in.session_source) {

@@ -506,17 +506,6 @@ collect_imports(struct pyctx *p, json_object *ml)
 	}
 }
 
-static int
-deco_is(const char *d, const char *const *l)
-{
-	int i;
-
-	for (i = 0; l[i]; i++)
-		if (strcmp(d, l[i]) == 0)
-			return 1;
-	return 0;
-}
-
 static void
 finish_fn(struct pyctx *p, struct pyfn *f, json_object *ml)
 {
@@ -563,10 +552,11 @@ finish_fn(struct pyctx *p, struct pyfn *f, json_object *ml)
 
 		st |= strcmp(d, "staticmethod") == 0;
 		cm |= strcmp(d, "classmethod") == 0;
-		prop |= deco_is(d, props) || dft_has_suffix(d, ".setter") ||
+		prop |= dft_in_list(d, props) != NULL ||
+			dft_has_suffix(d, ".setter") ||
 			dft_has_suffix(d, ".getter") ||
 			dft_has_suffix(d, ".deleter");
-		jit |= deco_is(d, jits);
+		jit |= dft_in_list(d, jits) != NULL;
 	}
 	json_object_object_add(r, "decorators", f->decos);
 	json_object_object_add(r, "is_staticmethod", json_object_new_boolean(st));
