@@ -842,10 +842,16 @@ bench_failed_ws() {
 	run -1 grep DFTRACER "$BW/annotated/bench_test.c"
 	run -1 grep DFTRACER "$BW/annotated/vendor/vlib.c"
 	run -0 cat "$BW/tmp/select.tau"
-	assert_line "vendor/*"
-	assert_line "tests/*"
+	assert_line "vendor/vlib.c"
+	assert_line "vendor/vlib.h"
 	assert_line "bench_test.c"
 	refute_line "bench.c"
+	# a test program the smoke command runs is annotated
+	local root="$BATS_TEST_TMPDIR/wssel" w
+	run -0 dft-pipeline run -y --offline -s './bench_test' --stop-after annotate -w "$root" "$BENCH"
+	w="$root/$(head -n 1 "$root/bench/.current_run")"
+	run -0 grep -c DFTRACER_C_INIT "$w/annotated/bench_test.c"
+	run -1 grep -x bench_test.c "$w/tmp/select.tau"
 }
 
 @test "--from lists the valid steps and takes labels; lessons are not duplicated by resumes" {
