@@ -775,6 +775,11 @@ bench_failed_ws() {
 	run -0 dft-pipeline run -y --offline -s "./bench -o /dev/null; mkdir -p o2; touch o2/x" \
 		--stop-after smoke -w "$root" "$BENCH"
 	assert_line --regexp "^  the smoke test writes in .*/build/o2 \(chosen by an operand of the smoke command the baseline run wrote \(o2\)\)$"
+	# a copy that keeps its input's time (cp -p, lz4): the directory changed
+	mkdir -p "$BATS_TEST_TMPDIR/keep"
+	run -0 dft-pipeline run -y --offline -s "./bench -o /dev/null; cp -p Makefile '$BATS_TEST_TMPDIR/keep/mk'" \
+		--stop-after smoke -w "$root" "$BENCH"
+	assert_line "  the smoke test writes in $BATS_TEST_TMPDIR/keep (chosen by an operand of the smoke command in a directory the baseline run changed ($BATS_TEST_TMPDIR/keep/mk))"
 	# nothing named and nothing written below build/
 	run -0 --separate-stderr dft-pipeline run -y --offline --no-optimize -s "./bench -o /dev/null" \
 		--stop-after trace_run -w "$root" "$BENCH"
