@@ -821,6 +821,13 @@ bench_failed_ws() {
 	w="$root/$(head -n 1 "$root/bench/.current_run")"
 	run -0 jq -r '.[-1] | "\(.step) \(.status)"' "$w/step_timings.json"
 	assert_output "step_5_smoke_test failed"
+	# mpirun's own banner on stderr, the program's error on stdout (h5bench)
+	printf '%s\n' 'echo "Configuration file read failed. Please, check x.cfg"' \
+		'printf -- "----------------\nmpirun has exited due to process rank 0\n3. this process called MPI_Abort\n----------------\n" >&2' \
+		'exit 1' >"$BATS_TEST_TMPDIR/fail.sh"
+	run -1 --separate-stderr dft-pipeline run -y --offline -s "sh '$BATS_TEST_TMPDIR/fail.sh'" -w "$root" "$BENCH"
+	[[ "$stderr" == *"the baseline smoke test failed (exit 1: Configuration file read failed. Please, check x.cfg); stopping"* ]] ||
+		fail "not said: $stderr"
 	[ ! -e "$w/session_report.md" ]
 	# with --keep-going every later step is marked
 	bench_failed_ws
