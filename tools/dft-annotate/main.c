@@ -156,31 +156,61 @@ lang_of(const struct job *j)
 	return "cpp";
 }
 
+/* The file the records name; NULL when ".." leads out of its root. */
 static char *
 src_path(const struct job *j)
 {
 	if (j->file[0] == '/' || !j->root)
-		return dft_xstrdup(j->file);
-	return dft_path_join(j->root, j->file);
+		return dft_path_normalize(j->file);
+	return dft_path_under(j->root, j->file);
 }
 
-/* Where the result goes (NULL with --diff); caller frees. */
+static const char outside_root[] = "the file is outside the source root";
+
+/*
+ * Where the result goes (NULL with --diff, or with *why); caller frees.
+ * *tree is the directory no write may leave (caller frees).
+ */
 static char *
-dst_path(struct state *st, const struct job *j, const char **why)
+dst_path(struct state *st, const struct job *j, const char **why,
+	 char **tree)
 {
 	const char *ann;
 	char *p;
 
+	*tree = NULL;
 	if (st->o->diff)
 		return NULL;
-	if (st->o->in_place)
-		return src_path(j);
-	if (st->o->output) {
-		if (j->file[0] == '/') {
-			*why = "the file is outside the source root";
+	if (st->o->in_place) {
+		p = src_path(j);
+		if (!p) {
+			*why = outside_root;
 			return NULL;
 		}
-		return dft_path_join(st->o->output, j->file);
+		if (j->root && dft_path_is_inside(j->root, p)) {
+			*tree = dft_xstrdup(j->root);
+		} else {
+			char *sl;
+
+			*tree = dft_path_absolute(p);
+			sl = strrchr(*tree, '/');
+			sl[sl == *tree] = '\0';
+		}
+		return p;
+	}
+	if (st->o->output) {
+		p = dft_path_under(st->o->output, j->file);
+		if (!p) {
+			*why = outside_root;
+			return NULL;
+		}
+		if (dft_mkdir_p(st->o->output, 0777) < 0) {
+			*why = "the output directory cannot be made";
+			free(p);
+			return NULL;
+		}
+		*tree = dft_xstrdup(st->o->output);
+		return p;
 	}
 	ann = dft_json_str(dft_json_path(st->session, "paths"), "annotated",
 			   NULL);
@@ -203,12 +233,18 @@ dst_path(struct state *st, const struct job *j, const char **why)
 		}
 		p = dft_path_join(ann, abs + l);
 		free(abs);
+		*tree = dft_xstrdup(ann);
 		return p;
 	}
-	p = dft_path_join(ann, j->file);
+	p = dft_path_under(ann, j->file);
+	if (!p) {
+		*why = "the file is outside the session's source tree";
+		return NULL;
+	}
+	*tree = dft_xstrdup(ann);
 	if (!dft_exists(p)) {
 		char *q = dft_path_join(ann, "source");
-		char *r = dft_path_join(q, j->file);
+		char *r = dft_path_under(q, j->file);
 
 		free(q);
 		if (dft_exists(r)) {
@@ -244,11 +280,19 @@ count_lines(const char *s, size_t n)
 	return c;
 }
 
-/* Writes or prints one result; returns 0 or -1 (message given). */
+/*
+ * Writes or prints one result; returns 0, or -1 with *why (message
+ * given). The file must still be what was read (snap) when it is
+ * replaced, and stay inside tree.
+ */
 static int
 deliver(struct state *st, const struct job *j, const char *dst,
-	const char *old, size_t nold, const char *new, size_t nnew)
+	const char *tree, const struct dft_file_snap *snap,
+	const char *old, size_t nold, const char *new, size_t nnew,
+	char **why)
 {
+	const char *wwhy;
+
 	char *na = dft_xasprintf("a/%s", j->file);
 	char *nb = dft_xasprintf("b/%s", j->file);
 
@@ -275,8 +319,13 @@ deliver(struct state *st, const struct job *j, const char *dst,
 		}
 		free(dir);
 	}
-	if (dft_write_file_atomic(dst, new, nnew) < 0) {
-		dft_warn("cannot write '%s':", dst);
+	if (dft_replace_file(tree, dst, new, nnew, snap, &wwhy) < 0) {
+		*why = errno == EXDEV || errno == EAGAIN || errno == EINVAL ?
+			       dft_xasprintf("cannot write '%s': %s", dst,
+					     wwhy) :
+			       dft_xasprintf("cannot write '%s': %s: %s", dst,
+					     wwhy, strerror(errno));
+		dft_warn("%s", *why);
 		return -1;
 	}
 	st->files_written++;
@@ -287,8 +336,10 @@ static json_object *
 do_job(struct state *st, struct job *j)
 {
 	const char *lang = lang_of(j), *why = NULL;
-	char *src = src_path(j), *dst = dst_path(st, j, &why);
-	char *text = NULL, *new = NULL, hash[32];
+	char *src = src_path(j), *tree = NULL;
+	char *dst = dst_path(st, j, &why, &tree);
+	char *text = NULL, *new = NULL, hash[32], *wfail = NULL;
+	struct dft_file_snap snap = { 0 };
 	size_t n = 0, nn = 0;
 	json_object *a = new_annotation(j, lang);
 	struct fresult r;
@@ -299,13 +350,19 @@ do_job(struct state *st, struct job *j)
 	memset(&r, 0, sizeof(r));
 	r.annotated = json_object_new_array();
 	r.skipped = json_object_new_array();
-	if (!dst && !st->o->diff) {
-		r.refused = dft_xstrdup(why);
+	if (!src || (!dst && !st->o->diff)) {
+		r.refused = dft_xstrdup(why ? why : outside_root);
+		goto out;
+	}
+	if (dst && !dft_path_real_inside(tree, dst)) {
+		r.refused = dft_xasprintf("cannot write '%s': its real location "
+					  "is outside '%s' (a symbolic link "
+					  "leads out of it)", dst, tree);
 		goto out;
 	}
 	/* the copy in the annotated tree is what gets edited */
 	read_from = dst && !st->o->output ? dst : src;
-	text = dft_read_file(read_from, &n);
+	text = dft_read_snap(read_from, &n, &snap);
 	if (!text) {
 		r.refused = dft_xasprintf("cannot read '%s': %s", read_from,
 					  strerror(errno));
@@ -331,8 +388,11 @@ do_job(struct state *st, struct job *j)
 		json_object_object_add(a, "lines_removed",
 				       dft_jint(count_lines(text, n) -
 						count_lines(new, nn)));
-		if (deliver(st, j, dst, text, n, new, nn) < 0)
+		if (deliver(st, j, dst, tree, read_from == dst ? &snap : NULL,
+			    text, n, new, nn, &wfail) < 0) {
+			status = "failed";
 			st->status = dft_worst(st->status, DFT_EXIT_DATA);
+		}
 		goto out;
 	}
 	if (!strcmp(lang, "python") ? py_is_annotated(text, n) :
@@ -399,23 +459,28 @@ do_job(struct state *st, struct job *j)
 		free(back);
 	}
 	status = "annotated";
-	if (deliver(st, j, dst, text, n, new, nn) < 0) {
+	if (deliver(st, j, dst, tree, read_from == dst ? &snap : NULL, text,
+		    n, new, nn, &wfail) < 0) {
 		status = "failed";
 		st->status = dft_worst(st->status, DFT_EXIT_DATA);
 	}
 out:
 	if (r.refused) {
 		status = "refused";
-		dft_warn("%s: not annotated: %s", src, r.refused);
+		dft_warn("%s: not annotated: %s", src ? src : j->file,
+			 r.refused);
 		st->refused++;
 		st->status = dft_worst(st->status, DFT_EXIT_DATA);
 		json_object_object_add(a, "reason", dft_jstr(r.refused));
+	} else if (wfail) {
+		json_object_object_add(a, "reason", dft_jstr(wfail));
 	}
 	json_object_object_add(a, "status", dft_jstr(status));
 	json_object_object_add(a, "already_annotated",
 			       json_object_new_boolean(
 				       !strcmp(status, "already_annotated")));
-	json_object_object_add(a, "path", dft_jstr(dst ? dst : src));
+	json_object_object_add(a, "path", dft_jstr(dst ? dst :
+						 src ? src : j->file));
 	json_object_object_add(a, "functions",
 			       dft_jint((int64_t)json_object_array_length(
 				       r.annotated)));
@@ -430,6 +495,8 @@ out:
 		json_object_object_add(a, "file_hash", dft_jstr(hash));
 	}
 	free(r.refused);
+	free(wfail);
+	free(tree);
 	edits_release(&e);
 	free(text);
 	free(new);

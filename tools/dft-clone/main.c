@@ -477,6 +477,9 @@ clone_new(const struct opts *o, const char *url)
 		status = clone_git(local != NULL ? local : url, src, o, sess,
 				   subs);
 	}
+	/* no write may follow a link of the source out of the workspace */
+	if (dft_tree_confine_links(src, local ? local : src) < 0)
+		fail("cannot check the symbolic links of '%s':", src);
 	json_object_object_add(sess, "source_kind",
 			       dft_jstr(copy ? "copy" : "git"));
 	json_object_object_add(sess, "created_at", dft_jstr(created));

@@ -1,0 +1,243 @@
+#!/usr/bin/env bats
+# tests/hostile.bats - hostile inputs (issue 14): no write outside the
+# workspace or the -o tree, no lost edit, valid JSON for any name, no silent
+# nonsense from impossible numbers. Each test made here failed on the tree
+# before the fix.
+
+bats_require_minimum_version 1.5.0
+load test_helper
+
+A=$FIXTURES/annotate
+
+# records selecting every function of FILE, made in DIR (its root)
+sel_records() { # dir file
+	(cd "$1" && dft-funcs "$2") |
+		sed '/"type":"function"/s/}$/,"decision":{"annotate":true,"comp":"io"}}/'
+}
+
+# a workspace-shaped tree: $ws/source, $ws/annotated (a cp -a of it),
+# $ws/artifacts, and $BATS_TEST_TMPDIR/s.ndjson with its session record
+make_ws() {
+	ws=$BATS_TEST_TMPDIR/ws
+	mkdir -p "$ws/source" "$ws/artifacts"
+	printf '{"type":"session","v":1,"workspace":"%s","paths":{"source":"%s/source","annotated":"%s/annotated","artifacts":"%s/artifacts"}}\n' \
+		"$ws" "$ws" "$ws" "$ws" >"$BATS_TEST_TMPDIR/s.ndjson"
+}
+
+@test "annotate: a symlinked directory of the tree does not lead a write out of it" {
+	local out=$BATS_TEST_TMPDIR/outside
+	mkdir -p "$out"
+	cp "$A/corpus/exits.c" "$out/v.c"
+	make_ws
+	ln -s "$out" "$ws/source/src"
+	sel_records "$ws/source" src/v.c >>"$BATS_TEST_TMPDIR/s.ndjson"
+	cp -a "$ws/source" "$ws/annotated"
+	run -1 --separate-stderr dft-annotate "$BATS_TEST_TMPDIR/s.ndjson"
+	[[ "$stderr" == *"outside '$ws/annotated' (a symbolic link leads out of it)"* ]] ||
+		fail "no reason: $stderr"
+	run -0 jq -r 'select(.type == "annotation") | .status' <<<"$output"
+	assert_output refused
+	run -0 cmp "$out/v.c" "$A/corpus/exits.c"
+	# in place, the same link is refused: it leads out of the record's root
+	sel_records "$ws/source" src/v.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -1 dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 cmp "$out/v.c" "$A/corpus/exits.c"
+}
+
+@test "annotate: '..' in a record's file is refused with -o, in place and in a workspace" {
+	local out=$BATS_TEST_TMPDIR/outside o=$BATS_TEST_TMPDIR/o/deep
+	mkdir -p "$out" "$o"
+	cp "$A/corpus/exits.c" "$out/target.c"
+	make_ws
+	mkdir -p "$ws/source/sub"
+	cp "$A/corpus/exits.c" "$ws/source/sub/target.c"
+	# from $o, $ws/source and $ws/annotated the name leads to $out
+	sel_records "$ws/source" sub/target.c |
+		sed 's#"file":"sub/target.c"#"file":"sub/../../../outside/target.c"#' >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -1 --separate-stderr dft-annotate -o "$o" "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 jq -r 'select(.type == "annotation") | .status' <<<"$output"
+	assert_output refused
+	run -0 cmp "$out/target.c" "$A/corpus/exits.c"
+	run -1 --separate-stderr dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 cmp "$out/target.c" "$A/corpus/exits.c"
+	cp -a "$ws/source" "$ws/annotated"
+	cat "$BATS_TEST_TMPDIR/r.ndjson" >>"$BATS_TEST_TMPDIR/s.ndjson"
+	run -1 --separate-stderr dft-annotate "$BATS_TEST_TMPDIR/s.ndjson"
+	[[ "$stderr" == *"outside the session's source tree"* ]] || fail "$stderr"
+	run -0 cmp "$out/target.c" "$A/corpus/exits.c"
+}
+
+@test "annotate: an edit made while annotating in place is kept, the file refused" {
+	command -v strace >/dev/null || skip "strace is not installed"
+	local d=$BATS_TEST_TMPDIR/t
+	mkdir -p "$d"
+	cp "$A/corpus/exits.c" "$d/v.c"
+	sel_records "$d" v.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	# fsync of the temporary is held one second; the edit lands in it
+	strace -f -o /dev/null -e trace=fsync -e inject=fsync:delay_exit=1000000 \
+		dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson" \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	local pid=$!
+	sleep 0.4
+	echo '/* edited meanwhile */' >>"$d/v.c"
+	local rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 1 ] || fail "exit $rc: $(cat "$BATS_TEST_TMPDIR/err")"
+	run -0 tail -n 1 "$d/v.c"
+	assert_output '/* edited meanwhile */'
+	run -1 grep -c DFTRACER "$d/v.c"
+	grep -q 'changed while annotating' "$BATS_TEST_TMPDIR/err"
+	run -0 jq -r 'select(.type == "annotation") | .reason' "$BATS_TEST_TMPDIR/out"
+	assert_output --partial 'changed while annotating'
+	[ -z "$(ls "$d" | grep dft-tmp)" ]
+}
+
+@test "annotate: in place keeps hard links, the mode with set-id bits and the owner" {
+	local d=$BATS_TEST_TMPDIR/t
+	mkdir -p "$d"
+	cp "$A/corpus/exits.c" "$d/v.c"
+	ln "$d/v.c" "$d/hard.c"
+	chown 1234:5678 "$d/v.c" 2>/dev/null || true
+	chmod 6751 "$d/v.c"
+	local before
+	before=$(stat -c '%i %a %u:%g' "$d/v.c")
+	sel_records "$d" v.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 stat -c '%i %a %u:%g' "$d/v.c"
+	assert_output "$before"
+	run -0 cmp "$d/v.c" "$d/hard.c"
+	[ "$(grep -c DFTRACER_C_FUNCTION_START "$d/hard.c")" -gt 0 ]
+}
+
+@test "annotate: in place writes through a symbolic link inside the tree, refuses one out of it" {
+	local d=$BATS_TEST_TMPDIR/t out=$BATS_TEST_TMPDIR/outside
+	mkdir -p "$d/real" "$out"
+	cp "$A/corpus/exits.c" "$d/real/v.c"
+	cp "$A/corpus/exits.c" "$out/w.c"
+	ln -s real/v.c "$d/lnk.c"
+	ln -s "$out/w.c" "$d/away.c"
+	sel_records "$d" lnk.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	[ -L "$d/lnk.c" ]
+	[ "$(grep -c DFTRACER_C_FUNCTION_START "$d/real/v.c")" -gt 0 ]
+	sel_records "$d" away.c >"$BATS_TEST_TMPDIR/r2.ndjson"
+	run -1 --separate-stderr dft-annotate --in-place "$BATS_TEST_TMPDIR/r2.ndjson"
+	[ -L "$d/away.c" ]
+	run -0 cmp "$out/w.c" "$A/corpus/exits.c"
+}
+
+@test "annotate: a stale temporary of a killed run is removed at the next run, and said" {
+	local d=$BATS_TEST_TMPDIR/t dead
+	mkdir -p "$d"
+	cp "$A/corpus/exits.c" "$d/v.c"
+	# what kill -9 between the temporary and its rename leaves: the
+	# temporary of a process that no longer exists
+	dead=$(sh -c 'echo $$')
+	while kill -0 "$dead" 2>/dev/null; do dead=$((dead + 1)); done
+	echo partial >"$d/v.c.dft-tmp.$dead.AbC123"
+	echo mine >"$d/v.c.dft-tmp.$$.XyZ789"	# a live writer's: kept
+	sel_records "$d" v.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 --separate-stderr dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	[[ "$stderr" == *"removed '$d/v.c.dft-tmp.$dead.AbC123', a stale temporary of pid $dead"* ]] ||
+		fail "not said: $stderr"
+	[ ! -e "$d/v.c.dft-tmp.$dead.AbC123" ]
+	[ -e "$d/v.c.dft-tmp.$$.XyZ789" ]
+}
+
+@test "annotate: the record of a failed write says why" {
+	local d=$BATS_TEST_TMPDIR/t o=$BATS_TEST_TMPDIR/o
+	mkdir -p "$d" "$o/v.c"	# a directory where the output file goes
+	cp "$A/corpus/exits.c" "$d/v.c"
+	sel_records "$d" v.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	run -1 --separate-stderr dft-annotate -o "$o" "$BATS_TEST_TMPDIR/r.ndjson"
+	run -0 jq -r 'select(.type == "annotation") | .status + ": " + .reason' <<<"$output"
+	assert_output "failed: cannot write '$o/v.c': it is not a regular file"
+}
+
+@test "annotate and strip in place move the mtime, so make compiles the file again" {
+	local d=$BATS_TEST_TMPDIR/t
+	mkdir -p "$d"
+	cp "$A/corpus/exits.c" "$d/v.c"
+	printf 'v.o: v.c\n\t$(CC) -c -o v.o v.c\n' >"$d/Makefile"
+	sel_records "$d" v.c >"$BATS_TEST_TMPDIR/r.ndjson"
+	# a tree built an hour after its source was written
+	touch -d '2 hours ago' "$d/v.c"
+	run -0 make -C "$d" -s v.o
+	touch -d '1 hour ago' "$d/v.o"
+	run -0 make -C "$d" -q v.o
+	run -0 dft-annotate --in-place "$BATS_TEST_TMPDIR/r.ndjson"
+	run -1 make -C "$d" -q v.o
+	touch -d '2 hours ago' "$d/v.c"
+	touch -d '1 hour ago' "$d/v.o"
+	run -0 make -C "$d" -q v.o
+	dft-annotate --strip --in-place "$BATS_TEST_TMPDIR/r.ndjson" >/dev/null
+	run -0 cmp "$d/v.c" "$A/corpus/exits.c"
+	run -1 make -C "$d" -q v.o
+}
+
+# the sample application in a git repository at $1, with a directory
+# src -> $2 outside it whose C files the Makefile also builds
+linked_app() { # repo outside
+	cp -R "$REPO/tests/apps/sample" "$1"
+	mkdir -p "$2"
+	printf '#include <stdio.h>\nint\nlinked_write(const char *p)\n{\n\tFILE *f = fopen(p, "w");\n\n\tif (!f)\n\t\treturn -1;\n\tfputs("x", f);\n\treturn fclose(f);\n}\n' >"$2/v.c"
+	ln -s "$2" "$1/src"
+	sed -i 's/^OBJS = .*/OBJS = main.o records.o meta.o $(patsubst %.c,%.o,$(wildcard src\/*.c))/' "$1/Makefile"
+	git -C "$1" init -q && git -C "$1" add . &&
+		git -C "$1" -c user.email=t@example.org -c user.name=t commit -qm app
+}
+
+@test "clone: links out of the source tree are removed and named, links inside kept" {
+	local app=$BATS_TEST_TMPDIR/app out=$BATS_TEST_TMPDIR/outside s
+	linked_app "$app" "$out"
+	ln -s records.c "$app/rel.c"
+	ln -s "$app/sample.h" "$app/abs.h"	# absolute, into the tree copied
+	ln -s ../../outside/v.c "$app/up.c"
+	git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm links
+	for mode in git copy; do
+		set -- -w "$BATS_TEST_TMPDIR/ws-$mode"
+		[ "$mode" = copy ] && set -- "$@" --copy
+		run -0 --separate-stderr dft-clone "$@" "$app"
+		[[ "$stderr" == *"removed the symbolic link 'src' -> '$out': it leads outside the source tree"* ]] ||
+			fail "$mode: not said: $stderr"
+		[[ "$stderr" == *"removed the symbolic link 'up.c' -> '../../outside/v.c'"* ]] || fail "$stderr"
+		s=$(jq -r 'select(.type == "session") | .paths.source' <<<"$output")
+		[ ! -e "$s/src" ] && [ ! -L "$s/src" ] && [ ! -L "$s/up.c" ]
+		[ "$(readlink "$s/rel.c")" = records.c ]
+		[ "$(readlink "$s/abs.h")" = sample.h ]
+	done
+}
+
+@test "pipeline: a symlinked directory of the repository is not annotated outside the workspace" {
+	local app=$BATS_TEST_TMPDIR/app out=$BATS_TEST_TMPDIR/outside
+	linked_app "$app" "$out"
+	cp "$out/v.c" "$BATS_TEST_TMPDIR/v.orig"
+	run -0 --separate-stderr dft-pipeline run -y --offline --stop-after annotate \
+		-w "$BATS_TEST_TMPDIR/ws" "$app"
+	[[ "$stderr" == *"removed the symbolic link 'src'"* ]] || fail "not said: $stderr"
+	run -0 cmp "$out/v.c" "$BATS_TEST_TMPDIR/v.orig"
+}
+
+@test "pipeline: a re-annotation that instruments less gives the restored file a new mtime" {
+	local app=$BATS_TEST_TMPDIR/app root=$BATS_TEST_TMPDIR/ws id w
+	cp -R "$REPO/tests/apps/sample" "$app"
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	run -0 dft-pipeline run -y --offline --stop-after annotate -w "$root" "$app"
+	id=$(head -n 1 "$root/app/.current_run")
+	w=$root/$id
+	# scan_metadata is meta.c's only instrumented function
+	run -0 jq -r 'select(.type == "annotation" and .file == "meta.c") | .annotated | join(",")' \
+		"$w/records/08_annotate.ndjson"
+	assert_output scan_metadata
+	touch -d '1 hour ago' "$w/source/meta.c"
+	touch "$BATS_TEST_TMPDIR/mark"
+	run -0 dft-pipeline resume --from annotate --exclude scan_metadata --stop-after annotate \
+		-w "$root" "$id"
+	run -0 cmp "$w/annotated/meta.c" "$w/source/meta.c"
+	# its bytes changed (instrumented -> plain): a build must compile it
+	[ "$w/annotated/meta.c" -nt "$BATS_TEST_TMPDIR/mark" ] || fail "meta.c kept an old mtime"
+	# a file whose bytes are the same as before keeps the source's time
+	[ ! "$w/annotated/sample.h" -nt "$BATS_TEST_TMPDIR/mark" ]
+}
