@@ -82,6 +82,11 @@ int dft_is_source(const char *path);
 /* strtol/strtod with whole-string and range checks: 0 ok, -1 bad. */
 int dft_parse_long(const char *s, long min, long max, long *out);
 int dft_parse_double(const char *s, double *out);
+/* The value of a hexadecimal digit, or -1. */
+int dft_hex_digit(int c);
+/* dft_parse_double, and min <= value <= max (out of range: -1). */
+int dft_parse_double_range(const char *s, double min, double max,
+			   double *out);
 
 /* Growable byte buffer, always NUL-terminated. */
 struct dft_buf {
@@ -134,6 +139,20 @@ void dft_reader_release(struct dft_reader *r);
  */
 typedef int (*dft_input_fn)(struct dft_reader *r, void *ctx);
 int dft_each_input(int argc, char **argv, dft_input_fn fn, void *ctx);
+
+/*
+ * Byte strings that are not UTF-8 (file names, trace strings): every writer
+ * of JSON text (dft_emit, dft_pass, dft_json_save) writes each byte that is
+ * not part of a valid UTF-8 sequence as the escape \udcXX (XX the byte, 80
+ * to ff: Python's surrogateescape), and every reader (dft_reader_next,
+ * dft_json_load, dft_trace_input_line) turns those escapes back into the
+ * byte. See man dft(7), ENCODING.
+ */
+void dft_json_text_encode(struct dft_buf *b, const char *s, size_t n);
+/* Decodes the \udcXX escapes of JSON text s[0..n) in place; new length. */
+size_t dft_json_text_decode(char *s, size_t n);
+/* 1 when s[0..n) is valid UTF-8 (NUL bytes included), else 0. */
+int dft_utf8_valid(const char *s, size_t n);
 
 /* The record's "type" string, or "" when it has none. Borrowed. */
 const char *dft_record_type(json_object *rec);

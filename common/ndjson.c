@@ -63,6 +63,113 @@ is_blank(const char *s, size_t n)
 	return 1;
 }
 
+/* Length of the valid UTF-8 sequence at p (n > 0 bytes left), or 0. */
+static size_t
+utf8_seq(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len, i;
+	unsigned lo = 0x80, hi = 0xbf;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;	/* no UTF-16 surrogates */
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+int
+dft_utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k;
+
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		k = utf8_seq(p + i, n - i);
+		if (k == 0)
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
+void
+dft_json_text_encode(struct dft_buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, start = 0;
+
+	while (i < n) {
+		size_t k = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i);
+
+		if (k > 0) {
+			i += k;
+			continue;
+		}
+		dft_buf_add(b, s + start, i - start);
+		dft_buf_addf(b, "\\udc%02x", p[i]);
+		start = ++i;
+	}
+	dft_buf_add(b, s + start, n - start);
+}
+
+size_t
+dft_json_text_decode(char *s, size_t n)
+{
+	size_t i = 0, o = 0;
+
+	if (memchr(s, '\\', n) == NULL)
+		return n;
+	while (i < n) {
+		if (s[i] != '\\' || i + 1 >= n) {
+			s[o++] = s[i++];
+			continue;
+		}
+		if (s[i + 1] == 'u' && i + 5 < n &&
+		    (s[i + 2] == 'd' || s[i + 2] == 'D') &&
+		    (s[i + 3] == 'c' || s[i + 3] == 'C') &&
+		    dft_hex_digit(s[i + 4]) >= 8 && dft_hex_digit(s[i + 5]) >= 0) {
+			s[o++] = (char)(dft_hex_digit(s[i + 4]) * 16 +
+					dft_hex_digit(s[i + 5]));
+			i += 6;
+			continue;
+		}
+		/* any other escape, an escaped backslash included, as it is */
+		s[o++] = s[i++];
+		s[o++] = s[i++];
+	}
+	if (o < n)
+		s[o] = '\0';
+	return o;
+}
+
 int
 dft_reader_next(struct dft_reader *r, json_object **out)
 {
@@ -85,14 +192,26 @@ dft_reader_next(struct dft_reader *r, json_object **out)
 		if (is_blank(r->buf, r->len))
 			continue;
 
+		/* \udcXX escapes of non-UTF-8 bytes: parse a decoded copy,
+		 * keep the line as it came for dft_pass */
+		char *text = r->buf;
+		size_t tn = r->len;
+
+		if (memmem(r->buf, r->len, "\\udc", 4) != NULL ||
+		    memmem(r->buf, r->len, "\\uDC", 4) != NULL) {
+			text = dft_xmemdup0(r->buf, r->len);
+			tn = dft_json_text_decode(text, r->len);
+		}
 		json_tokener_reset(r->tok);
-		json_object *o = json_tokener_parse_ex(r->tok, r->buf, (int)n);
+		json_object *o = json_tokener_parse_ex(r->tok, text, (int)tn);
 		enum json_tokener_error e = json_tokener_get_error(r->tok);
 		size_t used = json_tokener_get_parse_end(r->tok);
+		int blank_after = is_blank(text + used, tn - used);
 
+		if (text != r->buf)
+			free(text);
 		if (o != NULL && e == json_tokener_success &&
-		    json_object_is_type(o, json_type_object) &&
-		    is_blank(r->buf + used, r->len - used)) {
+		    json_object_is_type(o, json_type_object) && blank_after) {
 			*out = o;
 			return 1;
 		}
@@ -164,6 +283,14 @@ write_failed(void)
 static void
 emit_line(FILE *out, const char *s, size_t n)
 {
+	static struct dft_buf enc;
+
+	if (!dft_utf8_valid(s, n)) {
+		dft_buf_reset(&enc);
+		dft_json_text_encode(&enc, s, n);
+		s = enc.s;
+		n = enc.len;
+	}
 	if (fwrite(s, 1, n, out) != n || putc('\n', out) == EOF)
 		write_failed();
 	if (dft_unbuffered && fflush(out) == EOF)
@@ -347,6 +474,7 @@ dft_json_load(const char *path)
 
 	if (s == NULL)
 		return NULL;
+	len = dft_json_text_decode(s, len);
 	tok = json_tokener_new_ex(JSON_TOKENER_DEFAULT_DEPTH);
 	if (tok == NULL)
 		dft_die("out of memory");
@@ -372,7 +500,7 @@ dft_json_save(const char *path, json_object *o)
 	int rc;
 
 	dft_buf_init(&b);
-	dft_buf_add(&b, s, n);
+	dft_json_text_encode(&b, s, n);
 	dft_buf_addc(&b, '\n');
 	rc = dft_write_file_atomic(path, b.s, b.len);
 	dft_buf_release(&b);
@@ -397,6 +525,7 @@ dft_trace_input_line(const char *line, size_t len, char **path,
 		free(copy);
 		return -1;
 	}
+	dft_json_text_decode(copy, len);
 	o = json_tokener_parse(copy);
 	free(copy);
 	p = dft_json_str(o, "path", NULL);

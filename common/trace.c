@@ -534,18 +534,6 @@ ws(const char *p, const char *e)
 	return p;
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static const char *
 hex4(const char *p, const char *e, unsigned *out)
 {
@@ -554,7 +542,7 @@ hex4(const char *p, const char *e, unsigned *out)
 	if (e - p < 4)
 		return NULL;
 	for (int i = 0; i < 4; i++) {
-		int h = hexval((unsigned char)p[i]);
+		int h = dft_hex_digit((unsigned char)p[i]);
 
 		if (h < 0)
 			return NULL;

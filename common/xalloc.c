@@ -176,6 +176,29 @@ dft_parse_double(const char *s, double *out)
 	return 0;
 }
 
+int
+dft_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int
+dft_parse_double_range(const char *s, double min, double max, double *out)
+{
+	double v;
+
+	if (dft_parse_double(s, &v) != 0 || !(v >= min && v <= max))
+		return -1;
+	*out = v;
+	return 0;
+}
+
 void
 dft_buf_init(struct dft_buf *b)
 {

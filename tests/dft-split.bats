@@ -26,7 +26,7 @@ setup() {
 @test "usage errors exit 2" {
 	run -2 --separate-stderr dft-split --by nosuch "$GEN2"
 	run -2 --separate-stderr dft-split --by time "$GEN2"
-	[[ "$stderr" == *"--by time needs SECONDS > 0"* ]]
+	[[ "$stderr" == *"--by time needs SECONDS from 1e-06 to 1e+09"* ]]
 	run -2 --separate-stderr dft-split --by time 0 "$GEN2"
 	run -2 --separate-stderr dft-split -s 0 "$GEN2"
 	run -2 --separate-stderr dft-split -n a/b "$GEN2"

@@ -241,3 +241,106 @@ linked_app() { # repo outside
 	# a file whose bytes are the same as before keeps the source's time
 	[ ! "$w/annotated/sample.h" -nt "$BATS_TEST_TMPDIR/mark" ]
 }
+
+# a small trace: N one-second writes of 4 KiB, from t = 0
+tiny_trace() { # file n
+	local i
+	{
+		echo '['
+		for ((i = 0; i < $2; i++)); do
+			printf '{"id":%d,"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":%d,"dur":1000,"ph":"X","args":{"hostname":"h","fname":"/d/f","size":4096,"ret":4096}}\n' \
+				"$i" $((i * 1000000))
+		done
+	} >"$1"
+}
+
+@test "numeric options out of range are usage errors (exit 2)" {
+	local t=$BATS_TEST_TMPDIR/t.pfw c=$BATS_TEST_TMPDIR/c.conf
+	tiny_trace "$t" 20
+	cd "$BATS_TEST_TMPDIR"
+	# 1e13 s is 1e19 us: beyond int64
+	run -2 --separate-stderr dft-split --by time 1e13 -o s1 "$t"
+	[[ "$stderr" == *"--by time needs SECONDS from 1e-06 to 1e+09"* ]] || fail "$stderr"
+	[ ! -d s1 ]
+	run -2 dft-split --by time 1e-7 -o s2 "$t"
+	run -2 dft-split --by time=nan -o s2 "$t"
+	run -2 dft-split --size 1e-9 -o s2 "$t"
+	run -0 dft-split --by time 5 -o s3 "$t"
+	# 20 events over 19 s in windows of 5 s: 4 chunks
+	[ "$(ls s3 | wc -l)" -eq 4 ]
+	printf 'time_bin_s = 1e13\n' >"$c"
+	run -2 --separate-stderr dft-analyze -c "$c" "$t"
+	[[ "$stderr" == *"$c:1: bad value '1e13' for time_bin_s"* ]] || fail "$stderr"
+	printf 'time_bin_s = 1e-7\n' >"$c"
+	run -2 dft-analyze -c "$c" "$t"
+	printf 'small_bytes = 1e300\n' >"$c"
+	run -2 dft-analyze -c "$c" "$t"
+	mkdir cdir
+	run -2 --separate-stderr dft-analyze -c cdir "$t"
+	[[ "$stderr" == *"'cdir' is not a regular file"* ]] || fail "$stderr"
+	run -2 dft-compare --tolerance 1e300 a b
+	run -2 dft-papers --timeout 1e300 search x
+	run -2 --separate-stderr dft-pipeline run -y --jobs 99999999999999999999 /nonexistent
+	[[ "$stderr" == *"--jobs must be 1 to 1024"* ]] || fail "$stderr"
+}
+
+# every line of FILE parses as JSON in Python; prints the values of KEY
+# (a dotted path into each object that has it) as bytes, os.fsencode'd
+py_json() { # file [key]
+	python3 - "$@" <<'PY'
+import json, os, sys
+key = sys.argv[2].split(".") if len(sys.argv) > 2 else None
+for n, line in enumerate(open(sys.argv[1], "rb"), 1):
+    o = json.loads(line)   # raises on invalid UTF-8
+    for k in key or []:
+        o = o.get(k) if isinstance(o, dict) else None
+    if key and isinstance(o, str):
+        sys.stdout.buffer.write(os.fsencode(o) + b"\n")
+PY
+}
+
+@test "encoding: a file name that is not UTF-8 is valid JSON and reaches dft-annotate unchanged" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	local d=$BATS_TEST_TMPDIR/t f
+	f=$(printf 'bad\377name.c')
+	mkdir -p "$d"
+	cp "$A/corpus/exits.c" "$d/$f"
+	(cd "$d" && dft-funcs "$f") >"$BATS_TEST_TMPDIR/f.ndjson"
+	run -0 py_json "$BATS_TEST_TMPDIR/f.ndjson" file
+	[ "$(printf '%s\n' "$output" | sort -u)" = "$f" ] || fail "names: $output"
+	grep -q 'bad\\udcffname.c' "$BATS_TEST_TMPDIR/f.ndjson"
+	dft-cost "$BATS_TEST_TMPDIR/f.ndjson" >"$BATS_TEST_TMPDIR/c.ndjson"
+	run -0 py_json "$BATS_TEST_TMPDIR/c.ndjson"
+	run -0 dft-annotate --in-place "$BATS_TEST_TMPDIR/c.ndjson"
+	[ "$(grep -c DFTRACER_C_INIT "$d/$f")" -eq 1 ]
+	[ "$(ls "$d" | wc -l)" -eq 1 ]	# the same file, no second one
+}
+
+@test "encoding: dft-analyze output is valid JSON for trace strings that are not UTF-8" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	local t=$BATS_TEST_TMPDIR/t.pfw
+	printf '[\n{"id":1,"name":"write","cat":"POSIX","pid":1,"tid":1,"ts":10,"dur":5,"ph":"X","args":{"hostname":"h","fname":"/d/bad\377f","size":4096,"ret":4096}}\n{"id":2,"name":"op\377","cat":"AP\377P","pid":1,"tid":1,"ts":20,"dur":5,"ph":"X","args":{"hostname":"h"}}\n' >"$t"
+	run -0 dft-analyze "$t"
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/a.ndjson"
+	run -0 py_json "$BATS_TEST_TMPDIR/a.ndjson"
+	grep -q '\\udcff' "$BATS_TEST_TMPDIR/a.ndjson"
+}
+
+@test "dft-cc: a source named with a newline or a non-UTF-8 byte is one valid entry" {
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	local d=$BATS_TEST_TMPDIR/t nl bad
+	nl=$(printf 'n\nl.c')
+	bad=$(printf 'bad\377.c')
+	mkdir -p "$d"
+	printf 'int f(void) { return 1; }\n' >"$d/$nl"
+	printf 'int g(void) { return 2; }\n' >"$d/$bad"
+	cd "$d"
+	DFT_WRAP_MODE=log DFT_COMPILE_DB=$d/db.json DFT_CC=cc run -0 dft-cc -c "$nl" -o a.o
+	DFT_WRAP_MODE=log DFT_COMPILE_DB=$d/db.json DFT_CC=cc run -0 dft-cc -c "$bad" -o b.o
+	run -0 python3 -c 'import json, os, sys; print("\n".join(repr(os.fsencode(e["file"])) for e in json.load(open(sys.argv[1]))))' db.json
+	assert_output "b'n\\nl.c'
+b'bad\\xff.c'"
+	# and dft-funcs finds both files through the database
+	run -0 dft-funcs -p db.json
+	[ "$(jq -r 'select(.type == "function") | .name' <<<"$output" | sort | tr '\n' ' ')" = "f g " ]
+}

@@ -1250,14 +1250,14 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_TOL:
-			if (dft_parse_double(optarg, &o.tolerance) != 0 ||
-			    o.tolerance < 0)
+			if (dft_parse_double_range(optarg, 0, 1e6,
+						   &o.tolerance) != 0)
 				dft_usage_error(usage_text, "--tolerance: not a "
 						"percentage: '%s'", optarg);
 			break;
 		case O_THRESH:
-			if (dft_parse_double(optarg, &o.threshold) != 0 ||
-			    o.threshold < 0)
+			if (dft_parse_double_range(optarg, 0, 1e6,
+						   &o.threshold) != 0)
 				dft_usage_error(usage_text, "--threshold: not a "
 						"percentage: '%s'", optarg);
 			break;

@@ -713,8 +713,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->dir = optarg;
 			break;
 		case 's':
-			if (dft_parse_double(optarg, &o->mb) != 0 ||
-			    !(o->mb > 0) || o->mb > 1e6)
+			if (dft_parse_double_range(optarg, 1e-6, 1e6,
+						   &o->mb) != 0)
 				dft_usage_error(usage_text, "bad --size '%s'",
 						optarg);
 			break;
@@ -736,11 +736,13 @@ parse_opts(int argc, char **argv, struct opts *o)
 					sec = optarg + 5;
 				else if (optarg[4] == '\0' && optind < argc)
 					sec = argv[optind++];
+				/* a window of 1 us .. 31 years, in int64 us */
 				if (sec == NULL ||
-				    dft_parse_double(sec, &o->seconds) != 0 ||
-				    !(o->seconds > 0))
+				    dft_parse_double_range(sec, 1e-6, 1e9,
+							   &o->seconds) != 0)
 					dft_usage_error(usage_text, "--by time "
-							"needs SECONDS > 0");
+							"needs SECONDS from "
+							"1e-06 to 1e+09");
 				o->by = BY_TIME;
 			} else {
 				dft_usage_error(usage_text, "unknown --by '%s' "

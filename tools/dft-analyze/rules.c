@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "analyze.h"
 
@@ -74,6 +75,13 @@ thr_load(const char *path, int must_exist)
 		dft_warn("cannot open '%s':", path);
 		return -1;
 	}
+	struct stat st;
+
+	if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode)) {
+		dft_warn("'%s' is not a regular file", path);
+		fclose(fp);
+		return -1;
+	}
 	while (getline(&line, &cap, fp) != -1) {
 		char *p = line, *eq, *end;
 		int i;
@@ -111,8 +119,12 @@ thr_load(const char *path, int must_exist)
 		if (i == T_N) {
 			dft_warn_at(path, ln, "unknown threshold '%s'", p);
 			bad = 1;
-		} else if (dft_parse_double(v, &d) != 0 || d < 0) {
-			dft_warn_at(path, ln, "bad value '%s' for %s", v, p);
+		} else if (i == T_TIME_BIN_S ?
+			   dft_parse_double_range(v, 1e-6, 1e9, &d) != 0 :
+			   dft_parse_double_range(v, 0, 1e15, &d) != 0) {
+			dft_warn_at(path, ln, "bad value '%s' for %s (%s)", v,
+				    p, i == T_TIME_BIN_S ? "1e-06 to 1e+09 s" :
+				    "0 to 1e+15");
 			bad = 1;
 		} else {
 			thr[i] = d;

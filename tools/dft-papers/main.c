@@ -1100,9 +1100,10 @@ opt_seconds(const char *arg, const char *name)
 {
 	double d;
 
-	if (dft_parse_double(arg, &d) != 0 || d < 0)
-		dft_usage_error(usage_text, "%s: not a number of seconds: '%s'",
-				name, arg);
+	/* up to 1e7 s (115 days): converted to int64 ms further on */
+	if (dft_parse_double_range(arg, 0, 1e7, &d) != 0)
+		dft_usage_error(usage_text, "%s: not a number of seconds from "
+				"0 to 1e+07: '%s'", name, arg);
 	return d;
 }
 
