@@ -153,6 +153,14 @@ void dft_json_text_encode(struct dft_buf *b, const char *s, size_t n);
 size_t dft_json_text_decode(char *s, size_t n);
 /* 1 when s[0..n) is valid UTF-8 (NUL bytes included), else 0. */
 int dft_utf8_valid(const char *s, size_t n);
+/*
+ * Appends s[0..n) for a human reader (a terminal, Markdown): control
+ * characters (C0 but tab, DEL, C1) and bytes that are not UTF-8 as \xHH,
+ * so an escape sequence from a trace string cannot act on a terminal.
+ * A newline is kept when newlines is set, else it becomes a space.
+ */
+void dft_buf_add_visible(struct dft_buf *b, const char *s, size_t n,
+			 int newlines);
 
 /* The record's "type" string, or "" when it has none. Borrowed. */
 const char *dft_record_type(json_object *rec);
@@ -446,6 +454,8 @@ enum {	/* dft_trace_ev.has */
 	DFT_EV_SIZE_SUM = 1 << 14, DFT_EV_SRC_LINE = 1 << 15,
 	DFT_EV_PID = 1 << 16, DFT_EV_TID = 1 << 17, DFT_EV_ARGS = 1 << 18,
 	DFT_EV_NOTJSON = 1 << 19,	/* raw line (only with t->raw_lines) */
+	DFT_EV_BADNUM = 1 << 20,	/* ts, dur or size not a number (the
+					 * reader counts such a line as bad) */
 };
 enum {	/* dft_trace_ev.style: what the line looked like */
 	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
@@ -516,8 +526,15 @@ int dft_trace_open(struct dft_trace *t, const char *path);
 void dft_trace_open_mem(struct dft_trace *t, const char *name,
 			const void *data, size_t n);
 /* 1: *ev is the next event line; 0: end; -1: read error (errno). Lines
- * that are not events are counted in t->bad and skipped. HH/FH/SH
- * metadata lines are also entered in t->names, then returned. */
+ * that are not events are counted in t->bad and skipped: not JSON, JSON
+ * that is not an object or an object with neither name, ph nor type, and
+ * events with an impossible number (a ts, dur or size that is negative,
+ * not a finite number, or beyond DFT_TRACE_MAX_TS, _DUR, _SIZE), so no
+ * aggregate sees them. HH/FH/SH metadata lines are also entered in
+ * t->names, then returned. */
+#define DFT_TRACE_MAX_TS 1e17	/* us: about the year 5100 */
+#define DFT_TRACE_MAX_DUR 1e14	/* us: about 3 years */
+#define DFT_TRACE_MAX_SIZE 1e15	/* bytes in one operation: 1 PB */
 int dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev);
 /* kind 'F', 'H' or 'S'; the name for hash h, or NULL. Borrowed. */
 const struct dft_str *dft_trace_lookup(struct dft_trace *t, char kind,
@@ -568,7 +585,8 @@ int dft_trace_report(const struct dft_trace *t);
 int dft_trace_list_dir(const char *dir, char ***out);
 /* The trace operands ops[0..n) (trace_inputs.c): a file as it is, a
  * directory for its traces (dft_trace_list_dir), warned about when it
- * cannot be read. *paths is a NULL-terminated array (dft_strv_free) of
+ * cannot be read. A FIFO, socket or device (which would block) is warned
+ * about and skipped, except an operand /dev/fd/N (a process substitution). *paths is a NULL-terminated array (dft_strv_free) of
  * *npaths paths, NULL when there are none. DFT_EXIT_OK or DFT_EXIT_DATA. */
 int dft_trace_inputs(int n, char *const *ops, char ***paths,
 		     size_t *npaths);
@@ -587,6 +605,8 @@ struct dft_http_opts {
 	int offline;		/* answer from the cache only, any age */
 	int refresh;		/* skip the cache read for this request */
 	const char *user_agent;
+	size_t max_body;	/* bytes of body, after decompression: a
+				 * larger answer fails (16 MiB) */
 };
 struct dft_http_resp {
 	long status;		/* HTTP status, 0 without an answer */

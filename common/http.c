@@ -205,6 +205,8 @@ dft_http_cache_drop(const char *url, const struct dft_http_opts *o)
 struct xfer {
 	struct dft_buf body;
 	double retry_after;	/* seconds; < 0 none */
+	size_t max;		/* body cap (decompressed) */
+	int too_big;		/* the cap was reached: transfer aborted */
 };
 
 static size_t
@@ -212,6 +214,10 @@ on_body(char *p, size_t size, size_t n, void *ud)
 {
 	struct xfer *x = ud;
 
+	if (x->body.len + size * n > x->max) {
+		x->too_big = 1;
+		return 0;	/* curl stops with CURLE_WRITE_ERROR */
+	}
 	dft_buf_add(&x->body, p, size * n);
 	return size * n;
 }
@@ -298,6 +304,7 @@ dft_http_opts_init(struct dft_http_opts *o)
 	o->connect_timeout_s = 10;
 	o->retries = 3;
 	o->max_backoff_s = 60;
+	o->max_body = (size_t)16 << 20;
 	o->cache_ttl_s = 86400;
 	o->user_agent = "dft-papers/" DFT_VERSION
 			" (https://github.com/; mailto:dft@localhost)";
@@ -352,6 +359,10 @@ dft_http_get(struct dft_http_resp *r, const char *url,
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(o->timeout_s * 1000));
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)(o->connect_timeout_s * 1000));
+	x.max = o->max_body > 0 ? o->max_body : (size_t)16 << 20;
+	/* the compressed size is capped too (a declared length, or as it
+	 * comes), the decompressed one by on_body */
+	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)x.max);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
@@ -367,6 +378,7 @@ dft_http_get(struct dft_http_resp *r, const char *url,
 
 		dft_buf_reset(&x.body);
 		x.retry_after = -1;
+		x.too_big = 0;
 		rate_wait(url);
 		cc = curl_easy_perform(c);
 		r->attempts = attempt;
@@ -379,6 +391,12 @@ dft_http_get(struct dft_http_resp *r, const char *url,
 			r->fetched_at = dft_epoch_now();
 			cache_write(url, r, o);
 			ret = 0;
+			break;
+		}
+		if (x.too_big || cc == CURLE_FILESIZE_EXCEEDED) {
+			snprintf(r->error, sizeof(r->error),
+				 "the answer is larger than the %zu MiB cap",
+				 x.max >> 20);
 			break;
 		}
 		if (cc != CURLE_OK) {

@@ -121,6 +121,31 @@ dft_utf8_valid(const char *s, size_t n)
 }
 
 void
+dft_buf_add_visible(struct dft_buf *b, const char *s, size_t n, int newlines)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < n) {
+		size_t k = p[i] < 0x80 ? 1 : utf8_seq(p + i, n - i);
+
+		if (p[i] == '\n') {
+			dft_buf_addc(b, newlines ? '\n' : ' ');
+		} else if (k == 0 || (p[i] < 0x20 && p[i] != '\t') ||
+			   p[i] == 0x7f) {
+			dft_buf_addf(b, "\\x%02x", p[i]);
+			k = 1;
+		} else if (k == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0) {
+			/* C1 controls U+0080..U+009F (CSI is U+009B) */
+			dft_buf_addf(b, "\\x%02x\\x%02x", p[i], p[i + 1]);
+		} else {
+			dft_buf_add(b, s + i, k);
+		}
+		i += k;
+	}
+}
+
+void
 dft_json_text_encode(struct dft_buf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;

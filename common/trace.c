@@ -855,6 +855,17 @@ set_num(struct dft_trace_ev *ev, const struct val *v, int64_t *dst,
 		ev->has |= bit;
 }
 
+/* set_num for ts, dur and size: a value that is no number marks the line */
+static void
+set_num_checked(struct dft_trace_ev *ev, const struct val *v, int64_t *dst,
+		unsigned bit)
+{
+	if (val_int(ev, v, dst) == 0)
+		ev->has |= bit;
+	else
+		ev->has |= DFT_EV_BADNUM;
+}
+
 static void
 set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 {
@@ -872,7 +883,7 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			if (v->kind != V_OTHER || v->s.n > 0)
 				ev->mname = v->s;
 		} else if (KEY("size")) {
-			set_num(ev, v, &ev->size, DFT_EV_SIZE);
+			set_num_checked(ev, v, &ev->size, DFT_EV_SIZE);
 		} else if (KEY("step")) {
 			set_num(ev, v, &ev->step, DFT_EV_STEP);
 		} else if (KEY("file")) {
@@ -965,7 +976,7 @@ set_top(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 		if (KEY("id"))
 			set_num(ev, v, &ev->id, DFT_EV_ID);
 		else if (KEY("ts"))
-			set_num(ev, v, &ev->ts, DFT_EV_TS);
+			set_num_checked(ev, v, &ev->ts, DFT_EV_TS);
 		else if (KEY("ph"))
 			set_ph(ev, v);
 		break;
@@ -978,7 +989,7 @@ set_top(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 		} else if (KEY("tid")) {
 			set_num(ev, v, &ev->tid, DFT_EV_TID);
 		} else if (KEY("dur")) {
-			set_num(ev, v, &ev->dur, DFT_EV_DUR);
+			set_num_checked(ev, v, &ev->dur, DFT_EV_DUR);
 		}
 		break;
 	case 4:
@@ -1156,6 +1167,27 @@ note_bad(struct dft_trace *t, const char *why)
 		t->bad_why[t->bad] = why;
 	}
 	t->bad++;
+}
+
+/* Why an event cannot be true (NULL when it can): kept out of every sum. */
+static const char *
+impossible(const struct dft_trace_ev *ev)
+{
+	if (ev->has & DFT_EV_BADNUM)
+		return "ts, dur or size is not a finite number";
+	if ((ev->has & DFT_EV_TS) &&
+	    (ev->ts < 0 || (double)ev->ts > DFT_TRACE_MAX_TS))
+		return "impossible ts (negative or after the year 5100)";
+	if ((ev->has & DFT_EV_DUR) &&
+	    (ev->dur < 0 || (double)ev->dur > DFT_TRACE_MAX_DUR))
+		return "impossible dur (negative or over 3 years)";
+	if ((ev->has & DFT_EV_SIZE) &&
+	    (ev->size < 0 || (double)ev->size > DFT_TRACE_MAX_SIZE))
+		return "impossible size (negative or over 1 PB)";
+	if (ev->name.p == NULL && ev->ph == DFT_PH_UNKNOWN &&
+	    ev->rtype.p == NULL)
+		return "not a trace event (no name, ph or type)";
+	return NULL;
 }
 
 /* Enters an HH/FH/SH line in t->names. 1 when it repeats the name the
@@ -1375,7 +1407,7 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 			ev->has = DFT_EV_NOTJSON;
 			return 1;
 		}
-		if (n <= 8)
+		if (n == 0)
 			continue;
 		t->lines++;
 		if (s[0] != '{') {
@@ -1416,6 +1448,12 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 				continue;
 			}
 			t->fallback++;
+		}
+		const char *why = impossible(ev);
+
+		if (why != NULL) {
+			note_bad(t, why);
+			continue;
 		}
 		if (ev->ph == DFT_PH_COUNTER && (ev->has & DFT_EV_CNT))
 			ev->ph = DFT_PH_AGG;

@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "dft.h"
 
@@ -18,6 +19,26 @@ strv_push(char ***v, size_t *n, size_t *cap, const char *s)
 	(*v)[*n] = NULL;
 }
 
+/*
+ * 1 when path can be read as a trace: a regular file, or (an operand) the
+ * pipe of a process substitution (/dev/fd/N). A FIFO, socket or device
+ * would block or never end: warned about and skipped (0).
+ */
+static int
+readable(const char *path, int operand)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return 1;	/* a missing file is reported when opened */
+	if (operand && S_ISFIFO(st.st_mode) &&
+	    (dft_has_prefix(path, "/dev/fd/") ||
+	     dft_has_prefix(path, "/proc/self/fd/")))
+		return 1;
+	dft_warn("'%s' is not a regular file; skipped", path);
+	return 0;
+}
+
 int
 dft_trace_inputs(int n, char *const *ops, char ***paths, size_t *npaths)
 {
@@ -30,7 +51,10 @@ dft_trace_inputs(int n, char *const *ops, char ***paths, size_t *npaths)
 		int k;
 
 		if (!dft_is_dir(ops[i])) {
-			strv_push(&out, &len, &cap, ops[i]);
+			if (strcmp(ops[i], "-") != 0 && !readable(ops[i], 1))
+				status = dft_worst(status, DFT_EXIT_DATA);
+			else
+				strv_push(&out, &len, &cap, ops[i]);
 			continue;
 		}
 		/* a directory: its traces */
@@ -40,7 +64,10 @@ dft_trace_inputs(int n, char *const *ops, char ***paths, size_t *npaths)
 			status = dft_worst(status, DFT_EXIT_DATA);
 		}
 		for (int j = 0; j < k; j++) {
-			strv_push(&out, &len, &cap, v[j]);
+			if (readable(v[j], 0))
+				strv_push(&out, &len, &cap, v[j]);
+			else
+				status = dft_worst(status, DFT_EXIT_DATA);
 			free(v[j]);
 		}
 		free(v);

@@ -36,7 +36,7 @@ setup_file() {
 	git_q -C "$r/ior" add dev.txt
 	git_q -C "$r/ior" commit -m "dev"
 	git_q -C "$r/ior" checkout main
-	git_q -C "$r/ior" submodule add "file://$r/sub" sub
+	git_q -C "$r/ior" submodule add "$r/sub" sub
 	git_q -C "$r/ior" commit -m "two"
 	export REPOS="$r"
 }

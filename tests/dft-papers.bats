@@ -340,3 +340,19 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 	run -0 bash -c "$(declare -f offline); offline '$BATS_TEST_TMPDIR/m' 2>/dev/null |
 		jq -e -s 'map(select(.type==\"proposal\")) | length >= 4 and all(.[]; any(.citations[]; .doi != null or .arxiv != null))'"
 }
+
+@test "online: a 50 MB answer and a gzip bomb are cut at the cap, recorded as failures, in bounded memory" {
+	local a m
+	for a in big bomb; do
+		run -0 bash -c "$(declare -f online); \
+			command time -f 'rss_kb=%M' -o '$BATS_TEST_TMPDIR/rss' \
+			dft-papers --context HPC --store '$BATS_TEST_TMPDIR/learn.ndjson' --no-cache \
+			--arxiv-url http://127.0.0.1:$(cat "$BATS_FILE_TMPDIR/port")/$a/api/query \
+			--sources arxiv --arxiv-interval 0 --retries 0 --max-queries 1 '$P/comm.ndjson' |
+			jq -r 'select(.type==\"literature\") | .failures[0].source + \" \" + .failures[0].error'"
+		assert_output "arxiv the answer is larger than the 16 MiB cap"
+		m=$(sed -n 's/^rss_kb=//p' "$BATS_TEST_TMPDIR/rss")
+		# well under the 50 MB or 200 MB the answer would take whole
+		[ "$m" -lt 100000 ] || fail "$a: $m KiB resident"
+	done
+}

@@ -344,3 +344,138 @@ b'bad\\xff.c'"
 	run -0 dft-funcs -p db.json
 	[ "$(jq -r 'select(.type == "function") | .name' <<<"$output" | sort | tr '\n' ' ')" = "f g " ]
 }
+
+@test "trace reader: impossible numbers and non-event lines are bad lines with file:line, out of every sum" {
+	local t=$REPO/tests/fuzz/seeds/impossible-numbers.pfw
+	run -1 --separate-stderr dft-analyze "$t"
+	# lines 2, 3 are the only true events: 2 writes of 4096 bytes 1 s apart
+	run -0 jq -c 'select(.type == "summary") | [.events, .bad_lines, .io.bytes, .span_s]' <<<"$output"
+	assert_output "[2,8,8192,1.001]"
+	[[ "$stderr" == *"$t:4: impossible dur (negative or over 3 years)"* ]] || fail "$stderr"
+	[[ "$stderr" == *"$t:5: impossible ts"* ]] || fail "$stderr"
+	[[ "$stderr" == *"$t:6: ts, dur or size is not a finite number"* ]] || fail "$stderr"
+	[[ "$stderr" == *"$t:7: ts, dur or size is not a finite number"* ]] || fail "$stderr"
+	[[ "$stderr" == *"$t:8: impossible size"* ]] || fail "$stderr"
+	# {"a":1}, 12345 and null are counted too
+	[[ "$stderr" == *"$t: 3 more bad lines skipped"* ]] || fail "$stderr"
+	# dft-split reads through the same reader: the same 2 events survive
+	cd "$BATS_TEST_TMPDIR"
+	run -1 dft-split -o sp "$t"
+	[ "$(zcat sp/*.pfw.gz | grep -c '"name":"write"')" -eq 2 ]
+}
+
+@test "a FIFO operand, or a FIFO in a directory operand, is skipped with a warning instead of hanging" {
+	local d=$BATS_TEST_TMPDIR/d
+	mkdir -p "$d"
+	tiny_trace "$d/a.pfw" 3
+	mkfifo "$d/b.pfw" "$BATS_TEST_TMPDIR/op.pfw"
+	run -1 --separate-stderr timeout 20 dft-analyze "$d"
+	[[ "$stderr" == *"'$d/b.pfw' is not a regular file; skipped"* ]] || fail "$stderr"
+	run -0 jq -c 'select(.type == "summary") | .events' <<<"$output"
+	assert_output 3
+	run -1 --separate-stderr timeout 20 dft-analyze "$BATS_TEST_TMPDIR/op.pfw"
+	[[ "$stderr" == *"is not a regular file; skipped"* ]] || fail "$stderr"
+	cd "$BATS_TEST_TMPDIR"
+	run -1 --separate-stderr timeout 20 dft-split -o sp "$d"
+	[[ "$stderr" == *"'$d/b.pfw' is not a regular file; skipped"* ]] || fail "$stderr"
+	run -1 timeout 20 dft-split -o sp2 "$BATS_TEST_TMPDIR/op.pfw"
+	# a process substitution is a pipe too, and is read
+	run -0 bash -c "dft-analyze <(cat '$d/a.pfw') | jq -c 'select(.type == \"summary\") | .events'"
+	assert_output 3
+}
+
+@test "pipeline: a second resume of a run in use says by whom and exits 2" {
+	local app=$BATS_TEST_TMPDIR/app root=$BATS_TEST_TMPDIR/ws id pid rc=0
+	cp -R "$REPO/tests/apps/sample" "$app"
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	run -0 dft-pipeline run -y --offline --stop-after detect -w "$root" "$app"
+	id=$(head -n 1 "$root/app/.current_run")
+	# the first one is busy for 4 s in its smoke test
+	dft-pipeline resume -y --smoke 'sleep 4' --stop-after smoke -w "$root" "$id" \
+		>"$BATS_TEST_TMPDIR/o1" 2>&1 &
+	pid=$!
+	while ! grep -q 'step_5_smoke_test' "$BATS_TEST_TMPDIR/o1" 2>/dev/null; do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	run -2 --separate-stderr dft-pipeline resume -y --stop-after smoke -w "$root" "$id"
+	[[ "$stderr" == *"run $id is in use by pid $pid"* ]] || fail "$stderr"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || fail "the first resume failed: $(cat "$BATS_TEST_TMPDIR/o1")"
+	# the smoke step ran once: by the first one
+	[ "$(jq -s '[.[] | select(.type == "step" and .step == "step_5_smoke_test")] | length' \
+		"$root/$id/records/steps.ndjson")" -eq 1 ]
+	# free again: the next resume runs
+	run -0 dft-pipeline resume -y --stop-after smoke -w "$root" "$id"
+}
+
+@test "control characters from trace strings are shown as \\xHH in --format table and session_report.md" {
+	local t=$BATS_TEST_TMPDIR/t.pfw ws=$BATS_TEST_TMPDIR/ws esc
+	esc=$(printf '\033')
+	printf '[\n{"id":1,"name":"wr\\u001b[2Jite<b>","cat":"POSIX","pid":1,"tid":1,"ts":10,"dur":5,"ph":"X","args":{"hostname":"h\\u0007","fname":"/d/\\u001b]0;owned\\u0007f","size":4096,"ret":4096}}\n' >"$t"
+	run -0 dft-analyze -f table "$t"
+	[[ "$output" != *"$esc"* ]] || fail "a raw ESC in the table"
+	[[ "$output" == *'wr\x1b[2Jite<b>'* ]] || fail "$output"
+	# the report: a run id and a function name carrying ESC and HTML
+	mkdir -p "$ws/annotated" "$ws/build_ann" "$ws/traces"
+	sed -e "s#@WS@#$ws#g" -e "s#@TRACES@#${TRACES:-/t}#g" \
+		-e 's#"run_id":"cm1/20261130_001122"#"run_id":"cm1/\\u001b[31mred<script>x</script>"#' \
+		"$FIXTURES/report/run.ndjson" >"$BATS_TEST_TMPDIR/run.ndjson"
+	run -0 dft-report "$BATS_TEST_TMPDIR/run.ndjson"
+	run -1 grep -c "$esc" "$ws/session_report.md"
+	run -0 grep -F '# DFTracer Session Report — cm1/\x1b[31mred&lt;script>x&lt;/script>' "$ws/session_report.md"
+	# report.html stays well formed
+	if command -v xmllint >/dev/null; then run -0 xmllint --noout "$ws/report.html"; fi
+}
+
+@test "pipeline: the annotation box prints the workspace where it really is" {
+	local app=$BATS_TEST_TMPDIR/app root=$BATS_TEST_TMPDIR/elsewhere id
+	cp -R "$REPO/tests/apps/sample" "$app"
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	run -0 dft-pipeline run -y --offline --no-trace -w "$root" "$app"
+	id=$(head -n 1 "$root/app/.current_run")
+	assert_output --partial "Annotated source: $root/$id/annotated/"
+	assert_output --partial "Timing file: $root/$id/step_timings.json"
+	refute_output --partial "workspaces/$id"
+}
+
+@test "dft-report: a run without step records passes no NULL to qsort (UBSan build)" {
+	local b=$BATS_TEST_TMPDIR/ubsan
+	mkdir -p "$b" "$BATS_TEST_TMPDIR/ws"
+	# dft-report built here with -fsanitize=undefined, aborting on a finding
+	cc -std=c11 -D_GNU_SOURCE -O0 -fsanitize=undefined -fno-sanitize-recover=all \
+		-I"$REPO/common" $(pkg-config --cflags json-c) -DDFT_VERSION='"t"' \
+		-DDFT_DATADIR='"/nonexistent"' -o "$b/dft-report" \
+		"$REPO"/tools/dft-report/*.c "$REPO"/common/*.c \
+		$(pkg-config --libs json-c libcurl zlib) -lm -lpthread 2>"$b/cc.err" ||
+		skip "no UBSan build here: $(head -n 3 "$b/cc.err")"
+	grep -v '"type":"step"' "$FIXTURES/report/run.ndjson" |
+		sed "s#@WS@#$BATS_TEST_TMPDIR/ws#g; s#@TRACES@#/t#g" >"$BATS_TEST_TMPDIR/r.ndjson"
+	cd "$BATS_TEST_TMPDIR"
+	run -0 --separate-stderr "$b/dft-report" "$BATS_TEST_TMPDIR/r.ndjson"
+	[[ "$stderr" != *"runtime error"* ]] || fail "$stderr"
+	run -0 grep -c '^## Step Timings' "$BATS_TEST_TMPDIR/ws/session_report.md"
+}
+
+@test "clone: a file:// submodule is refused unless --allow-file-submodules" {
+	local r=$BATS_TEST_TMPDIR/repos g
+	g() { git -c user.name=t -c user.email=t@example.org -c init.defaultBranch=main \
+		-c protocol.file.allow=always "$@" >/dev/null 2>&1; }
+	g init "$r/secret" && echo 'key' >"$r/secret/id" && g -C "$r/secret" add . &&
+		g -C "$r/secret" commit -m s
+	g init "$r/app" && echo 'int main(void) { return 0; }' >"$r/app/m.c" &&
+		g -C "$r/app" add . && g -C "$r/app" submodule add "file://$r/secret" sub &&
+		g -C "$r/app" commit -m app
+	run -1 --separate-stderr dft-clone -w "$BATS_TEST_TMPDIR/ws1" "$r/app"
+	[[ "$stderr" == *"submodule 'sub' from 'file://$r/secret': a file:// submodule is refused (use --allow-file-submodules)"* ]] ||
+		fail "$stderr"
+	run -0 jq -r 'select(.type == "session") | .submodules[0].status, .paths.source' <<<"$output"
+	assert_line --index 0 refused
+	[ ! -e "${lines[1]}/sub/id" ]
+	run -0 dft-clone --allow-file-submodules -w "$BATS_TEST_TMPDIR/ws2" "$r/app"
+	run -0 jq -r 'select(.type == "session") | .submodules[0].status, .paths.source' <<<"$output"
+	assert_line --index 0 ok
+	[ -f "${lines[1]}/sub/id" ]
+}

@@ -18,9 +18,12 @@ The first path component picks the behaviour:
   /reset/...        closes the connection without an answer the first
                     time, then the recorded answer
   /key/...          403 unless x-api-key is "test-key"
+  /big/...          a 50 MB body, sent as it is made, with no length
+  /bomb/...         200 MB of zeros as a 200 KB gzip (Content-Encoding)
 Answers are read from the fixtures directory: arxiv.atom, arxiv-empty.atom,
 arxiv-error.atom, s2.json.
 """
+import gzip
 import http.server
 import os
 import socketserver
@@ -31,6 +34,7 @@ import time
 FIXTURES, PORTFILE, LOGFILE = sys.argv[1], sys.argv[2], sys.argv[3]
 COUNTS = {}
 LOCK = threading.Lock()
+BOMB = None
 
 
 def fixture(name):
@@ -101,6 +105,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.connection.shutdown(2)
                 return
             self.recorded(self.path)
+        elif mode == "big":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/atom+xml")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            chunk = b"<feed>" + b"x" * (1 << 20)
+            try:
+                for _ in range(50):
+                    self.wfile.write(chunk)
+            except OSError:
+                pass
+        elif mode == "bomb":
+            global BOMB
+            with LOCK:
+                if BOMB is None:
+                    BOMB = gzip.compress(b"\0" * (200 << 20), 9)
+            self.send(200, BOMB, "application/atom+xml",
+                      {"Content-Encoding": "gzip"})
         elif mode == "key":
             if key == "test-key":
                 self.recorded(self.path)

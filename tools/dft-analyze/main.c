@@ -620,6 +620,32 @@ parse_opts(int argc, char **argv, struct opts *o)
 				"--partial writes a record, not a table");
 }
 
+/*
+ * The table for a terminal: control characters that came from trace
+ * strings (escape sequences) are shown as \xHH, not sent.
+ */
+static void
+table_visible(struct agg *a, const struct run_info *ri,
+	      struct results *res)
+{
+	char *text = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&text, &n);
+	struct dft_buf v;
+
+	if (m == NULL)
+		dft_die("out of memory");
+	out_table(m, a, ri, res);
+	if (fclose(m) != 0)
+		dft_die("out of memory");
+	dft_buf_init(&v);
+	dft_buf_add_visible(&v, text, n, 1);
+	if (fwrite(v.s, 1, v.len, stdout) != v.len)
+		dft_die("write error:");
+	dft_buf_release(&v);
+	free(text);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -764,7 +790,7 @@ main(int argc, char **argv)
 			agg_finalize(&a);
 			rules_run(&a, &ri, &res);
 			if (o.table)
-				out_table(stdout, &a, &ri, &res);
+				table_visible(&a, &ri, &res);
 			else
 				out_records(stdout, &a, &ri, &res);
 		}

@@ -23,6 +23,7 @@ struct opts {
 	int copy;		/* --copy */
 	int no_submodules;	/* --no-submodules */
 	int print_app_name;	/* --print-app-name */
+	int allow_file_submodules;	/* --allow-file-submodules */
 };
 
 /* run.c: what a failure removes, signals, messages */

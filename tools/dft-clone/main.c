@@ -38,7 +38,8 @@
 
 static const char usage_text[] =
 	"usage: dft-clone [-w root] [-r ref] [-n name] [--copy] "
-	"[--no-submodules] url\n"
+	"[--no-submodules]\n"
+	"                 [--allow-file-submodules] url\n"
 	"       dft-clone [-w root] --resume run_id [url]\n"
 	"       dft-clone --print-app-name url\n";
 
@@ -56,6 +57,8 @@ static const char help_text[] =
 	"repository\n"
 	"      --no-submodules    do not fetch submodules (listed as "
 	"skipped)\n"
+	"      --allow-file-submodules  check out submodules with file:// "
+	"URLs\n"
 	"      --resume run_id    reopen a workspace: app/stamp, stamp with "
 	"url, app\n"
 	"      --print-app-name   print the application name for url and "
@@ -68,6 +71,7 @@ enum {
 	OPT_RESUME,
 	OPT_PRINT_APP_NAME,
 	OPT_NO_SUBMODULES,
+	OPT_ALLOW_FILE_SUBMODULES,
 };
 
 static const struct option long_options[] = {
@@ -78,6 +82,8 @@ static const struct option long_options[] = {
 	{ "resume", required_argument, NULL, OPT_RESUME },
 	{ "print-app-name", no_argument, NULL, OPT_PRINT_APP_NAME },
 	{ "no-submodules", no_argument, NULL, OPT_NO_SUBMODULES },
+	{ "allow-file-submodules", no_argument, NULL,
+	  OPT_ALLOW_FILE_SUBMODULES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
@@ -95,7 +101,8 @@ add_warnings(json_object *sess, json_object *subs)
 	for (size_t i = 0; i < json_object_array_length(subs); i++) {
 		json_object *s = json_object_array_get_idx(subs, i);
 
-		if (strcmp(dft_json_str(s, "status", ""), "failed") != 0)
+		if (strcmp(dft_json_str(s, "status", ""), "failed") != 0 &&
+		    strcmp(dft_json_str(s, "status", ""), "refused") != 0)
 			continue;
 		char *m = dft_xasprintf("submodule '%s' from '%s' could not "
 		    "be fetched (%s); the workspace has no copy of it",
@@ -555,6 +562,9 @@ main(int argc, char **argv)
 			break;
 		case OPT_NO_SUBMODULES:
 			o.no_submodules = 1;
+			break;
+		case OPT_ALLOW_FILE_SUBMODULES:
+			o.allow_file_submodules = 1;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

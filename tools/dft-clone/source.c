@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@ struct clone_ctx {
 	struct dft_progress checkout;
 	int fetch_started;
 	int cred_tries;
+	int allow_file;		/* --allow-file-submodules */
 };
 
 /* ---- libgit2 callbacks --------------------------------------------------- */
@@ -254,6 +256,20 @@ update_submodules(git_repository *repo, const char *prefix,
 		path = dft_xasprintf("%s%s", prefix,
 				     rc == 0 ? git_submodule_path(sm)
 					     : ns.v[i]);
+		/* as git since 2.38.1 (protocol.file.allow=user): a
+		 * repository must not make us read local files */
+		if (rc == 0 && !c->allow_file && git_submodule_url(sm) &&
+		    strncasecmp(git_submodule_url(sm), "file:", 5) == 0) {
+			static const char why[] = "a file:// submodule is "
+				"refused (use --allow-file-submodules)";
+
+			dft_warn("submodule '%s' from '%s': %s", path,
+				 git_submodule_url(sm), why);
+			json_object_object_add(rec, "error", dft_jstr(why));
+			status = "refused";
+			failed++;
+			goto record;
+		}
 		/*
 		 * libgit2 1.5 checks the submodule's path relative to the
 		 * working directory of the process, so run from the
@@ -285,6 +301,7 @@ update_submodules(git_repository *repo, const char *prefix,
 		} else {
 			head_info(sub, hex, sizeof(hex), NULL);
 		}
+record:
 		json_object_object_add(rec, "path", dft_jstr(path));
 		json_object_object_add(rec, "url", dft_jstr(
 		    sm != NULL ? git_submodule_url(sm) : NULL));
@@ -347,6 +364,7 @@ clone_git(const char *url, const char *src, const struct opts *o,
 	int rc, failed;
 
 	memset(&c, 0, sizeof(c));
+	c.allow_file = o->allow_file_submodules;
 	git_clone_options_init(&co, GIT_CLONE_OPTIONS_VERSION);
 	/*
 	 * A file:// URL is copied like a local path (hard links where

@@ -133,12 +133,44 @@ vfmt(const char *fmt, va_list ap)
 	return s;
 }
 
-/* One line of Markdown never spans lines: newlines become spaces. */
+/*
+ * Text for Markdown that came from records (trace strings, names): control
+ * characters shown as \xHH (dft_buf_add_visible), and outside `code`
+ * spans '<' and '&' as entities so no raw HTML reaches a renderer; '|'
+ * escaped in a table cell. One line never spans lines: newlines become
+ * spaces.
+ */
+static void
+md_text(struct dft_buf *b, const char *s, int cell)
+{
+	struct dft_buf v;
+	int code = 0;
+
+	dft_buf_init(&v);
+	dft_buf_add_visible(&v, s, strlen(s), 0);
+	for (size_t i = 0; i < v.len; i++) {
+		char c = v.s[i];
+
+		if (c == '`')
+			code = !code;
+		if (c == '\r')
+			dft_buf_addc(b, ' ');
+		else if (cell && c == '|')
+			dft_buf_adds(b, "\\|");
+		else if (!code && c == '<')
+			dft_buf_adds(b, "&lt;");
+		else if (!code && c == '&')
+			dft_buf_adds(b, "&amp;");
+		else
+			dft_buf_addc(b, c);
+	}
+	dft_buf_release(&v);
+}
+
 static void
 md_line(struct dft_buf *b, const char *s)
 {
-	for (; *s != '\0'; s++)
-		dft_buf_addc(b, *s == '\n' || *s == '\r' ? ' ' : *s);
+	md_text(b, s, 0);
 }
 
 void
@@ -243,12 +275,8 @@ doc_uli(struct doc *d, const char *fmt, ...)
 static void
 md_cell(struct dft_buf *b, const char *s)
 {
-	for (; s != NULL && *s != '\0'; s++) {
-		if (*s == '|')
-			dft_buf_adds(b, "\\|");
-		else
-			dft_buf_addc(b, *s == '\n' ? ' ' : *s);
-	}
+	if (s != NULL)
+		md_text(b, s, 1);
 }
 
 void

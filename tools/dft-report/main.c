@@ -1448,7 +1448,8 @@ step_timings(struct doc *d, struct run *r, const char *ws)
 			v[n++] = json_object_array_get_idx(file, i);
 		}
 	}
-	qsort(v, n, sizeof(*v), step_cmp);
+	if (n > 1)	/* v is NULL without steps: not for qsort */
+		qsort(v, n, sizeof(*v), step_cmp);
 	doc_blank(d);
 	doc_h(d, 2, "Step Timings");
 	doc_table(d, 4, head);
