@@ -589,13 +589,14 @@ interrupt_smoke() {
 @test "optimize applies an L2 action, reruns, compares and records the iteration" {
 	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson"
 	w=$(ws)
-	# the bundled catalogue plus one harmless L2 strategy for small writes
 	# the bundled catalogue without the tuning library's actions (they
-	# would take the proposal slots and iterations this test is about)
+	# would take the proposal slots and iterations this test is about),
+	# plus one harmless L2 strategy for the sample's first finding
+	# (metadata: the opens of scan_metadata)
 	grep -vF '"LD_PRELOAD":"{tune_lib}"' "$REPO/share/dft/proposals.ndjson" >"$cat"
-	printf '%s\n' '{"type":"strategy","v":1,"id":"small_write.L2.test","class":"small_write","level":"L2","title":"A harmless variable","change":"Set DFT_TEST_NOOP=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_NOOP":"1"},"privilege":"none","rollback":{"env_unset":["DFT_TEST_NOOP"]}}}' >>"$cat"
+	printf '%s\n' '{"type":"strategy","v":1,"id":"metadata.L2.test","class":"metadata","level":"L2","title":"A harmless variable","change":"Set DFT_TEST_NOOP=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_NOOP":"1"},"privilege":"none","rollback":{"env_unset":["DFT_TEST_NOOP"]}}}' >>"$cat"
 	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 3 -w "$ROOT1" sample
-	assert_line --partial "iteration 1: applying L2 small_write.L2.test"
+	assert_line --partial "iteration 1: applying L2 metadata.L2.test"
 	assert_line --regexp '^Iter 1: resolved=[0-9]+ bottlenecks, new=[0-9]+, completion [0-9.e+-]+ s ±[0-9.]+ % → [0-9.e+-]+ s ±[0-9.]+ % \([-+][0-9.]+ %, p = [0-9.e-]+\): (improved|regressed|unchanged)'
 	assert_line --regexp '^Optimization loop ended after [1-3] iterations: (EXHAUSTED|CONVERGED|REGRESSED)$'
 	assert_line --regexp '^ITER \| change +\| median_s +\| test +\| decision$'
@@ -603,12 +604,12 @@ interrupt_smoke() {
 	run -0 jq -r 'select(.type == "iteration" and .iteration == 1)
 		| [.status, (.applied | map(.id) | join(",")), (.not_applicable | length > 0)] | @tsv' \
 		"$w/records/pipeline.ndjson"
-	assert_output --regexp '^(accepted|rolled_back)	small_write.L2.test	true$'
+	assert_output --regexp '^(accepted|rolled_back)	metadata.L2.test	true$'
 	grep -q "export DFT_TEST_NOOP='1'" "$w/runs/opt1/record/run.sh"
 	[ -f "$w/runs/opt1/from_annotated.record.diff" ]
 	grep -q DFT_TEST_NOOP "$w/runs/opt1/from_annotated.record.diff"
 	run -0 jq -r 'select(.type == "verdict") | .applied | join(",")' "$w/opt1/records/compare.ndjson"
-	assert_output small_write.L2.test
+	assert_output metadata.L2.test
 	# the report has the iteration table
 	run -0 grep -c '^| 1 |' "$w/session_report.md"
 }
@@ -1136,14 +1137,14 @@ PY
 	# the bundled catalogue without the tuning library's actions (they
 	# would take the proposal slots and iterations this test is about)
 	grep -vF '"LD_PRELOAD":"{tune_lib}"' "$REPO/share/dft/proposals.ndjson" >"$cat"
-	printf '%s\n' '{"type":"strategy","v":1,"id":"small_write.L2.mpiio_test","class":"small_write","level":"L2","title":"A harmless MPI-IO variable","change":"Set DFT_TEST_MPIIO=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_MPIIO":"1"},"requires":["MPI-IO"],"privilege":"none","rollback":{"env_unset":["DFT_TEST_MPIIO"]}}}' >>"$cat"
+	printf '%s\n' '{"type":"strategy","v":1,"id":"metadata.L2.mpiio_test","class":"metadata","level":"L2","title":"A harmless MPI-IO variable","change":"Set DFT_TEST_MPIIO=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_MPIIO":"1"},"requires":["MPI-IO"],"privilege":"none","rollback":{"env_unset":["DFT_TEST_MPIIO"]}}}' >>"$cat"
 	printf '%s\n' '{"type":"function","v":1,"name":"never_called","io_apis":["mpiio:MPI_File_write_all"]}' \
 		>>"$w/records/08_funcs.ndjson"
 	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 1 -w "$ROOT1" sample
-	assert_line --partial "not applicable here: small_write.L2.mpiio_test (no function the run executed calls MPI-IO)"
-	refute_line --partial "applying L2 small_write.L2.mpiio_test"
+	assert_line --partial "not applicable here: metadata.L2.mpiio_test (no function the run executed calls MPI-IO)"
+	refute_line --partial "applying L2 metadata.L2.mpiio_test"
 	printf '%s\n' '{"type":"function","v":1,"name":"write_records","io_apis":["mpiio:MPI_File_write_all"]}' \
 		>>"$w/records/08_funcs.ndjson"
 	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 1 -w "$ROOT1" sample
-	assert_line --regexp '^  iteration 1: applying .*L2 small_write\.L2\.mpiio_test'
+	assert_line --regexp '^  iteration 1: applying .*L2 metadata\.L2\.mpiio_test'
 }
