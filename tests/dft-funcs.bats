@@ -408,3 +408,18 @@ main 2 Loader::Loader"
 	run -0 bash -c "dft-cost out | jq -r 'select(.name == \"Loader\") | \"\(.decision.annotate) \(.decision.rule) \(.decision.comp)\"'"
 	assert_output "true io-reach cpu"
 }
+
+@test "without a compile database the language follows the suffix: .cc is C++, .h is C" {
+	local d="$BATS_TEST_TMPDIR/lang"
+	mkdir -p "$d"
+	printf 'int f(void) { return 0; }\n' >"$d/a.cc"
+	printf 'int g(void);\nstatic inline int g2(void) { return 1; }\n' >"$d/b.h"
+	printf 'int h(void) { return 2; }\n' >"$d/c.c"
+	printf 'int k(void) { return 3; }\n' >"$d/e.hpp"
+	run -0 bash -o pipefail -c "dft-funcs -r '$d' '$d/a.cc' '$d/b.h' '$d/c.c' '$d/e.hpp' |
+		jq -r 'select(.type == \"function\") | \"\(.file) \(.language)\"'"
+	assert_line "a.cc cpp"
+	assert_line "b.h c"
+	assert_line "c.c c"
+	assert_line "e.hpp cpp"
+}

@@ -124,8 +124,12 @@ default_args(const char *abs, const struct opts *o, const char **lang)
 	char *dir = dft_xstrdup(abs), *inc;
 
 	*strrchr(dir, '/') = '\0';
-	for (i = 2; dft_c_suffixes[i]; i++)	/* all but .c and .h */
+	/* C++ by its suffix: every C/C++ suffix but the C ones (.c .h .i),
+	 * tested by name, not by position in the list */
+	for (i = 0; dft_c_suffixes[i]; i++)
 		if (dft_has_suffix(abs, dft_c_suffixes[i]) &&
+		    strcmp(dft_c_suffixes[i], ".c") != 0 &&
+		    strcmp(dft_c_suffixes[i], ".h") != 0 &&
 		    strcmp(dft_c_suffixes[i], ".i") != 0)
 			cxx = 1;
 	for (i = 0; i < o->nextra; i++) {
