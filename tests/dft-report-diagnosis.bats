@@ -83,6 +83,30 @@ EOT
 	run -0 grep -F -- "- Files: /data/run/entries (2.700 s), /data/run/index (0.050 s) and $(jq -r 'select(.id == "B1") | .files_more' "$D") more" s.md
 }
 
+@test "--functions FILE gives file:line without passing its records through" {
+	local fn
+	# the records without their function records, which go to a file
+	jq -c 'select(.type != "function")' "$D" >nofn.ndjson
+	jq -c 'select(.type == "function")' "$D" >funcs.ndjson
+	fn=$(jq -r 'select(.type == "function" and .name == "scan_metadata")
+		| "\(.file | split("/") | last):\(.name_pos.line)"' "$D")
+	# without them the finding's function has no file:line
+	run -0 dft-report -o plain.md --no-html nofn.ndjson
+	section plain.md >plain.s
+	run -1 grep -F "scan_metadata ($fn)" plain.s
+	set -o pipefail
+	dft-report -o r.md --no-html --functions funcs.ndjson nofn.ndjson >out.ndjson
+	section r.md >s.md
+	grep -F -- "- Functions: scan_metadata ($fn) 95 %" s.md
+	# stdout is the input stream, without the function records
+	diff <(jq -c 'select(.type != "report" and (.type != "step" or .step != "report"))' out.ndjson) \
+		<(jq -c . nofn.ndjson)
+	# a missing file is bad input named on stderr; the report is still written
+	run -1 --separate-stderr dft-report -o x.md --no-html --functions nope.ndjson nofn.ndjson
+	[[ "$stderr" == *"cannot open 'nope.ndjson'"* ]]
+	[ -s x.md ]
+}
+
 @test "the proposal is the one whose first citation scores highest, else the best paper" {
 	run -0 dft-report -o r.md --no-html "$D"
 	section r.md >s.md

@@ -25,6 +25,7 @@ struct opts {
 	int no_html;
 	const char *workspace;
 	int counts;
+	const char *functions;
 };
 
 /* One analysis: a summary and what followed it. */
@@ -54,7 +55,8 @@ struct run {
 
 static const char usage_text[] =
 	"usage: dft-report [-o FILE] [--html FILE | --no-html] "
-	"[--workspace DIR] [--counts] [file ...]\n"
+	"[--workspace DIR] [--counts]\n"
+	"                  [--functions FILE] [file ...]\n"
 	"       dft-report -h | --help | -V | --version\n";
 
 static void
@@ -219,6 +221,23 @@ process_stream(struct dft_reader *rd, void *ctx)
 		if (!counts_only)
 			dft_pass(stdout, rd);
 		collect(r, rec);
+		json_object_put(rec);
+	}
+	return rc < 0 ? DFT_EXIT_FATAL : DFT_EXIT_OK;
+}
+
+/* --functions FILE: function records that give findings their file:line.
+ * They are read, not passed through (they are not this run's history). */
+static int
+function_stream(struct dft_reader *rd, void *ctx)
+{
+	struct run *r = ctx;
+	json_object *rec;
+	int rc;
+
+	while ((rc = dft_reader_next(rd, &rec)) == 1) {
+		if (strcmp(dft_record_type(rec), "function") == 0)
+			diag_collect(&r->diag, rec);
 		json_object_put(rec);
 	}
 	return rc < 0 ? DFT_EXIT_FATAL : DFT_EXIT_OK;
@@ -1758,6 +1777,7 @@ main(int argc, char **argv)
 		{ "no-html", no_argument, NULL, 257 },
 		{ "workspace", required_argument, NULL, 258 },
 		{ "counts", no_argument, NULL, 259 },
+		{ "functions", required_argument, NULL, 260 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1782,6 +1802,7 @@ main(int argc, char **argv)
 		case 257: o.no_html = 1; break;
 		case 258: o.workspace = optarg; break;
 		case 259: o.counts = 1; break;
+		case 260: o.functions = optarg; break;
 		case 'h': usage(0); break;
 		case 'V': dft_print_version(); return 0;
 		default: usage(DFT_EXIT_FATAL);
@@ -1798,11 +1819,20 @@ main(int argc, char **argv)
 	if (!o.counts)
 		dft_step_begin(&stp, "report");
 	run_init(&r);
+	if (o.functions != NULL) {
+		char *fa[] = { (char *)o.functions, NULL };
+
+		status = dft_each_input(1, fa, function_stream, &r);
+		if (status == DFT_EXIT_FATAL)
+			return status;
+	} else {
+		status = DFT_EXIT_OK;
+	}
 	if (o.workspace != NULL && argc - optind == 0)
-		status = read_workspace(&r, o.workspace);
+		status = dft_worst(status, read_workspace(&r, o.workspace));
 	else
-		status = dft_each_input(argc - optind, argv + optind,
-					process_stream, &r);
+		status = dft_worst(status, dft_each_input(argc - optind,
+				   argv + optind, process_stream, &r));
 
 	if (o.counts) {
 		run_counts(&r, &cnt);
