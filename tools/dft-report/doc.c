@@ -331,3 +331,52 @@ doc_html(struct doc *d, const char *s)
 	doc_end_list(d);
 	dft_buf_adds(&d->html, s);
 }
+
+static const char css[] =
+	"body{font-family:sans-serif;max-width:980px;margin:2em auto;"
+	"color:#222;line-height:1.45}\n"
+	"table{border-collapse:collapse;margin:.5em 0}\n"
+	"th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;"
+	"vertical-align:top}\n"
+	"th{background:#f2f4f7}\n"
+	"code{background:#f2f4f7;padding:0 3px}\n"
+	"figure{margin:1em 0}\n"
+	"figcaption{font-weight:bold;margin-bottom:.3em}\n"
+	"svg text{font-family:sans-serif;font-size:11px;fill:#333}\n"
+	"svg text.axis{fill:#777}\n"
+	"svg .ax{stroke:#999;stroke-width:1}\n"
+	"svg .lane{fill:#f4f5f7}\n"
+	".notrun{color:#888;font-style:italic}\n";
+
+/* Writes the Markdown to md_path and, unless html_path is NULL, the HTML
+ * page (the body, a title and the style sheet) to html_path. */
+int
+doc_write(struct doc *d, const char *md_path, const char *html_path,
+	  const char *title)
+{
+	struct dft_buf h;
+	int ret = 0;
+
+	if (dft_write_file_atomic(md_path, d->md.s, d->md.len) != 0) {
+		dft_warn("cannot write '%s':", md_path);
+		ret = DFT_EXIT_FATAL;
+	}
+	if (html_path == NULL)
+		return ret;
+	dft_buf_init(&h);
+	dft_buf_adds(&h, "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/"
+		     "1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\""
+		     "/>\n<title>");
+	html_escape(&h, title);
+	dft_buf_adds(&h, "</title>\n<style>\n");
+	dft_buf_adds(&h, css);
+	dft_buf_adds(&h, "</style>\n</head>\n<body>\n");
+	dft_buf_add(&h, d->html.s, d->html.len);
+	dft_buf_adds(&h, "</body>\n</html>\n");
+	if (dft_write_file_atomic(html_path, h.s, h.len) != 0) {
+		dft_warn("cannot write '%s':", html_path);
+		ret = DFT_EXIT_FATAL;
+	}
+	dft_buf_release(&h);
+	return ret;
+}
