@@ -22,16 +22,16 @@
  * later runs use to rank proposals that worked here first.
  *
  * It does not apply anything: actions are data for dft-pipeline.
+ *
+ * main.c holds the options, the stream and the work on one bottleneck;
+ * box.c prints the proposal box, learn.c keeps the learning store and
+ * writes --learn's records; catalogue.c, rank.c and search.c as named.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "papers.h"
 
@@ -214,11 +214,6 @@ ensure_context(struct state *st)
 }
 
 /* ---- ranking ----------------------------------------------------------- */
-
-struct cand {
-	const struct paper *p;
-	struct relevance r;
-};
 
 static int
 cand_cmp(const void *a, const void *b)
@@ -584,132 +579,6 @@ emit_proposals(struct state *st, json_object *b, const struct bclass *bc,
 	}
 }
 
-/* ---- the proposal box (user-facing-formats.md section 5) --------------- */
-
-#define BOX_W 59
-
-static size_t
-u8len(const char *s, size_t n)
-{
-	size_t w = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (((unsigned char)s[i] & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
-static void
-box_rule(const char *l, const char *r)
-{
-	fputs(l, stdout);
-	for (int i = 0; i < BOX_W + 2; i++)
-		fputs("─", stdout);
-	fputs(r, stdout);
-	fputc('\n', stdout);
-}
-
-/* One logical line, wrapped at spaces to the box width. */
-static void
-box_line(const char *text)
-{
-	const char *p = text;
-
-	do {
-		size_t n = strlen(p), cut = n, w;
-
-		if (u8len(p, n) > BOX_W) {
-			size_t i = 0, cols = 0, lastsp = 0;
-
-			while (p[i] != '\0' && cols < BOX_W) {
-				if (p[i] == ' ')
-					lastsp = i;
-				i++;
-				while (((unsigned char)p[i] & 0xC0) == 0x80)
-					i++;
-				cols++;
-			}
-			cut = lastsp > 0 ? lastsp : i;
-		}
-		w = u8len(p, cut);
-		fputs("│ ", stdout);
-		fwrite(p, 1, cut, stdout);
-		for (size_t i = w; i < BOX_W; i++)
-			fputc(' ', stdout);
-		fputs(" │\n", stdout);
-		p += cut;
-		while (*p == ' ')
-			p++;
-	} while (*p != '\0');
-}
-
-static char *
-authors_short(const struct paper *p)
-{
-	if (p->nauthors == 0)
-		return dft_xstrdup("unknown authors");
-	if (p->nauthors == 1)
-		return dft_xstrdup(p->authors[0]);
-	if (p->nauthors == 2)
-		return dft_xasprintf("%s and %s", p->authors[0],
-				     p->authors[1]);
-	return dft_xasprintf("%s et al.", p->authors[0]);
-}
-
-static void
-print_box(json_object *b, const struct cand *best, const char *caveat,
-	  const char *unsupported, json_object *lines[3])
-{
-	static const char *const names[3] = { "L1 (application)",
-		"L2 (middleware)", "L3 (filesystem)" };
-	char *s;
-
-	box_rule("┌", "┐");
-	s = dft_xasprintf("OPTIMIZATION PROPOSAL — %s (%s)",
-			  dft_json_str(b, "metric", "?"),
-			  dft_json_str(b, "label", "?"));
-	box_line(s);
-	free(s);
-	box_rule("├", "┤");
-	if (unsupported != NULL) {
-		box_line(unsupported);
-		box_rule("└", "┘");
-		return;
-	}
-	{
-		char *au = authors_short(best->p);
-
-		s = dft_xasprintf("Evidence: %s, %s, %d", best->p->title, au,
-				  best->p->year);
-		box_line(s);
-		free(s);
-		free(au);
-	}
-	s = dft_xasprintf("URL: %s", best->p->url != NULL ? best->p->url :
-			  "(none)");
-	box_line(s);
-	free(s);
-	s = dft_xasprintf("Relevance score: %d/100 (bottleneck=%d, system=%d,"
-			  " age=%d)", best->r.total, best->r.bottleneck,
-			  best->r.system, best->r.recency);
-	box_line(s);
-	free(s);
-	if (caveat != NULL)
-		box_line(caveat);
-	box_rule("├", "┤");
-	for (int l = 0; l < 3; l++) {
-		const char *first = lines[l] != NULL ?
-			json_object_get_string(json_object_array_get_idx(
-				lines[l], 0)) : "nothing applicable in the "
-			"catalogue";
-
-		s = dft_xasprintf("%s: %s", names[l], first);
-		box_line(s);
-		free(s);
-	}
-	box_rule("└", "┘");
-}
-
 /* ---- one bottleneck ---------------------------------------------------- */
 
 /*
@@ -917,147 +786,6 @@ out:
 	free(c);
 	free(caveat);
 	free(unsupported);
-}
-
-/* ---- --learn ------------------------------------------------------------ */
-
-/*
- * The learn record of one applied proposal: from its proposal record when
- * the stream has it, else from the id itself ("B1.small_io.L2.cb" or the
- * strategy id "small_io.L2.cb", as dft-pipeline passes to --applied).
- */
-static json_object *
-learn_record(struct state *st, const char *id, json_object *p,
-	     json_object *verdict)
-{
-	json_object *o, *cites = json_object_new_array(), *pc;
-	const char *outcome = dft_json_str(verdict, "verdict", "unchanged");
-	const char *ctx = dft_json_str(p, "context", NULL);
-	char *strategy, *cls, *dot;
-
-	if (p != NULL && dft_json_str(p, "strategy", NULL) != NULL) {
-		strategy = dft_xstrdup(dft_json_str(p, "strategy", ""));
-	} else {
-		const char *s = id;
-
-		if (s[0] == 'B' && strchr(s, '.') != NULL &&
-		    strspn(s + 1, "0123456789") == (size_t)(strchr(s, '.') -
-							    s - 1))
-			s = strchr(s, '.') + 1;
-		strategy = dft_xstrdup(s);
-	}
-	cls = dft_xstrdup(dft_json_str(p, "class", strategy));
-	if (p == NULL || dft_json_str(p, "class", NULL) == NULL) {
-		dot = strchr(cls, '.');
-		if (dot != NULL)
-			*dot = '\0';
-	}
-	if (strstr(strategy, ".L1.") == NULL &&
-	    strstr(strategy, ".L2.") == NULL &&
-	    strstr(strategy, ".L3.") == NULL) {
-		dft_warn("--learn: '%s' is not a proposal or strategy id", id);
-		free(strategy);
-		free(cls);
-		json_object_put(cites);
-		return NULL;
-	}
-	if (json_object_object_get_ex(p, "citations", &pc))
-		for (size_t k = 0; k < json_object_array_length(pc); k++) {
-			json_object *c = json_object_array_get_idx(pc, k);
-
-			json_object_array_add(cites, dft_jstr(dft_json_str(c,
-				"doi", dft_json_str(c, "arxiv", NULL))));
-		}
-	o = json_object_new_object();
-	json_object_object_add(o, "type", dft_jstr("learn"));
-	json_object_object_add(o, "v", dft_jint(1));
-	json_object_object_add(o, "class", dft_jstr(cls));
-	json_object_object_add(o, "strategy", dft_jstr(strategy));
-	json_object_object_add(o, "metric", dft_jstr(dft_json_str(p, "metric",
-								  NULL)));
-	json_object_object_add(o, "context", dft_jstr(ctx != NULL ? ctx :
-						      st->ctx.key));
-	json_object_object_add(o, "proposal", dft_jstr(id));
-	json_object_object_add(o, "outcome", dft_jstr(outcome));
-	json_object_object_add(o, "citations", cites);
-	json_object_object_add(o, "run", dft_jstr(dft_json_str(verdict, "after",
-							       NULL)));
-	json_object_object_add(o, "at", dft_jstr(st->now_iso));
-	free(strategy);
-	free(cls);
-	return o;
-}
-
-static void
-learn_add(struct dft_buf *b, json_object *o)
-{
-	if (o == NULL)
-		return;
-	dft_buf_adds(b, json_object_to_json_string_ext(o,
-		JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-	dft_buf_addc(b, '\n');
-	json_object_put(o);
-}
-
-static int
-learn_append(struct state *st)
-{
-	char *path = st->o->store != NULL ? dft_xstrdup(st->o->store) :
-		     learn_default_path();
-	char *dir = dft_xstrdup(path);
-	char *slash = strrchr(dir, '/');
-	struct dft_buf b;
-	int fd, ret = 0;
-	size_t nv = json_object_array_length(st->verdicts);
-
-	dft_buf_init(&b);
-	for (size_t i = 0; i < nv; i++) {
-		json_object *v = json_object_array_get_idx(st->verdicts, i);
-		json_object *applied = NULL, *listed = json_object_new_object();
-
-		if (json_object_object_get_ex(v, "applied", &applied) &&
-		    json_object_is_type(applied, json_type_array))
-			for (size_t k = 0; k < json_object_array_length(applied);
-			     k++) {
-				const char *id = json_object_get_string(
-					json_object_array_get_idx(applied, k));
-				json_object *p = NULL;
-
-				if (id == NULL || *id == '\0' ||
-				    json_object_object_get_ex(listed, id, NULL))
-					continue;
-				json_object_object_add(listed, id, NULL);
-				json_object_object_get_ex(st->proposals, id, &p);
-				learn_add(&b, learn_record(st, id, p, v));
-			}
-		json_object_object_foreach(st->proposals, id, p) {
-			if (!dft_json_bool(p, "applied", 0) ||
-			    json_object_object_get_ex(listed, id, NULL))
-				continue;
-			learn_add(&b, learn_record(st, id, p, v));
-		}
-		json_object_put(listed);
-	}
-	if (b.len == 0)
-		goto out;
-	if (slash != NULL) {
-		*slash = '\0';
-		(void)dft_mkdir_p(dir, 0755);
-	}
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	if (fd < 0 || write(fd, b.s, b.len) != (ssize_t)b.len) {
-		dft_warn("cannot write the learning store '%s':", path);
-		ret = DFT_EXIT_FATAL;
-	}
-	if (fd >= 0 && close(fd) != 0 && ret == 0) {
-		dft_warn("cannot write the learning store '%s':", path);
-		ret = DFT_EXIT_FATAL;
-	}
-out:
-	dft_buf_release(&b);
-	free(dir);
-	free(path);
-	return ret;
 }
 
 /* ---- the stream --------------------------------------------------------- */
@@ -1355,7 +1083,8 @@ main(int argc, char **argv)
 				&st);
 	if (o.learn) {
 		ensure_context(&st);
-		status = dft_worst(status, learn_append(&st));
+		status = dft_worst(status, learn_append(o.store, st.ctx.key, st.now_iso,
+						    st.proposals, st.verdicts));
 	}
 	if (!o.box)
 		dft_emit_put(stdout, dft_step_end(&step, status == 0 ? "ok" :

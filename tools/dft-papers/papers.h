@@ -80,6 +80,12 @@ struct relevance {
 	int bottleneck, system, recency, total, age;
 };
 
+/* A paper and its relevance to one bottleneck. */
+struct cand {
+	const struct paper *p;
+	struct relevance r;
+};
+
 /* catalogue.c */
 int catalogue_load(struct catalogue *c, const char *bib_path,
 		   const char *cat_path);
@@ -145,6 +151,14 @@ void learn_release(struct learn_store *s);
 const struct learn_count *learn_find(const struct learn_store *s,
 				     const char *cls, const char *strategy,
 				     const char *context);
+int learn_append(const char *store, const char *ctx_key, const char *now_iso,
+		 json_object *proposals, json_object *verdicts);
+
+/* box.c: the box of bottleneck b on standard output: with unsupported,
+ * that text alone; else the best paper (and caveat) and the first
+ * proposal text of each level (lines[l] NULL: nothing applicable). */
+void print_box(json_object *b, const struct cand *best, const char *caveat,
+	       const char *unsupported, json_object *lines[3]);
 
 /* text helpers (rank.c) */
 char *norm_title(const char *t);	/* lower-case alphanumerics, caller frees */
