@@ -148,7 +148,7 @@ int dft_mpi_rank(void);
 void dft_md5(const void *data, size_t len, unsigned char out[16]);
 void dft_hash16(const char *s, size_t len, char out[17]);
 
-/* core.c */
+/* core.c (state, paths, lifecycle) and writer.c (threads, event lines) */
 uint64_t dft_now(void);
 struct dft_thread *dft_thread_new(struct dft_thread *t);
 extern unsigned dft_gen;

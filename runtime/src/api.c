@@ -1,0 +1,388 @@
+/*
+ * api.c - the dftracer C API of the bundled runtime: regions
+ * (initialize_region/finalize_region and their metadata, behind
+ * DFTRACER_C_FUNCTION_START/END), the INIT/FINI entry points
+ * (initialize_main, initialize_no_bind, finalize) and the extras of the
+ * Python package.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../include/dftracer/dftracer.h"
+#include "internal.h"
+#include "core.h"
+
+/* ---- regions (the dftracer C API) --------------------------------------- */
+
+/* Appends a rendered pair whose key part (,"key":) is klen bytes long,
+ * replacing an earlier pair with the same key. */
+static void region_args_add(struct dft_region *r, const char *frag, size_t n,
+			    size_t klen)
+{
+	size_t i;
+
+	for (i = 0; i < r->npairs; i++) {
+		size_t s = r->poff[i];
+		size_t e = i + 1 < r->npairs ? r->poff[i + 1] : r->alen;
+
+		if (e - s >= klen && memcmp(r->args + s, frag, klen) == 0) {
+			memmove(r->args + s, r->args + e, r->alen - e);
+			r->alen -= e - s;
+			for (size_t j = i + 1; j < r->npairs; j++)
+				r->poff[j - 1] = r->poff[j] - (e - s);
+			r->npairs--;
+			break;
+		}
+	}
+	if (r->npairs == r->pcap) {
+		size_t cap = r->pcap ? r->pcap * 2 : 8;
+		size_t *p = realloc(r->poff, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		r->poff = p;
+		r->pcap = cap;
+	}
+	if (r->alen + n + 1 > r->acap) {
+		size_t cap = r->acap ? r->acap * 2 : 128;
+		char *p;
+
+		while (cap < r->alen + n + 1)
+			cap *= 2;
+		p = realloc(r->args, cap);
+		if (!p)
+			return;
+		r->args = p;
+		r->acap = cap;
+	}
+	r->poff[r->npairs++] = r->alen;
+	memcpy(r->args + r->alen, frag, n);
+	r->alen += n;
+}
+
+/* Renders one ,"key":value pair through the thread's line scratch. */
+static void region_update(struct DFTracerData *d, const char *key,
+			  const char *sval, long long ival, double dval,
+			  int kind)
+{
+	struct dft_region *r = (struct dft_region *)d;
+	struct dft_thread *t;
+	size_t save, klen;
+
+	if (!r || !key || r->magic != DFT_R_FULL || r->meta || !G.metadata ||
+	    !dft_on_any || dft_guard)
+		return;
+	dft_guard++;
+	DFT_PENDING_CHECK();
+	t = dft_self();
+	if (!t) {
+		dft_guard--;
+		return;
+	}
+	save = t->n;
+	put_key(t, key);
+	klen = t->n - save;
+	if (kind == 0) {
+		put_i64(t, ival);
+	} else if (kind == 1) {
+		put_str(t, sval ? sval : "", 0);
+	} else {
+		char num[64];
+
+		snprintf(num, sizeof(num), "%.17g", dval);
+		if (strpbrk(num, "ni"))		/* nan, inf: not JSON */
+			strcpy(num, "null");
+		else if (!strpbrk(num, ".e"))	/* keep it a float */
+			strcat(num, ".0");
+		ev_raw(t, num, strlen(num));
+	}
+	if (!t->overflow)
+		region_args_add(r, t->line + save, t->n - save, klen);
+	t->n = save;
+	t->overflow = 0;
+	dft_guard--;
+}
+
+DFT_API struct DFTracerData *initialize_region(const char *name,
+					       const char *cat, int event_type)
+{
+	struct dft_region *r;
+	struct dft_thread *t;
+	int slot = -1;
+	uint64_t h = 0;
+
+	if (!dft_on_any)
+		return NULL;
+	/* called while the tracer works (a library the tracer itself uses,
+	 * a signal handler): pass through */
+	if (DFT_UNLIKELY(dft_guard))
+		return NULL;
+	dft_guard++;
+	DFT_PENDING_CHECK();
+	t = dft_self();
+	if (!t || !dft_on_any)
+		goto none;
+	if (!name)
+		name = "";
+	if (!cat)
+		cat = "";
+	if (G.throttle_calls && event_type != DF_METADATA_EVENT) {
+		h = fn_hash(name, cat);
+		slot = fn_slot(t, name, cat, h);
+		if (slot >= 0 && t->fns[slot].throttled) {
+			struct dft_aregion *a = malloc(sizeof(*a));
+
+			if (!a)
+				goto none;
+			a->pub.profiler = a;
+			a->magic = DFT_R_AGG;
+			a->slot = slot;
+			a->fhash = h;
+			a->t = t;
+			a->ts = dft_now();
+			dft_guard--;
+			return &a->pub;
+		}
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		goto none;
+	r->magic = DFT_R_FULL;
+	r->slot = slot;
+	r->fhash = h;
+	r->name = strdup(name);
+	r->cat = strdup(cat);
+	r->meta = event_type == DF_METADATA_EVENT;
+	if (!r->meta) {
+		r->id = dft_next_id();
+		r->level = t->depth + 1;
+		r->p_idx = top_id(t);
+		if (t->depth < DFT_DEPTH)
+			t->stack[t->depth] = r;
+		t->depth++;
+		r->ts = dft_now();
+	}
+	r->pub.profiler = r;
+	dft_guard--;
+	return &r->pub;
+none:
+	dft_guard--;
+	return NULL;
+}
+
+/* Formats a region's event into t->line; returns whether it has args. */
+int region_format(struct dft_thread *t, struct dft_region *r,
+			 uint64_t end)
+{
+	int args = ev_begin(t, r->id, r->name, r->cat, r->ts, end - r->ts);
+
+	if (args) {
+		DFT_LIT(t, ",\"p_idx\":");
+		put_i64(t, r->p_idx);
+		DFT_LIT(t, ",\"level\":");
+		put_i64(t, r->level);
+		if (r->alen)
+			ev_raw(t, r->args, r->alen);
+		DFT_LIT(t, "}}\n");
+	} else {
+		DFT_LIT(t, "}\n");
+	}
+	return args;
+}
+
+void region_emit(struct dft_thread *t, struct dft_region *r,
+			uint64_t end)
+{
+	region_format(t, r, end);
+	if (t->overflow) {
+		t->n = 0;
+		t->overflow = 0;
+		return;
+	}
+	commit(t);
+}
+
+DFT_API void finalize_region(struct DFTracerData *d)
+{
+	struct dft_region *r = (struct dft_region *)d;
+	struct dft_thread *t;
+	int quiet;
+
+	if (!r)
+		return;
+	if (r->magic == DFT_R_AGG) {
+		if (dft_on_any && !dft_guard) {
+			dft_guard++;
+			agg_add(t_self, (struct dft_aregion *)r);
+			dft_guard--;
+		}
+		free(r);
+		return;
+	}
+	/* inside the tracer (a signal handler that interrupted it): the
+	 * region is dropped, not written */
+	quiet = dft_guard || !dft_on_any;
+	dft_guard++;
+	if (!quiet)
+		DFT_PENDING_CHECK();
+	t = dft_self();
+	if (r->meta) {
+		if (t && !quiet && dft_on_any)
+			ev_meta(t, "CM", r->name, 0, r->cat);
+	} else {
+		uint64_t end = dft_now();
+
+		if (t && t->depth > 0)
+			t->depth--;
+		if (t && !quiet && dft_on_any && !r->emitted) {
+			region_emit(t, r, end);
+			if (G.throttle_calls)
+				fn_count(t, r, end - r->ts);
+		}
+	}
+	dft_guard--;
+	free(r->name);
+	free(r->cat);
+	free(r->args);
+	free(r->poff);
+	free(r);
+}
+
+DFT_API void finalize_region_cleanup(struct DFTracerData **d)
+{
+	if (d && *d) {
+		finalize_region(*d);
+		*d = NULL;
+	}
+}
+
+DFT_API void update_metadata_int(struct DFTracerData *d, const char *key,
+				 int value)
+{
+	region_update(d, key, NULL, value, 0, 0);
+}
+
+DFT_API void update_metadata_string(struct DFTracerData *d, const char *key,
+				    const char *value)
+{
+	region_update(d, key, value, 0, 0, 1);
+}
+
+DFT_API void update_metadata_int_type(struct DFTracerData *d, const char *key,
+				      int value, int type)
+{
+	if (type != MT_IGNORE)
+		region_update(d, key, NULL, value, 0, 0);
+}
+
+DFT_API void update_metadata_string_type(struct DFTracerData *d,
+					 const char *key, const char *value,
+					 int type)
+{
+	if (type != MT_IGNORE)
+		region_update(d, key, value, 0, 0, 1);
+}
+
+DFT_API void initialize_main(const char *log_file, const char *data_dirs,
+			     int *process_id)
+{
+	const char *mode = getenv("DFTRACER_INIT");
+
+	if (mode && *mode && strcmp(mode, "FUNCTION") != 0)
+		return;		/* PRELOAD: the preload library owns init */
+	dft_init(log_file, data_dirs, process_id, 1, "app");
+}
+
+DFT_API void initialize_no_bind(const char *log_file, const char *data_dirs,
+				int *process_id)
+{
+	const char *mode = getenv("DFTRACER_INIT");
+
+	if (mode && *mode && strcmp(mode, "FUNCTION") != 0)
+		return;
+	dft_init(log_file, data_dirs, process_id, 0, "app");
+}
+
+DFT_API void finalize(void)
+{
+	dft_fini();
+}
+
+/* ---- extras for the Python package (not in dftracer's header) ----------- */
+
+DFT_API int dft_rt_present(void)
+{
+	return DFT_RT_VERSION_INT;
+}
+
+DFT_API int dft_rt_active(void)
+{
+	return dft_on_any;
+}
+
+/* Initialises without interception (Python): suffix "app". */
+DFT_API void dft_rt_initialize(const char *log_file, const char *data_dirs,
+			       int process_id)
+{
+	int pid = process_id;
+
+	dft_init(log_file, data_dirs, &pid, 0, "app");
+}
+
+DFT_API unsigned long long dft_rt_get_time(void)
+{
+	return dft_now();
+}
+
+DFT_API void dft_rt_update_double(struct DFTracerData *d, const char *key,
+				  double value)
+{
+	region_update(d, key, NULL, 0, value, 2);
+}
+
+/* A complete event with explicit times; args is a rendered fragment of
+ * ,"key":value pairs (may be NULL). */
+DFT_API void dft_rt_log_event(const char *name, const char *cat,
+			      unsigned long long ts, unsigned long long dur,
+			      const char *args)
+{
+	struct dft_thread *t;
+	int a;
+
+	if (!dft_on_any || dft_guard)
+		return;
+	dft_guard++;
+	DFT_PENDING_CHECK();
+	if ((t = dft_self()) && dft_on_any) {
+		a = ev_begin(t, dft_next_id(), name ? name : "",
+			     cat ? cat : "", ts, dur);
+		if (a) {
+			ev_plevel(t);
+			if (args)
+				ev_raw(t, args, strlen(args));
+		}
+		ev_end(t, a);
+	}
+	dft_guard--;
+}
+
+DFT_API void dft_rt_log_metadata(const char *key, const char *value)
+{
+	struct dft_thread *t;
+
+	if (!dft_on_any || dft_guard)
+		return;
+	dft_guard++;
+	DFT_PENDING_CHECK();
+	if ((t = dft_self()) && dft_on_any)
+		ev_meta(t, "CM", key ? key : "", 0, value ? value : "");
+	dft_guard--;
+}
+
+/* The 16-hex-digit dftracer 2.0.x hash of a string (tests, Python). */
+DFT_API void dft_rt_hash(const char *s, char out[17])
+{
+	dft_hash16(s ? s : "", s ? strlen(s) : 0, out);
+}
+

@@ -1,0 +1,262 @@
+/*
+ * config.c - the bundled runtime's configuration: the DFTRACER_*
+ * environment, the command line and the rank the launcher gave.  Read once
+ * at initialisation (dft_init, core.c) into the state G.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../include/dftracer/dftracer.h"
+#include "internal.h"
+#include "core.h"
+
+/* ---- configuration ------------------------------------------------------ */
+
+/* DFTRACER_DATA_DIR ("a:b", or "all") into the packed list that
+ * dft_dir_match reads; entries made absolute against the working directory
+ * and normalised.  A replaced list is never freed: another thread's
+ * intercepted call may still be reading it. */
+static void parse_dirs(const char *s)
+{
+	const char *p = s;
+	char *cwd = atomic_load(&dft_hot.cwd)->path;
+	char *block = NULL;
+	size_t used = 0;
+
+	dft_hot.all = 0;
+	if (!s || !*s) {
+		atomic_store_explicit(&dft_hot.dirs, NULL, memory_order_release);
+		return;
+	}
+	if (strcmp(s, "all") == 0) {
+		dft_hot.all = 1;
+		return;
+	}
+	while (*p) {
+		const char *e = strchr(p, ':');
+		size_t l = e ? (size_t)(e - p) : strlen(p);
+		char one[DFT_PATH], abs[DFT_PATH];
+		size_t n;
+
+		if (l > 0 && l < sizeof(one)) {
+			memcpy(one, p, l);
+			one[l] = '\0';
+			if (strcmp(one, "all") == 0)
+				dft_hot.all = 1;
+			n = norm_path(cwd, one, abs, sizeof(abs));
+			if (n > 0) {
+				/* room for this entry and the end marker */
+				char *grown = realloc(block, used + DFT_DIR_SIZE(n) +
+							     DFT_DIR_SIZE(0));
+				struct dft_dir *d;
+
+				if (!grown)
+					break;
+				block = grown;
+				d = (struct dft_dir *)(block + used);
+				d->len = (unsigned)n;
+				memcpy(d->path, abs, n + 1);
+				used += DFT_DIR_SIZE(n);
+				d = (struct dft_dir *)(block + used);
+				d->len = 0;
+				d->path[0] = '\0';
+			}
+		}
+		p += l;
+		if (*p == ':')
+			p++;
+	}
+	if (block) {	/* into the hot page when it fits */
+		char *hot;
+
+		used += DFT_DIR_SIZE(0);	/* the end marker */
+		hot = dft_hot_alloc(used);
+
+		if (hot) {
+			memcpy(hot, block, used);
+			free(block);
+			block = hot;
+		}
+	}
+	atomic_store_explicit(&dft_hot.dirs, (const struct dft_dir *)block,
+			      memory_order_release);
+}
+
+static void warn_unsupported(void)
+{
+	static const char *const names[] = {
+		"DFTRACER_CONFIGURATION", "DFTRACER_ENABLE_AGGREGATION",
+		"DFTRACER_AGGREGATION_TYPE", "DFTRACER_AGGREGATION_FILE",
+		"DFTRACER_SET_CORE_AFFINITY", "DFTRACER_ENABLE_PAPI_TRACING",
+		"DFTRACER_PAPI_EVENTS", "DFTRACER_TIME_METRIC",
+		"DFTRACER_ERROR", "DFTRACER_ENABLE_FTRACING",
+	};
+	char list[512] = "";
+	size_t i;
+
+	if (G.warned)
+		return;
+	G.warned = 1;
+	for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
+		const char *v = getenv(names[i]);
+
+		if (!v || !*v || strcmp(v, "0") == 0)
+			continue;
+		if (strcmp(names[i], "DFTRACER_TIME_METRIC") == 0 &&
+		    strcmp(v, "US") == 0)
+			continue;
+		if (strlen(list) + strlen(names[i]) + 3 < sizeof(list)) {
+			if (*list)
+				strcat(list, ", ");
+			strcat(list, names[i]);
+		}
+	}
+	if (*list) {
+		char msg[700];
+		int n = snprintf(msg, sizeof(msg),
+				 "dftracer: warning: the dft bundled runtime "
+				 "ignores %s (not supported; see "
+				 "dftracer-runtime(7))\n", list);
+
+		write_all(2, msg, (size_t)n);
+	}
+}
+
+/* a non-negative integer variable, or def when unset or not a number */
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return def;
+	n = strtoull(v, &end, 10);
+	if (*end != '\0' || *v == '-') {
+		rt_msg(LOG_ERROR, "ignoring %s=%s", name, v);
+		return def;
+	}
+	return n;
+}
+
+void read_config(const char *data_dirs)
+{
+	const char *v;
+
+	v = getenv("DFTRACER_LOG_LEVEL");
+	G.log_level = LOG_ERROR;
+	if (v) {
+		if (strcasecmp(v, "WARN") == 0 || strcasecmp(v, "WARNING") == 0)
+			G.log_level = LOG_WARN;
+		else if (strcasecmp(v, "INFO") == 0)
+			G.log_level = LOG_INFO;
+		else if (strcasecmp(v, "DEBUG") == 0)
+			G.log_level = LOG_DEBUG;
+	}
+	G.metadata = env_is("DFTRACER_INC_METADATA", "1");
+	G.compress = !env_is("DFTRACER_TRACE_COMPRESSION", "0");
+	G.io = !env_is("DFTRACER_DISABLE_IO", "1");
+	G.posix = !env_is("DFTRACER_DISABLE_POSIX", "1");
+	G.stdio = !env_is("DFTRACER_DISABLE_STDIO", "1");
+	/* dftracer's quirk: "0" disables tids; "1" does too. */
+	G.tids = !(env_is("DFTRACER_DISABLE_TIDS", "0") ||
+		   env_is("DFTRACER_DISABLE_TIDS", "1"));
+	G.bind_signals = env_is("DFTRACER_BIND_SIGNALS", "1");
+	G.bufsize = 16u << 20;
+	v = getenv("DFTRACER_WRITE_BUFFER_SIZE");
+	if (v && *v) {
+		char *end;
+		unsigned long long n = strtoull(v, &end, 10);
+
+		if (*end == '\0')
+			G.bufsize = n > (1ull << 30) ? (1u << 30) : (size_t)n;
+		else
+			rt_msg(LOG_ERROR, "ignoring DFTRACER_WRITE_BUFFER_SIZE=%s",
+			       v);
+	}
+	G.throttle_calls = env_u64("DFTRACER_THROTTLE_CALLS", 100000);
+	G.throttle_us = env_u64("DFTRACER_THROTTLE_US", 10);
+	G.interval_us = env_u64("DFTRACER_TRACE_INTERVAL_MS", 1000) * 1000;
+	if (G.interval_us == 0)
+		G.interval_us = 1000000;
+	if (!data_dirs)
+		data_dirs = getenv("DFTRACER_DATA_DIR");
+	parse_dirs(data_dirs);
+	warn_unsupported();
+}
+
+/* argv from /proc/self/cmdline: cmd = argv joined by ';' for SH, and
+ * dftracer's exec name (first argument, except the last, that does not
+ * start with '-' and contains neither "python" nor "env"; else DEFAULT). */
+void read_cmdline(void)
+{
+	char buf[DFT_PATH];
+	ssize_t n = 0, r;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline",
+			      O_RDONLY | O_CLOEXEC);
+	char *args[256];
+	int argc = 0, i;
+	size_t k = 0;
+
+	strcpy(G.exec_name, "DEFAULT");
+	G.cmd[0] = '\0';
+	if (fd < 0)
+		return;
+	while ((r = syscall(SYS_read, fd, buf + n, sizeof(buf) - 1 - (size_t)n)) > 0)
+		n += r;
+	syscall(SYS_close, fd);
+	buf[n] = '\0';
+	for (ssize_t p = 0; p < n && argc < 256; p += (ssize_t)strlen(buf + p) + 1)
+		args[argc++] = buf + p;
+	for (i = 0; i < argc; i++) {
+		size_t l = strlen(args[i]);
+
+		if (k + l + 2 >= sizeof(G.cmd))
+			break;
+		if (i > 0)
+			G.cmd[k++] = ';';
+		memcpy(G.cmd + k, args[i], l);
+		k += l;
+		G.cmd[k] = '\0';
+	}
+	for (i = 0; i + 1 < argc; i++) {
+		const char *a = args[i], *b;
+
+		if (a[0] == '-' || strstr(a, "python") || strstr(a, "env"))
+			continue;
+		b = strrchr(a, '/');
+		b = b ? b + 1 : a;
+		snprintf(G.exec_name, sizeof(G.exec_name), "%s", b);
+		break;
+	}
+}
+
+/* The rank the launcher gave this process: MPI launchers' variables
+ * first, then the task rank of schedulers' launchers (srun, flux run,
+ * Cray PALS and ALPS, LSF jsrun), which non-MPI tasks get too. */
+void rank_from_env(void)
+{
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+		"MV2_COMM_WORLD_RANK", "MPI_RANKID", "PALS_RANKID",
+		"ALPS_APP_PE", "JSM_NAMESPACE_RANK", "FLUX_TASK_RANK",
+		"SLURM_PROCID",
+	};
+	size_t i;
+
+	G.rank = -1;
+	for (i = 0; i < sizeof(vars) / sizeof(*vars); i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v && isdigit((unsigned char)*v)) {
+			G.rank = atoi(v);
+			return;
+		}
+	}
+}

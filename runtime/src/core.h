@@ -1,0 +1,138 @@
+/*
+ * core.h - the state shared by core.c, writer.c, config.c and api.c; not
+ * installed, not seen by io.c (which reads only internal.h).
+ */
+#ifndef DFT_RT_CORE_H
+#define DFT_RT_CORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include <zlib.h>
+
+#include "../include/dftracer/dftracer.h"
+#include "internal.h"
+
+#define t_self dft_tself
+
+/* A region handle: the public struct comes first, then a tag that tells
+ * a full region from a throttled one (struct dft_aregion). */
+#define DFT_R_FULL 0x46554c4cu
+#define DFT_R_AGG 0x41474752u
+struct dft_region {
+	struct DFTracerData pub;
+	unsigned magic;
+	int slot;		/* its dft_fnstat on the thread, or -1 */
+	uint64_t fhash;
+	long long id;
+	uint64_t ts;
+	int meta;		/* DF_METADATA_EVENT */
+	int level;
+	long long p_idx;
+	char *name, *cat;
+	char *args;		/* rendered ,"k":v pairs */
+	size_t alen, acap;
+	size_t *poff;		/* start of each pair in args */
+	size_t npairs, pcap;
+	int emitted;		/* written by finalize (left open at exit) */
+};
+
+/* A call of a throttled function: only its start time is kept. */
+struct dft_aregion {
+	struct DFTracerData pub;
+	unsigned magic;
+	int slot;
+	uint64_t fhash;
+	struct dft_thread *t;
+	uint64_t ts;
+};
+
+/* The runtime's state (core.c); one per process. */
+struct dft_state {
+	pthread_mutex_t init_lock;
+	int inited, finalized;
+	unsigned gen;
+	pid_t pid;		/* written in events */
+	pid_t ospid;		/* getpid() of the traced process */
+	int pid_given;
+	char host[256];
+	char hhash[17];
+	char exec_name[256];
+	char cmd[DFT_PATH];
+	char prefix[DFT_PATH - 64];
+	char path[DFT_PATH];
+	char suffix[16];
+	int explicit_log;
+	int fd;
+	int compress, metadata, tids, bind, bind_signals, log_level;
+	int io, posix, stdio;
+	size_t bufsize;
+	uint64_t throttle_calls, throttle_us, interval_us;
+	_Atomic long long next_id;
+	pthread_mutex_t file_lock, reg_lock, intern_lock;
+	z_stream z;
+	int z_ready;
+	unsigned char *zout;
+	size_t zcap;
+	struct dft_tbuf *bufs;
+	struct dft_file **tab;
+	size_t tabcap, tabn;
+	pthread_key_t key;
+	int key_made, atexit_done, atfork_done, warned;
+	struct dft_file **child_old;	/* parent's files, until the child starts */
+	size_t child_oldcap;
+	int forked;			/* a child: renumber its open regions */
+	uint64_t start_ts;		/* when tracing began (the start event) */
+	time_t start_time;
+	int rank;
+};
+extern struct dft_state G;
+
+enum { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+/* core.c */
+int write_all(int fd, const void *p, size_t n);
+void rt_msg(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int env_is(const char *name, const char *val);
+size_t norm_path(const char *base, const char *path, char *out, size_t cap);
+struct dft_file *intern(const char *p, size_t n);
+void agg_flush_thread(struct dft_thread *t);
+uint64_t fn_hash(const char *name, const char *cat);
+int fn_slot(struct dft_thread *t, const char *name, const char *cat,
+	    uint64_t h);
+void agg_add(struct dft_thread *t, struct dft_aregion *a);
+void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur);
+
+/* writer.c */
+void blk_free(char *p, size_t n);
+void thread_exit(void *p);
+void out_write(const char *data, size_t len);
+void tbuf_flush_locked(struct dft_tbuf *b);
+void commit(struct dft_thread *t);
+void writer_stop(void);
+void writer_reset_child(void);
+void writer_resume(void);
+int writer_busy(void);
+void writer_lock(void);
+void writer_unlock(void);
+void put_str(struct dft_thread *t, const char *s, int upstream);
+void put_key(struct dft_thread *t, const char *key);
+long long top_id(struct dft_thread *t);
+void ev_meta(struct dft_thread *t, const char *rec, const char *name,
+	     int name_upstream, const char *value);
+int open_and_write_header(void);
+
+/* config.c */
+void read_config(const char *data_dirs);
+void read_cmdline(void);
+void rank_from_env(void);
+
+/* api.c */
+int region_format(struct dft_thread *t, struct dft_region *r, uint64_t end);
+void region_emit(struct dft_thread *t, struct dft_region *r, uint64_t end);
+
+#endif

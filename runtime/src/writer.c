@@ -1,0 +1,887 @@
+/*
+ * writer.c - the trace writer of the bundled runtime: event lines, thread
+ * buffers, the background writer, compression and the trace file.
+ *
+ * Every thread formats its events into its own line scratch and
+ * appends them to its own buffer (a per-buffer mutex that only finalize and
+ * fork ever contend for).  When a buffer reaches DFTRACER_WRITE_BUFFER_SIZE
+ * it is written to the trace under the file lock, deflated as one
+ * independent gzip member when compression is on, so a file cut short by a
+ * crash or SIGKILL stays readable up to its last flush.  The file header
+ * ("[" and the init records) is flushed at once so it always comes first;
+ * finalize appends the end event and "]".
+ *
+ * Internal I/O uses raw system calls, never the intercepted libc symbols.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "../include/dftracer/dftracer.h"
+#include "internal.h"
+#include "core.h"
+
+/* ---- threads and buffers ------------------------------------------------ */
+
+/*
+ * Buffers are blocks of DFT_CHUNK bytes that circulate between the threads
+ * and the writer and are reused, never grown: the first touch of a fresh
+ * page is expensive (on a virtual machine with shadow page tables it costs
+ * microseconds, more than formatting the events that fill it), so the
+ * tracer keeps writing into the same few hot pages.  A flush hands a block
+ * of at most DFT_CHUNK - DFT_LINE bytes to the writer (or less, with a
+ * smaller DFTRACER_WRITE_BUFFER_SIZE).
+ */
+#define DFT_BLOCK0 (128u << 10)
+#define DFT_CHUNK (128u << 10)
+
+static char *blk_alloc(size_t n)
+{
+	void *p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				  -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void blk_free(char *p, size_t n)
+{
+	if (p)
+		syscall(SYS_munmap, p, n);
+}
+
+/* bytes a buffer of capacity cap may hold before it is flushed */
+static size_t flush_at(size_t cap)
+{
+	size_t room = cap - DFT_LINE;
+
+	return G.bufsize < room ? G.bufsize : room;
+}
+
+static size_t next_cap(size_t cap)
+{
+	if (G.bufsize + DFT_LINE <= cap || cap >= DFT_CHUNK)
+		return cap;
+	return cap * 2 < DFT_CHUNK ? cap * 2 : DFT_CHUNK;
+}
+
+static int tbuf_flush_async(struct dft_tbuf *b);
+
+void thread_exit(void *p)
+{
+	struct dft_thread *t = p;
+	struct dft_tbuf *b;
+
+	if (!t)
+		return;
+	if (t->gen != G.gen || !G.inited || G.finalized || !t->buf)
+		goto out;
+	dft_guard++;
+	agg_flush_thread(t);
+	b = t->buf;
+	pthread_mutex_lock(&b->lock);
+	if (b->len)
+		tbuf_flush_async(b);
+	b->dead = 1;
+	pthread_mutex_unlock(&b->lock);
+	dft_guard--;
+out:
+	if (t_self == t)
+		t_self = NULL;
+	for (unsigned i = 0; i < t->fncap; i++)
+		if (t->fns[i].hash) {
+			free(t->fns[i].name);
+			free(t->fns[i].cat);
+		}
+	free(t->fns);
+	free(t);
+}
+
+struct dft_thread *dft_thread_new(struct dft_thread *t)
+{
+	struct dft_tbuf *b;
+
+	if (!t) {
+		t = calloc(1, sizeof(*t));
+		if (!t)
+			return NULL;
+		t_self = t;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	pthread_mutex_init(&b->lock, NULL);
+	b->cap = DFT_BLOCK0;
+	b->data = blk_alloc(b->cap);
+	if (!b->data) {
+		free(b);
+		return NULL;
+	}
+	t->buf = b;	/* depth survives fork: the child is still inside */
+	t->n = 0;
+	t->gen = G.gen;
+	t->tid = G.tids ? (pid_t)syscall(SYS_gettid) : 0;
+	t->pidtid_len = (unsigned)snprintf(t->pidtid, sizeof(t->pidtid),
+					   ",\"pid\":%d,\"tid\":%d",
+					   (int)G.pid, (int)t->tid);
+	pthread_mutex_lock(&G.reg_lock);
+	/* drop buffers of exited threads that were already flushed */
+	for (struct dft_tbuf **pp = &G.bufs; *pp;) {
+		struct dft_tbuf *o = *pp;
+
+		if (o->dead && o->len == 0) {
+			*pp = o->next;
+			blk_free(o->data, o->cap);
+			free(o);
+		} else {
+			pp = &o->next;
+		}
+	}
+	b->next = G.bufs;
+	G.bufs = b;
+	pthread_mutex_unlock(&G.reg_lock);
+	if (G.key_made)
+		pthread_setspecific(G.key, t);
+	return t;
+}
+
+
+static void zout_reserve(size_t n)
+{
+	if (n > G.zcap) {
+		unsigned char *p = realloc(G.zout, n);
+
+		if (!p)
+			return;
+		G.zout = p;
+		G.zcap = n;
+	}
+}
+
+/* Writes data as is or as one gzip member.  Caller holds file_lock. */
+void out_write(const char *data, size_t len)
+{
+	if (G.fd < 0 || len == 0)
+		return;
+	if (!G.compress || !G.z_ready) {
+		if (write_all(G.fd, data, len) < 0)
+			rt_msg(LOG_ERROR, "cannot write '%s': %s", G.path,
+			       strerror(errno));
+		return;
+	}
+	zout_reserve(deflateBound(&G.z, len) + 64);
+	if (deflateReset(&G.z) != Z_OK)
+		return;
+	G.z.next_in = (unsigned char *)data;
+	G.z.avail_in = (uInt)len;
+	G.z.next_out = G.zout;
+	G.z.avail_out = (uInt)G.zcap;
+	while (deflate(&G.z, Z_FINISH) == Z_OK) {
+		/* out of room: write what we have and continue */
+		write_all(G.fd, G.zout, G.zcap - G.z.avail_out);
+		G.z.next_out = G.zout;
+		G.z.avail_out = (uInt)G.zcap;
+	}
+	if (write_all(G.fd, G.zout, G.zcap - G.z.avail_out) < 0)
+		rt_msg(LOG_ERROR, "cannot write '%s': %s", G.path,
+		       strerror(errno));
+}
+
+void tbuf_flush_locked(struct dft_tbuf *b)
+{
+	if (b->len == 0)
+		return;
+	pthread_mutex_lock(&G.file_lock);
+	out_write(b->data, b->len);
+	pthread_mutex_unlock(&G.file_lock);
+	b->len = 0;
+}
+
+/*
+ * The background writer: a full thread buffer is handed over as a job and
+ * the thread goes on with a fresh block, so deflate runs off the traced
+ * thread.  At most two jobs wait; past that the thread waits for the
+ * writer (bounded memory; order kept: a thread's blocks are written in
+ * the order it filled them).  Started on the first
+ * full buffer, so short processes never have it; after fork the child
+ * starts its own.
+ */
+struct dft_job {
+	char *data;
+	size_t len, cap;
+	struct dft_job *next;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t work, done;
+	struct dft_job *head, *tail, *spare;
+	int pending, nspare, stop, started, failed;
+	pthread_t th;
+} W = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.work = PTHREAD_COND_INITIALIZER,
+	.done = PTHREAD_COND_INITIALIZER,
+};
+
+static void *writer_main(void *arg)
+{
+	sigset_t all;
+
+	(void)arg;
+	dft_guard = 1;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&W.lock);
+	for (;;) {
+		struct dft_job *j;
+
+		while (!W.head && !W.stop)
+			pthread_cond_wait(&W.work, &W.lock);
+		if (!W.head)
+			break;
+		j = W.head;
+		W.head = j->next;
+		if (!W.head)
+			W.tail = NULL;
+		pthread_mutex_unlock(&W.lock);
+		pthread_mutex_lock(&G.file_lock);
+		out_write(j->data, j->len);
+		pthread_mutex_unlock(&G.file_lock);
+		pthread_mutex_lock(&W.lock);
+		W.pending--;
+		if (W.nspare < 2) {
+			j->next = W.spare;
+			W.spare = j;
+			W.nspare++;
+		} else {
+			blk_free(j->data, j->cap);
+			free(j);
+		}
+		pthread_cond_broadcast(&W.done);
+	}
+	pthread_mutex_unlock(&W.lock);
+	return NULL;
+}
+
+/* Hands b's data to the writer; 0 on success. Caller holds b->lock. */
+static int tbuf_flush_async(struct dft_tbuf *b)
+{
+	struct dft_job *j, *fresh;
+	size_t want;
+
+	pthread_mutex_lock(&W.lock);
+	if (W.failed || W.stop)
+		goto inline_write;
+	/* back-pressure: wait rather than write past the queued jobs */
+	while (W.started && W.pending >= 2)
+		pthread_cond_wait(&W.done, &W.lock);
+	if (!W.started) {
+		pthread_attr_t a;
+		sigset_t all, old;
+		int rc;
+
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, 256 << 10);
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		rc = pthread_create(&W.th, &a, writer_main, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		pthread_attr_destroy(&a);
+		if (rc != 0) {
+			W.failed = 1;
+			goto inline_write;
+		}
+		W.started = 1;
+	}
+	want = next_cap(b->cap);
+	fresh = W.spare;
+	if (fresh && fresh->cap >= want) {
+		W.spare = fresh->next;
+		W.nspare--;
+	} else {
+		fresh = calloc(1, sizeof(*fresh));
+		if (fresh)
+			fresh->data = blk_alloc(want);
+		if (!fresh || !fresh->data) {
+			free(fresh);
+			goto inline_write;
+		}
+		fresh->cap = want;
+	}
+	j = fresh;
+	/* swap: the job takes b's block, b takes the fresh one */
+	{
+		char *d = j->data;
+		size_t c = j->cap;
+
+		j->data = b->data;
+		j->cap = b->cap;
+		j->len = b->len;
+		b->data = d;
+		b->cap = c;
+		b->len = 0;
+	}
+	j->next = NULL;
+	if (W.tail)
+		W.tail->next = j;
+	else
+		W.head = j;
+	W.tail = j;
+	W.pending++;
+	pthread_cond_signal(&W.work);
+	pthread_mutex_unlock(&W.lock);
+	return 0;
+inline_write:
+	pthread_mutex_unlock(&W.lock);
+	tbuf_flush_locked(b);
+	return -1;
+}
+
+/* Waits until the writer has written every queued job. */
+static void writer_drain(void)
+{
+	pthread_mutex_lock(&W.lock);
+	while (W.started && W.pending > 0)
+		pthread_cond_wait(&W.done, &W.lock);
+	pthread_mutex_unlock(&W.lock);
+}
+
+void writer_stop(void)
+{
+	int join;
+
+	pthread_mutex_lock(&W.lock);
+	join = W.started;
+	W.stop = 1;
+	pthread_cond_signal(&W.work);
+	pthread_mutex_unlock(&W.lock);
+	if (join)
+		pthread_join(W.th, NULL);
+	pthread_mutex_lock(&W.lock);
+	W.started = 0;		/* W.stop stays set: writes are inline now */
+	pthread_mutex_unlock(&W.lock);
+}
+
+/* Tracing (re)starts: writes go to the writer thread again. */
+void writer_resume(void)
+{
+	pthread_mutex_lock(&W.lock);
+	W.stop = 0;
+	pthread_mutex_unlock(&W.lock);
+}
+
+/* Jobs wait to be written (read without the lock: from a signal handler). */
+int writer_busy(void)
+{
+	return W.started && W.pending > 0;
+}
+
+/* fork: the child must not inherit the writer's lock held */
+void writer_lock(void)
+{
+	pthread_mutex_lock(&W.lock);
+}
+
+void writer_unlock(void)
+{
+	pthread_mutex_unlock(&W.lock);
+}
+
+/* In a forked child: the parent's jobs are the parent's to write. */
+void writer_reset_child(void)
+{
+	struct dft_job *j, *n;
+
+	pthread_mutex_init(&W.lock, NULL);
+	pthread_cond_init(&W.work, NULL);
+	pthread_cond_init(&W.done, NULL);
+	for (j = W.head; j; j = n) {
+		n = j->next;
+		blk_free(j->data, j->cap);
+		free(j);
+	}
+	W.head = W.tail = NULL;
+	W.pending = 0;
+	W.started = 0;
+	W.stop = 0;
+}
+
+/*
+ * Lines are short; copy them with plain 8-byte moves.  glibc's memcpy picks
+ * AVX-512 on this class of machine, and the first wide-register use after
+ * each system call made the copy cost more than formatting the event.
+ */
+static void copy_line(char *dst, const char *src, size_t n)
+{
+	while (n >= 8) {
+		uint64_t v;
+
+		__builtin_memcpy(&v, src, 8);
+		__builtin_memcpy(dst, &v, 8);
+		dst += 8;
+		src += 8;
+		n -= 8;
+	}
+	while (n--)
+		*dst++ = *src++;
+}
+
+void commit(struct dft_thread *t)
+{
+	struct dft_tbuf *b = t->buf;
+
+	pthread_mutex_lock(&b->lock);
+	if (DFT_UNLIKELY(b->len + t->n > b->cap))
+		tbuf_flush_locked(b);	/* cannot happen: flush_at leaves room */
+	copy_line(b->data + b->len, t->line, t->n);
+	b->len += t->n;
+	if (DFT_UNLIKELY(b->len >= flush_at(b->cap)))
+		tbuf_flush_async(b);
+	pthread_mutex_unlock(&b->lock);
+	t->n = 0;
+	t->overflow = 0;
+}
+
+void dft_flush_all(int final)
+{
+	struct dft_tbuf *b;
+
+	if (final != 2)
+		writer_drain();
+	pthread_mutex_lock(&G.reg_lock);
+	for (b = G.bufs; b; b = b->next) {
+		if (final == 2) {	/* from a signal: never block */
+			if (pthread_mutex_trylock(&b->lock) != 0)
+				continue;
+		} else {
+			pthread_mutex_lock(&b->lock);
+		}
+		tbuf_flush_locked(b);
+		pthread_mutex_unlock(&b->lock);
+	}
+	pthread_mutex_unlock(&G.reg_lock);
+}
+
+/* ---- line formatting ---------------------------------------------------- */
+
+
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
+void put_u64(struct dft_thread *t, uint64_t v)
+{
+	char tmp[24];
+	int i = 24;
+
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+
+		v /= 100;
+		tmp[--i] = digits2[d + 1];
+		tmp[--i] = digits2[d];
+	}
+	if (v >= 10) {
+		unsigned d = (unsigned)v * 2;
+
+		tmp[--i] = digits2[d + 1];
+		tmp[--i] = digits2[d];
+	} else {
+		tmp[--i] = (char)('0' + v);
+	}
+	ev_raw(t, tmp + i, (size_t)(24 - i));
+}
+
+void put_i64(struct dft_thread *t, long long v)
+{
+	if (v < 0) {
+		DFT_LIT(t, "-");
+		put_u64(t, 0 - (uint64_t)v);
+	} else {
+		put_u64(t, (uint64_t)v);
+	}
+}
+
+/* Length of a valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static int utf8_len(const unsigned char *s)
+{
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
+	if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
+			return 0;
+		if (s[0] == 0xe0 && s[1] < 0xa0)
+			return 0;
+		if (s[0] == 0xed && s[1] >= 0xa0)
+			return 0;
+		return 3;
+	}
+	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 ||
+		    (s[3] & 0xc0) != 0x80)
+			return 0;
+		if (s[0] == 0xf0 && s[1] < 0x90)
+			return 0;
+		if (s[0] == 0xf4 && s[1] >= 0x90)
+			return 0;
+		return 4;
+	}
+	return 0;
+}
+
+/* 1: must be escaped (control, quote, backslash, non-ASCII, and NUL which
+ * ends the scan); 2: replaced by a space in dftracer's hashed names */
+static const unsigned char esc_tab[256] = {
+	[0 ... 31] = 1, ['"'] = 1, ['\\'] = 1, [128 ... 255] = 1,
+	['('] = 2, [')'] = 2, ['\''] = 2, ['|'] = 2,
+};
+
+/*
+ * A JSON string.  Always valid JSON: control characters and bytes that are
+ * not UTF-8 become \u00XX.  With upstream != 0 the characters dftracer
+ * replaces in hashed names ( ) \ " ' | become spaces, as dftracer 2.0.x
+ * writes them.
+ */
+void put_str(struct dft_thread *t, const char *s, int upstream)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char mask = upstream ? 3 : 1;
+	size_t room, k;
+	char *o;
+
+	DFT_LIT(t, "\"");
+	for (k = 0; !(esc_tab[p[k]] & mask); k++)
+		;
+	if (!p[k]) {		/* nothing to escape: the common case */
+		ev_raw(t, s, k);
+		DFT_LIT(t, "\"");
+		return;
+	}
+	room = DFT_LINE - 128 - t->n;
+	o = t->line + t->n;
+	while (*p && room > 8) {
+		unsigned char c = *p;
+		int l;
+
+		if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+			if (upstream && (c == '(' || c == ')' || c == '\'' ||
+					 c == '|'))
+				c = ' ';
+			*o++ = (char)c;
+			room--;
+			p++;
+			continue;
+		}
+		if (upstream && (c == '"' || c == '\\')) {
+			*o++ = ' ';
+			room--;
+			p++;
+			continue;
+		}
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+			room -= 2;
+			p++;
+			continue;
+		}
+		l = c >= 0x80 ? utf8_len(p) : 0;
+		if (l > 0) {
+			memcpy(o, p, (size_t)l);
+			o += l;
+			room -= (size_t)l;
+			p += l;
+			continue;
+		}
+		if (c == '\n' || c == '\t' || c == '\r') {
+			*o++ = '\\';
+			*o++ = c == '\n' ? 'n' : c == '\t' ? 't' : 'r';
+			room -= 2;
+		} else {
+			memcpy(o, "\\u00", 4);
+			o[4] = hex[c >> 4];
+			o[5] = hex[c & 15];
+			o += 6;
+			room -= 6;
+		}
+		p++;
+	}
+	t->n = (size_t)(o - t->line);
+	DFT_LIT(t, "\"");
+}
+
+void put_key(struct dft_thread *t, const char *key)
+{
+	DFT_LIT(t, ",");
+	put_str(t, key, 0);
+	DFT_LIT(t, ":");
+}
+
+/* keys of the runtime's own args: plain ASCII, no escaping needed */
+static void put_key_plain(struct dft_thread *t, const char *key)
+{
+	size_t n = strlen(key);
+
+	DFT_LIT(t, ",\"");
+	ev_raw(t, key, n);
+	DFT_LIT(t, "\":");
+}
+
+void ev_int(struct dft_thread *t, const char *key, long long v)
+{
+	put_key_plain(t, key);
+	put_i64(t, v);
+}
+
+void ev_str(struct dft_thread *t, const char *key, const char *v)
+{
+	put_key_plain(t, key);
+	put_str(t, v ? v : "", 0);
+}
+
+void ev_hash(struct dft_thread *t, const char *key, const char *h)
+{
+	put_key_plain(t, key);
+	DFT_LIT(t, "\"");
+	ev_raw(t, h, 16);
+	DFT_LIT(t, "\"");
+}
+
+long long top_id(struct dft_thread *t)
+{
+	if (t->depth <= 0)
+		return -1;
+	return t->stack[(t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1]->id;
+}
+
+void ev_pidx(struct dft_thread *t)
+{
+	DFT_LIT(t, ",\"p_idx\":");
+	put_i64(t, top_id(t));
+}
+
+void ev_level(struct dft_thread *t)
+{
+	DFT_LIT(t, ",\"level\":");
+	put_i64(t, t->depth + 1);
+}
+
+void ev_plevel(struct dft_thread *t)
+{
+	ev_pidx(t);
+	ev_level(t);
+}
+
+static void put_head(struct dft_thread *t, long long id, const char *name,
+		     const char *cat)
+{
+	DFT_LIT(t, "{\"id\":");
+	put_i64(t, id);
+	DFT_LIT(t, ",\"name\":");
+	put_str(t, name, 0);
+	DFT_LIT(t, ",\"cat\":");
+	put_str(t, cat, 0);
+	ev_raw(t, t->pidtid, t->pidtid_len);
+}
+
+int ev_begin(struct dft_thread *t, long long id, const char *name,
+	     const char *cat, uint64_t ts, uint64_t dur)
+{
+	t->n = 0;
+	t->overflow = 0;
+	put_head(t, id, name, cat);
+	DFT_LIT(t, ",\"ts\":");
+	put_u64(t, ts);
+	DFT_LIT(t, ",\"dur\":");
+	put_u64(t, dur);
+	DFT_LIT(t, ",\"ph\":\"X\"");
+	if (!G.metadata)
+		return 0;
+	DFT_LIT(t, ",\"args\":{\"hhash\":\"");
+	ev_raw(t, G.hhash, 16);
+	DFT_LIT(t, "\"");
+	return 1;
+}
+
+void ev_end(struct dft_thread *t, int args)
+{
+	if (args)
+		DFT_LIT(t, "}}\n");
+	else
+		DFT_LIT(t, "}\n");
+	if (DFT_UNLIKELY(t->overflow)) {
+		t->n = 0;
+		t->overflow = 0;
+		return;
+	}
+	commit(t);
+}
+
+/* A "ph":"M" record; value is a hash when is_hash. */
+void ev_meta(struct dft_thread *t, const char *rec, const char *name,
+		    int name_upstream, const char *value)
+{
+	t->n = 0;
+	t->overflow = 0;
+	put_head(t, dft_next_id(), rec, "dftracer");
+	DFT_LIT(t, ",\"ph\":\"M\",\"args\":{\"hhash\":\"");
+	ev_raw(t, G.hhash, 16);
+	DFT_LIT(t, "\",\"name\":");
+	put_str(t, name, name_upstream);
+	DFT_LIT(t, ",\"value\":");
+	put_str(t, value, 0);
+	DFT_LIT(t, "}}\n");
+	if (t->overflow) {
+		t->n = 0;
+		t->overflow = 0;
+		return;
+	}
+	commit(t);
+}
+
+/* ---- the trace file ---------------------------------------------------- */
+
+static void mkdir_parents(const char *path)
+{
+	char tmp[DFT_PATH];
+	char *p;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		syscall(SYS_mkdirat, AT_FDCWD, tmp, 0755);
+		*p = '/';
+	}
+}
+
+static int open_trace(void)
+{
+	char name[128];
+	char hash[17];
+	int n;
+
+	n = snprintf(name, sizeof(name), "%s-%s-%d", G.exec_name, G.host,
+		     (int)G.pid);
+	dft_hash16(name, (size_t)n, hash);
+	if (G.explicit_log)
+		snprintf(G.path, sizeof(G.path), "%s.pfw%s", G.prefix,
+			 G.compress ? ".gz" : "");
+	else
+		snprintf(G.path, sizeof(G.path), "%s-%s-%s.pfw%s", G.prefix,
+			 hash, G.suffix, G.compress ? ".gz" : "");
+	mkdir_parents(G.path);
+	G.fd = (int)syscall(SYS_openat, AT_FDCWD, G.path,
+			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (G.fd < 0) {
+		rt_msg(LOG_ERROR, "cannot open trace file '%s': %s", G.path,
+		       strerror(errno));
+		return -1;
+	}
+	/* out of the way of programs that close or reuse low descriptors */
+	{
+		int hi = (int)syscall(SYS_fcntl, G.fd, F_DUPFD_CLOEXEC, 900);
+
+		if (hi >= 0) {
+			syscall(SYS_close, G.fd);
+			G.fd = hi;
+		}
+	}
+	dft_trace_fd = G.fd;
+	rt_msg(LOG_INFO, "writing '%s'", G.path);
+	return 0;
+}
+
+/* Records every file starts with: "[", HH, thread_name, FH of the working
+ * directory, SH of the command line and exec name, start. */
+static void write_header(void)
+{
+	struct dft_thread *t = dft_self();
+	char num[32], date[64];
+	char cmdh[17], exech[17];
+	struct dft_file *cwd;
+	struct tm tm;
+	time_t now = G.start_time;
+	int args;
+	long long id;
+
+	if (!t)
+		return;
+	t->n = 0;
+	DFT_LIT(t, "[\n");
+	commit(t);
+	ev_meta(t, "HH", G.host, 1, G.hhash);
+	snprintf(num, sizeof(num), "%d", (int)G.pid);
+	ev_meta(t, "thread_name", num, 0, "thread_name");
+	{
+		char *c = atomic_load(&dft_hot.cwd)->path;
+
+		cwd = intern(c, strlen(c));
+	}
+	dft_hash16(G.cmd, strlen(G.cmd), cmdh);
+	dft_hash16(G.exec_name, strlen(G.exec_name), exech);
+	ev_meta(t, "SH", G.cmd, 1, cmdh);
+	if (strcmp(G.cmd, G.exec_name) != 0)
+		ev_meta(t, "SH", G.exec_name, 1, exech);
+	if (G.rank < 0)		/* no launcher said: ask MPI, if it is up */
+		G.rank = dft_mpi_rank();
+	if (G.rank >= 0) {
+		char r[32], rn[48];
+
+		snprintf(r, sizeof(r), "%d", G.rank);
+		snprintf(rn, sizeof(rn), "Rank %d", G.rank);
+		ev_meta(t, "PR", "rank", 0, r);
+		ev_meta(t, "process_name", rn, 0, "process_name");
+	}
+	localtime_r(&now, &tm);
+	asctime_r(&tm, date);
+	date[strcspn(date, "\n")] = '\0';
+	id = dft_next_id();
+	args = ev_begin(t, id, "start", "dftracer", G.start_ts, 0);
+	if (args) {
+		DFT_LIT(t, ",\"p_idx\":-1,\"level\":1");
+		ev_int(t, "ppid", (long long)getppid());
+		ev_hash(t, "cmd_hash", cmdh);
+		ev_hash(t, "exec_hash", exech);
+		ev_int(t, "version", DFT_RT_VERSION_INT);
+		ev_str(t, "date", date);
+		if (cwd)
+			ev_hash(t, "cwd", cwd->hash);
+	}
+	ev_end(t, args);
+	pthread_mutex_lock(&t->buf->lock);
+	tbuf_flush_locked(t->buf);
+	pthread_mutex_unlock(&t->buf->lock);
+}
+
+int open_and_write_header(void)
+{
+	if (open_trace() < 0)
+		return -1;
+	if (G.compress && !G.z_ready) {
+		memset(&G.z, 0, sizeof(G.z));
+		if (deflateInit2(&G.z, Z_BEST_SPEED, Z_DEFLATED, 31, 8,
+				 Z_DEFAULT_STRATEGY) == Z_OK)
+			G.z_ready = 1;
+		else
+			G.compress = 0;
+	}
+	write_header();
+	return 0;
+}
