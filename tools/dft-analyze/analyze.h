@@ -3,7 +3,9 @@
  * thresholds, the preset layers, and the entry points of its files:
  *
  *   agg.c      one streaming pass over a trace into an aggregate, merging
- *   rules.c    bottleneck findings from a finished aggregate
+ *   thresholds.c  names, defaults, the file reader, the JSON form
+ *   rules.c    bottleneck findings from a finished aggregate: the
+ *              descriptor table of the insights, one function each
  *   out.c      summary, layer, view and bottleneck records; --format table
  *   partial.c  --partial / --merge (aggregates as JSON)
  *   main.c     options, inputs, worker threads
@@ -242,6 +244,36 @@ struct fnloc {
 /* Whether a path is a system or runtime file (diagnosis-rules.md §8). */
 int is_system_path(const char *p, size_t n);
 void rules_run(struct agg *a, struct run_info *ri, struct results *res);
+/*
+ * The insights (rules.c's descriptor table): one row per code, naming its
+ * catalogue class, level, threshold and the function that computes it.
+ * Levels are Drishti's; a finding's score is HIGH 4 (5 at four times the
+ * threshold), WARN 3, INFO 2, OK 1; LV_RULE: the rule scores it (WisIO's
+ * row share, dlio's bands).
+ */
+enum level { LV_RULE, LV_OK, LV_INFO, LV_WARN, LV_HIGH };
+struct rules_ctx;
+struct insight {
+	const char *code;
+	const char *cls;	/* catalogue class; NULL: no finding */
+	const char *source;	/* drishti, wisio, dft, dlio */
+	const char *metric, *layer, *view;
+	enum level level;
+	int thr;		/* thr[] index; T_N: thr_fixed */
+	double thr_fixed;
+	int aux;		/* auxiliary threshold's index, or T_N */
+	const char *op;
+	int w;			/* the write (second) form of a pair */
+	int under;		/* fires at or below the threshold */
+	const char *title, *recommendation;
+	void (*run)(struct rules_ctx *c, const struct insight *d);
+};
+extern const struct insight insights[];
+extern const size_t ninsights;
+/* The row of a code; dies on an unknown code (a programming error). */
+const struct insight *insight_find(const char *code);
+struct finding *finding_add(struct results *r, const struct insight *d,
+			    const char *scope, double value, int score);
 /* rules.c helpers shared with judge.c */
 extern int rules_include_system;
 void app_sums(struct agg *a, int64_t *out);

@@ -85,39 +85,39 @@ is_system_path(const char *p, size_t n)
 
 /* ---- insight codes and classes ------------------------------------------- */
 
-static const struct {
-	const char *code, *cls;
-} code_class[] = {
-	{ "X01", "metadata" }, { "P17", "metadata" }, { "W01", "metadata" },
-	{ "X02", "sync" },
-	{ "X03", "redundant_read" }, { "P09", "redundant_read" },
-	{ "P06", "small_write" }, { "W06", "small_write" },
-	{ "P16", "small_write" },
-	{ "P05", "small_read" }, { "W05", "small_read" },
-	{ "P15", "small_read" },
-	{ "P08", "misaligned" },
-	{ "P11", "random_access" }, { "P13", "random_access" },
-	{ "W03", "random_access" },
-	{ "S01", "stdio" },
-	{ "P19", "shared_file" }, { "P18", "shared_file" },
-	{ "P21", "imbalance" }, { "P22", "imbalance" },
-	{ "D01", "data_loader" }, { "D02", "data_loader" },
-	{ "D03", "checkpoint" },
-	{ "D04", "fs_bw" },
-	{ "P10", "write_time" },
-	{ "M01", "collective_io" },
-	{ "P01", "io_mix" }, { "P02", "io_mix" }, { "P03", "io_mix" },
-	{ "P04", "io_mix" }, { "W02", "io_mix" }, { "W04", "io_mix" },
-	{ "X04", "system" },
+/*
+ * The codes that make findings, in the order the judgement takes them:
+ * classes in the order of their first code here, and within a class the
+ * first code that fired is the primary (the one whose numbers the finding
+ * quotes). The class of a code is in rules.c's descriptor table.
+ */
+static const char *const priority[] = {
+	"X01", "P17", "W01",
+	"X02",
+	"X03", "P09",
+	"P06", "W06", "P16",
+	"P05", "W05", "P15",
+	"P08",
+	"P11", "P13", "W03",
+	"S01",
+	"P19", "P18",
+	"P21", "P22",
+	"D01", "D02",
+	"D03",
+	"D04",
+	"P10",
+	"M01",
+	"P01", "P02", "P03", "P04", "W02", "W04",
+	"X04",
 	/* P12, P14 (mostly sequential) are not findings */
 };
-#define NCODES (sizeof(code_class) / sizeof(code_class[0]))
+#define NCODES (sizeof(priority) / sizeof(priority[0]))
 
 static int
 code_index(const char *code)
 {
 	for (size_t i = 0; i < NCODES; i++)
-		if (strcmp(code_class[i].code, code) == 0)
+		if (strcmp(priority[i], code) == 0)
 			return (int)i;
 	return -1;
 }
@@ -747,9 +747,8 @@ fold_into(struct finding *dst, const struct finding *src)
 static const char *
 class_of(const struct finding *f)
 {
-	int i = code_index(f->insight);
-
-	return i >= 0 ? code_class[i].cls : NULL;
+	return code_index(f->insight) >= 0 ?
+	       insight_find(f->insight)->cls : NULL;
 }
 
 static const char *
@@ -1059,30 +1058,11 @@ judge(struct agg *a, struct run_info *ri, struct results *r)
 	if (ri->sys_t > 0 && (ri->include_system ||
 			      fr((double)ri->sys_t, (double)j.all_t) >=
 			      thr[T_SYSTEM_DOMINATES])) {
-		if (r->n == r->cap) {
-			r->cap = r->cap ? 2 * r->cap : 16;
-			r->f = dft_xreallocarray(r->f, r->cap, sizeof(*r->f));
-		}
-		struct finding *f = &r->f[r->n++];
 		double sh = fr((double)ri->sys_t, (double)j.all_t);
+		struct finding *f = finding_add(r, insight_find("X04"),
+						"system files", sh, LV_WARN);
 
-		memset(f, 0, sizeof(*f));
-		f->insight = "X04";
-		f->source = "dft";
-		f->metric = "system_time_share";
-		f->layer = "posix";
-		f->view = "app";
-		f->scope = dft_xstrdup("system files");
-		f->value = sh;
-		f->threshold = thr[T_SYSTEM_DOMINATES];
-		f->op = ">=";
-		f->score = 3;
-		f->component = "io";
-		f->title = "I/O on system and runtime files";
-		f->recommendation = "look at what the runtime does at start-up "
-			"(MPI session files, library loading, /proc reads); it "
-			"is not the application's own I/O";
-		f->evidence = json_object_new_object();
+		f->io_share = 0;
 		json_object_object_add(f->evidence, "system_requests",
 				       dft_jint(ri->sys_n));
 		evd(f, "system_time_s", ri->sys_t / 1e6);
@@ -1101,11 +1081,11 @@ judge(struct agg *a, struct run_info *ri, struct results *r)
 	/* one finding per class: the strongest rule is the primary, the
 	 * others are facets */
 	for (size_t ci = 0; ci < NCODES; ci++) {
-		const char *cls = code_class[ci].cls;
+		const char *cls = insight_find(priority[ci])->cls;
 		int seen = 0;
 
 		for (size_t k = 0; k < ci; k++)
-			if (strcmp(code_class[k].cls, cls) == 0)
+			if (strcmp(insight_find(priority[k])->cls, cls) == 0)
 				seen = 1;
 		if (seen)
 			continue;

@@ -1,9 +1,14 @@
 /*
- * rules.c - thresholds, preset layers and the findings: the Drishti
- * insights the trace supports, the WisIO rules on view rows, and the dlio
- * data-loader dimensions, each with its evidence numbers and the
+ * rules.c - preset layers and the findings: the Drishti insights the
+ * trace supports, the WisIO rules on view rows, dft's own classes and the
+ * dlio data-loader dimensions, each with its evidence numbers and the
  * application functions that enclose the offending requests
  * (diagnosis-rules.md §1-§5; the codes are listed in dft(7)).
+ *
+ * Every insight is one row of the descriptor table `insights[]` (code,
+ * class, level, thresholds, title, recommendation) and, for the Drishti
+ * and dft rules, one function that computes it from a rules_ctx. The
+ * thresholds themselves are in thresholds.c.
  *
  * Not computed, because a trace does not carry what they need: P07
  * (memory alignment), M02-M10 (MPI-IO hints and collective buffering),
@@ -33,123 +38,6 @@ cmp_cand(const void *x, const void *y)
 	if (a->v != b->v)
 		return a->v > b->v ? -1 : 1;
 	return strcmp(a->k, b->k);
-}
-
-
-const char *const thr_name[T_N] = {
-	"imbalance_operations", "small_bytes", "small_requests",
-	"small_requests_absolute", "misaligned_requests", "file_alignment",
-	"metadata_time_rank", "random_operations",
-	"random_operations_absolute", "imbalance_stragglers",
-	"imbalance_size", "interface_stdio", "collective_operations",
-	"collective_operations_absolute", "wisio_metadata_time",
-	"wisio_operation_imbalance", "wisio_random", "wisio_size_imbalance",
-	"wisio_small_time", "wisio_small_size", "wisio_unoverlapped",
-	"view_min_share", "time_bin_s", "dlio_fetch_pressure",
-	"dlio_epoch_straggler", "dlio_checkpoint_time", "dlio_fs_bw_mb_s",
-	"metadata_time_share", "sync_time_share", "sync_requests_absolute",
-	"redundant_read_ratio", "redundant_read_bytes", "default_bw_mb_s",
-	"system_dominates", "findings_shown", "intervals_max",
-	"verdict_io_bound", "verdict_partly",
-};
-
-double thr[T_N] = {
-	0.1, 1048576, 0.1, 1000, 0.1, 4096, 30, 0.2, 1000, 0.15, 0.3, 0.1,
-	0.5, 1000, 0.5, 0.1, 0.5, 0.1, 0.5, 1048576, 0.5, 0.1, 1, 0.25,
-	0.15, 0.1, 1000,
-	0.2, 0.1, 10, 1.5, 1048576, 500, 0.5, 5, 65536, 0.5, 0.1,
-};
-
-int
-thr_load(const char *path, int must_exist)
-{
-	FILE *fp = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	long ln = 0;
-	int bad = 0;
-
-	if (fp == NULL) {
-		if (!must_exist && errno == ENOENT)
-			return 0;
-		dft_warn("cannot open '%s':", path);
-		return -1;
-	}
-	struct stat st;
-
-	if (fstat(fileno(fp), &st) == 0 && !S_ISREG(st.st_mode)) {
-		dft_warn("'%s' is not a regular file", path);
-		fclose(fp);
-		return -1;
-	}
-	while (getline(&line, &cap, fp) != -1) {
-		char *p = line, *eq, *end;
-		int i;
-
-		ln++;
-		p[strcspn(p, "#\n")] = '\0';
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '\0')
-			continue;
-		eq = strchr(p, '=');
-		if (eq == NULL) {
-			dft_warn_at(path, ln, "expected 'name = value'");
-			bad = 1;
-			continue;
-		}
-		end = eq;
-		while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
-			end--;
-		*end = '\0';
-		for (i = 0; i < T_N; i++)
-			if (strcmp(p, thr_name[i]) == 0)
-				break;
-		char *v = eq + 1;
-
-		while (*v == ' ' || *v == '\t')
-			v++;
-		char *ve = v + strlen(v);
-
-		while (ve > v && (ve[-1] == ' ' || ve[-1] == '\t' ||
-				  ve[-1] == '\r'))
-			*--ve = '\0';
-		double d;
-
-		if (i == T_N) {
-			dft_warn_at(path, ln, "unknown threshold '%s'", p);
-			bad = 1;
-		} else if (i == T_TIME_BIN_S ?
-			   dft_parse_double_range(v, 1e-6, 1e9, &d) != 0 :
-			   dft_parse_double_range(v, 0, 1e15, &d) != 0) {
-			dft_warn_at(path, ln, "bad value '%s' for %s (%s)", v,
-				    p, i == T_TIME_BIN_S ? "1e-06 to 1e+09 s" :
-				    "0 to 1e+15");
-			bad = 1;
-		} else {
-			thr[i] = d;
-		}
-	}
-	free(line);
-	fclose(fp);
-	return bad ? -1 : 0;
-}
-
-json_object *
-thresholds_json(void)
-{
-	json_object *o = json_object_new_object();
-
-	for (int i = 0; i < T_N; i++) {
-		double v = thr[i];
-
-		if (v == floor(v) && fabs(v) < 9e15)
-			json_object_object_add(o, thr_name[i],
-					       dft_jint((int64_t)v));
-		else
-			json_object_object_add(o, thr_name[i], dft_jdouble(v));
-	}
-	return o;
 }
 
 /* ---- presets -------------------------------------------------------------- */
@@ -400,11 +288,37 @@ functions_for(struct agg *a, uint32_t cmask, const struct dft_tmap *files,
 
 /* ---- findings ----------------------------------------------------------- */
 
-static struct finding *
-add(struct results *r, const char *insight, const char *source,
-    const char *metric, const char *layer, const char *view,
-    const char *scope, double value, double threshold, const char *op,
-    int score, const char *title, const char *recommendation)
+/* The threshold an insight's value is compared with. */
+static double
+thr_of(const struct insight *d)
+{
+	return d->thr < T_N ? thr[d->thr] : d->thr_fixed;
+}
+
+/* The auxiliary threshold (an absolute count, a size, a time). */
+static double
+aux_of(const struct insight *d)
+{
+	return d->aux < T_N ? thr[d->aux] : 0;
+}
+
+/* A score from a Drishti level: HIGH is 4, 5 at four times the
+ * threshold; WARN 3, INFO 2, OK 1. */
+static int
+level_score(const struct insight *d, enum level lv, double v)
+{
+	return lv == LV_HIGH ? score_high(v, thr_of(d)) : (int)lv;
+}
+
+/*
+ * A new finding of insight d: its code, source, metric, layer, view,
+ * threshold, operator, title and recommendation come from the table; the
+ * caller gives the scope, the value and the score and fills in the
+ * evidence, the functions and the description.
+ */
+struct finding *
+finding_add(struct results *r, const struct insight *d, const char *scope,
+	    double value, int score)
 {
 	if (r->n == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 16;
@@ -413,22 +327,30 @@ add(struct results *r, const char *insight, const char *source,
 	struct finding *f = &r->f[r->n++];
 
 	memset(f, 0, sizeof(*f));
-	f->insight = insight;
-	f->source = source;
-	f->metric = metric;
-	f->layer = layer;
-	f->view = view;
+	f->insight = d->code;
+	f->source = d->source;
+	f->metric = d->metric;
+	f->layer = d->layer;
+	f->view = d->view;
 	f->scope = dft_xstrdup(scope);
 	f->value = value;
-	f->threshold = threshold;
-	f->op = op;
+	f->threshold = thr_of(d);
+	f->op = d->op;
 	f->score = score;
 	f->component = "io";
-	f->title = title;
-	f->recommendation = recommendation;
+	f->title = d->title;
+	f->recommendation = d->recommendation;
 	f->evidence = json_object_new_object();
 	f->io_share = 1;
 	return f;
+}
+
+/* finding_add with the table's insight of that code. */
+static struct finding *
+add(struct results *r, const char *code, const char *scope, double value,
+    int score)
+{
+	return finding_add(r, insight_find(code), scope, value, score);
 }
 
 static void
@@ -631,449 +553,416 @@ shared_stats(struct agg *a, const struct dft_tmap *shared,
 	}
 }
 
+/* ---- Drishti's insights: one function per insight ------------------------ */
+
+/* What the insights of one run share: the run's I/O sums, the shared
+ * files (P15/P16, P18/P19, P21/P22) and the application's sums and files
+ * (dft's own rules). */
+struct rules_ctx {
+	struct agg *a;
+	struct results *r;
+	const int64_t *g;	/* the run's I/O sums */
+	struct dft_tmap np;	/* shared file -> processes with data I/O */
+	struct dft_tmap shared;	/* the shared files, as a set */
+	struct dft_tmap st;	/* shared file -> struct strag */
+	int64_t nshared;
+	int64_t app[S_NF];	/* the sums without system files */
+	struct dft_tmap appf;	/* the application files */
+};
+
+/* S01 STDIO share of bytes */
 static void
-drishti(struct agg *a, struct results *r)
+i_stdio(struct rules_ctx *c, const struct insight *d)
 {
-	const int64_t *g = a->g + G_IO_S;
-	int64_t rn = g[S_RN], wn = g[S_WN], ops = rn + wn;
-	int64_t rb = g[S_RB], wb = g[S_WB], bytes = rb + wb;
+	const int64_t *g = c->g;
+	int64_t bytes = g[S_RB] + g[S_WB];
+	double v = frac(g[S_STDIO_B], bytes);
 	struct finding *f;
-	double v;
 
-	/* S01 STDIO share of bytes */
-	v = frac(g[S_STDIO_B], bytes);
-	if (bytes > 0 && v > thr[T_INTERFACE_STDIO]) {
-		f = add(r, "S01", "drishti", "stdio_bytes_pct", "posix", "app",
-			"all", v, thr[T_INTERFACE_STDIO], ">",
-			score_high(v, thr[T_INTERFACE_STDIO]),
-			"High STDIO usage",
-			"switch the bulk data path to POSIX or MPI-IO with large "
-			"requests (STDIO adds a buffering layer)");
-		ev_i(f, "stdio_bytes", g[S_STDIO_B]);
-		ev_i(f, "total_bytes", bytes);
-		ev_i(f, "stdio_requests", g[S_STDIO_N]);
-		ev_d(f, "stdio_time_s", g[S_STDIO_T] / 1e6);
-		f->functions = functions_for(a, 1u << C_STDIO, NULL, NULL);
-		f->description = dft_xasprintf(
-			"%.1f%% of the bytes (%lld of %lld) go through STDIO",
-			100 * v, (long long)g[S_STDIO_B], (long long)bytes);
-	}
-	/* P01/P02 operation intensity */
-	v = frac(llabs(wn - rn), ops);
-	if (ops > 0 && v > thr[T_IMBALANCE_OPERATIONS]) {
-		int wr = wn > rn;
+	if (bytes <= 0 || v <= thr_of(d))
+		return;
+	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
+	ev_i(f, "stdio_bytes", g[S_STDIO_B]);
+	ev_i(f, "total_bytes", bytes);
+	ev_i(f, "stdio_requests", g[S_STDIO_N]);
+	ev_d(f, "stdio_time_s", g[S_STDIO_T] / 1e6);
+	f->functions = functions_for(c->a, 1u << C_STDIO, NULL, NULL);
+	f->description = dft_xasprintf(
+		"%.1f%% of the bytes (%lld of %lld) go through STDIO",
+		100 * v, (long long)g[S_STDIO_B], (long long)bytes);
+}
 
-		f = add(r, wr ? "P01" : "P02", "drishti",
-			"operation_imbalance_ratio", "posix", "app", "all", v,
-			thr[T_IMBALANCE_OPERATIONS], ">", 2,
-			wr ? "Write-intensive by operations" :
-			     "Read-intensive by operations",
-			"informational: tune for the dominant direction");
-		ev_i(f, "reads", rn);
-		ev_i(f, "writes", wn);
-		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
-					     NULL, NULL);
-		f->description = dft_xasprintf(
-			"%lld writes and %lld reads: |W - R| / ops = %.2f",
-			(long long)wn, (long long)rn, v);
-	}
-	/* P03/P04 byte intensity */
-	v = frac(llabs(wb - rb), bytes);
-	if (bytes > 0 && v > thr[T_IMBALANCE_OPERATIONS]) {
-		int wr = wb > rb;
+/* P01 / P02 operation intensity, P03 / P04 byte intensity (d->w: the
+ * writes dominate) */
+static void
+i_intensity(struct rules_ctx *c, const struct insight *d)
+{
+	int by = strcmp(d->metric, "size_imbalance_ratio") == 0;
+	int64_t rn = c->g[by ? S_RB : S_RN], wn = c->g[by ? S_WB : S_WN];
+	int64_t tot = rn + wn;
+	double v = frac(llabs(wn - rn), tot);
+	int wr = wn > rn;
+	struct finding *f;
 
-		f = add(r, wr ? "P03" : "P04", "drishti", "size_imbalance_ratio",
-			"posix", "app", "all", v, thr[T_IMBALANCE_OPERATIONS],
-			">", 2,
-			wr ? "Write-intensive by bytes" :
-			     "Read-intensive by bytes",
-			"informational: tune for the dominant direction");
-		ev_i(f, "read_bytes", rb);
-		ev_i(f, "write_bytes", wb);
-		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
-					     NULL, NULL);
-		f->description = dft_xasprintf(
-			"%lld bytes written and %lld read: |W - R| / bytes = "
-			"%.2f", (long long)wb, (long long)rb, v);
-	}
-	/* P05/P06 small requests */
-	for (int w = 0; w < 2; w++) {
-		int64_t n = w ? wn : rn, sm = g[w ? S_SMALL_W : S_SMALL_R];
+	if (tot <= 0 || v <= thr_of(d) || wr != d->w)
+		return;
+	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
+	ev_i(f, by ? "read_bytes" : "reads", rn);
+	ev_i(f, by ? "write_bytes" : "writes", wn);
+	f->functions = functions_for(c->a, 1u << (wr ? C_WRITE : C_READ),
+				     NULL, NULL);
+	f->description = by ?
+		dft_xasprintf("%lld bytes written and %lld read: |W - R| / "
+			      "bytes = %.2f", (long long)wn, (long long)rn, v) :
+		dft_xasprintf("%lld writes and %lld reads: |W - R| / ops = "
+			      "%.2f", (long long)wn, (long long)rn, v);
+}
 
-		v = frac(sm, n);
-		if (n == 0 || v <= thr[T_SMALL_REQUESTS])
+/* P05 / P06 (d->w) small requests; WARN below the absolute count */
+static void
+i_small(struct rules_ctx *c, const struct insight *d)
+{
+	const int64_t *g = c->g;
+	int w = d->w;
+	int64_t n = g[w ? S_WN : S_RN], sm = g[w ? S_SMALL_W : S_SMALL_R];
+	int64_t by = g[w ? S_WB : S_RB];
+	double v = frac(sm, n);
+	struct finding *f;
+
+	if (n == 0 || v <= thr_of(d))
+		return;
+	int abs_ok = sm > aux_of(d);
+
+	f = finding_add(c->r, d, "all", v,
+			level_score(d, abs_ok ? d->level : LV_WARN, v));
+	ev_i(f, w ? "small_writes" : "small_reads", sm);
+	ev_i(f, w ? "writes" : "reads", n);
+	ev_i(f, "small_bytes", (int64_t)thr[T_SMALL_BYTES]);
+	ev_i(f, "small_requests_absolute", (int64_t)aux_of(d));
+	ev_d(f, "small_time_s", g[w ? S_SMALL_WT : S_SMALL_RT] / 1e6);
+	ev_d(f, "io_time_s", g[S_T] / 1e6);
+	ev_i(f, w ? "write_bytes" : "read_bytes", by);
+	json_object_object_add(f->evidence, "files", small_files(c->a, w));
+	f->functions = functions_for(c->a, 1u << (w ? C_SMALL_W : C_SMALL_R),
+				     NULL, NULL);
+	f->description = dft_xasprintf(
+		"%lld of %lld %s (%.1f%%) are smaller than %lld bytes "
+		"(mean %.0f bytes)%s", (long long)sm, (long long)n,
+		w ? "writes" : "reads", 100 * v,
+		(long long)thr[T_SMALL_BYTES], (double)by / (double)n,
+		abs_ok ? "" : "; below the absolute count threshold");
+}
+
+/* P08 misaligned file requests */
+static void
+i_misaligned(struct rules_ctx *c, const struct insight *d)
+{
+	const int64_t *g = c->g;
+	double v = frac(g[S_MISAL], g[S_ALIGN_CHECKED]);
+	struct finding *f;
+
+	if (g[S_ALIGN_CHECKED] <= 0 || v <= thr_of(d))
+		return;
+	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
+	ev_i(f, "misaligned", g[S_MISAL]);
+	ev_i(f, "requests", g[S_ALIGN_CHECKED]);
+	ev_i(f, "file_alignment", (int64_t)aux_of(d));
+	f->functions = functions_for(c->a, 1u << C_MISAL, NULL, NULL);
+	f->description = dft_xasprintf(
+		"%lld of %lld requests (%.1f%%) start at an offset "
+		"that is not a multiple of %lld", (long long)g[S_MISAL],
+		(long long)g[S_ALIGN_CHECKED], 100 * v,
+		(long long)aux_of(d));
+}
+
+/* P09 / P10 (d->w) redundant traffic (Drishti: bytes above the highest
+ * offset); X03 measures distinct bytes */
+static void
+i_redundant(struct rules_ctx *c, const struct insight *d)
+{
+	struct agg *a = c->a;
+	int w = d->w;
+	int64_t moved = 0, extent = 0, red = 0, nfiles = 0;
+	struct finding *f;
+
+	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
+		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		const char *fk = dft_tmap_key(&a->m[M_FILE], i, NULL);
+		const int64_t *x = dft_tmap_get(&a->m[M_FILEX], fk, strlen(fk),
+						0, NULL);
+		int64_t b = s[w ? S_WB : S_RB];
+		int64_t e = x ? x[w] : 0;
+
+		if (skip_file(fk, strlen(fk)))
 			continue;
-		int abs_ok = sm > thr[T_SMALL_REQUESTS_ABS];
-
-		f = add(r, w ? "P06" : "P05", "drishti",
-			w ? "small_write_pct" : "small_read_pct", "posix",
-			"app", "all", v, thr[T_SMALL_REQUESTS], ">",
-			abs_ok ? score_high(v, thr[T_SMALL_REQUESTS]) : 3,
-			w ? "Many small write requests" :
-			    "Many small read requests",
-			w ? "buffer small writes into larger contiguous "
-			    "requests (aggregate in memory, write once); with "
-			    "MPI use collective MPI_File_write_all" :
-			    "read in larger contiguous blocks and serve small "
-			    "reads from memory; with MPI use collective "
-			    "MPI_File_read_all");
-		ev_i(f, w ? "small_writes" : "small_reads", sm);
-		ev_i(f, w ? "writes" : "reads", n);
-		ev_i(f, "small_bytes", (int64_t)thr[T_SMALL_BYTES]);
-		ev_i(f, "small_requests_absolute",
-		     (int64_t)thr[T_SMALL_REQUESTS_ABS]);
-		ev_d(f, "small_time_s", g[w ? S_SMALL_WT : S_SMALL_RT] / 1e6);
-		ev_d(f, "io_time_s", g[S_T] / 1e6);
-		ev_i(f, w ? "write_bytes" : "read_bytes", w ? wb : rb);
-		json_object_object_add(f->evidence, "files", small_files(a, w));
-		f->functions = functions_for(a, 1u << (w ? C_SMALL_W :
-						       C_SMALL_R), NULL, NULL);
-		f->description = dft_xasprintf(
-			"%lld of %lld %s (%.1f%%) are smaller than %lld bytes "
-			"(mean %.0f bytes)%s", (long long)sm, (long long)n,
-			w ? "writes" : "reads", 100 * v,
-			(long long)thr[T_SMALL_BYTES],
-			(double)(w ? wb : rb) / (double)n,
-			abs_ok ? "" : "; below the absolute count threshold");
-	}
-	/* P08 misaligned file requests */
-	v = frac(g[S_MISAL], g[S_ALIGN_CHECKED]);
-	if (g[S_ALIGN_CHECKED] > 0 && v > thr[T_MISALIGNED_REQUESTS]) {
-		f = add(r, "P08", "drishti", "misaligned_pct", "posix", "app",
-			"all", v, thr[T_MISALIGNED_REQUESTS], ">",
-			score_high(v, thr[T_MISALIGNED_REQUESTS]),
-			"Misaligned file requests",
-			"align requests to the file-system block or stripe "
-			"size (HDF5 H5Pset_alignment, Lustre stripe size)");
-		ev_i(f, "misaligned", g[S_MISAL]);
-		ev_i(f, "requests", g[S_ALIGN_CHECKED]);
-		ev_i(f, "file_alignment", (int64_t)thr[T_FILE_ALIGNMENT]);
-		f->functions = functions_for(a, 1u << C_MISAL, NULL, NULL);
-		f->description = dft_xasprintf(
-			"%lld of %lld requests (%.1f%%) start at an offset "
-			"that is not a multiple of %lld", (long long)g[S_MISAL],
-			(long long)g[S_ALIGN_CHECKED], 100 * v,
-			(long long)thr[T_FILE_ALIGNMENT]);
-	}
-	/* P09/P10 redundant traffic (Drishti: bytes above the highest
-	 * offset); X03 below measures distinct bytes */
-	for (int w = 0; w < 2; w++) {
-		int64_t moved = 0, extent = 0, red = 0, nfiles = 0;
-
-		for (size_t i = 0; i < a->m[M_FILE].count; i++) {
-			const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
-			const int64_t *x = dft_tmap_get(&a->m[M_FILEX],
-				dft_tmap_key(&a->m[M_FILE], i, NULL),
-				strlen(dft_tmap_key(&a->m[M_FILE], i, NULL)),
-				0, NULL);
-			int64_t b = s[w ? S_WB : S_RB];
-			int64_t e = x ? x[w] : 0;
-			const char *fk = dft_tmap_key(&a->m[M_FILE], i, NULL);
-
-			if (skip_file(fk, strlen(fk)))
-				continue;
-
-			if (b > 0 && e > 0 && b > e) {
-				moved += b;
-				extent += e;
-				red += b - e;
-				nfiles++;
-			}
+		if (b > 0 && e > 0 && b > e) {
+			moved += b;
+			extent += e;
+			red += b - e;
+			nfiles++;
 		}
-		if (red == 0)
-			continue;
-		v = frac(moved, extent);
-		f = add(r, w ? "P10" : "P09", "drishti",
-			w ? "redundant_write_ratio" : "redundant_read_ratio",
-			"posix", "app", "all", v, 1, ">", 3,
-			w ? "Redundant write traffic" : "Redundant read traffic",
-			w ? "data is written more than once at the same "
-			    "offsets: write each block once" :
-			    "the same bytes are read more than once: cache "
-			    "them in memory or read each block once");
-		ev_i(f, w ? "bytes_written" : "bytes_read", moved);
-		ev_i(f, "highest_offsets", extent);
-		ev_i(f, "redundant_bytes", red);
-		ev_i(f, "files", nfiles);
-		f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ),
-					     NULL, NULL);
-		f->description = dft_xasprintf(
-			"%lld bytes %s in %lld file(s) whose highest offsets "
-			"sum to %lld: %lld bytes moved more than once",
-			(long long)moved, w ? "written" : "read",
-			(long long)nfiles, (long long)extent, (long long)red);
 	}
-	/* P11-P14 random vs sequential */
-	for (int w = 0; w < 2; w++) {
-		int64_t rnd = g[w ? S_RND_W : S_RND_R];
-		int64_t tot = rnd + g[w ? S_SEQ_W : S_SEQ_R];
+	if (red == 0)
+		return;
+	double v = frac(moved, extent);
 
-		if (tot == 0)
-			continue;
-		v = frac(rnd, tot);
-		int over = v > thr[T_RANDOM_OPERATIONS];
-		int abs_ok = rnd > thr[T_RANDOM_OPERATIONS_ABS];
-		const char *code = over ? (w ? "P13" : "P11") :
-				   (w ? "P14" : "P12");
+	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
+	ev_i(f, w ? "bytes_written" : "bytes_read", moved);
+	ev_i(f, "highest_offsets", extent);
+	ev_i(f, "redundant_bytes", red);
+	ev_i(f, "files", nfiles);
+	f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ), NULL,
+				     NULL);
+	f->description = dft_xasprintf(
+		"%lld bytes %s in %lld file(s) whose highest offsets "
+		"sum to %lld: %lld bytes moved more than once",
+		(long long)moved, w ? "written" : "read",
+		(long long)nfiles, (long long)extent, (long long)red);
+}
 
-		f = add(r, code, "drishti",
-			w ? "rand_write_pct" : "rand_read_pct", "posix", "app",
-			"all", v, thr[T_RANDOM_OPERATIONS], ">",
-			!over ? 1 : abs_ok ?
-			score_high(v, thr[T_RANDOM_OPERATIONS]) : 3,
-			over ? (w ? "High random writes" : "High random reads") :
-			       (w ? "Mostly sequential writes" :
-				    "Mostly sequential reads"),
-			over ? "change the data layout or the access order so "
-			       "that requests are consecutive; sort or batch "
-			       "offsets before issuing them" :
-			       "none needed");
-		ev_i(f, w ? "random_writes" : "random_reads", rnd);
-		ev_i(f, w ? "sequential_writes" : "sequential_reads",
-		     g[w ? S_SEQ_W : S_SEQ_R]);
-		ev_i(f, w ? "consecutive_writes" : "consecutive_reads",
-		     g[w ? S_CONS_W : S_CONS_R]);
-		f->functions = functions_for(a, 1u << (w ? C_RAND_W : C_RAND_R),
-					     NULL, NULL);
-		if (!over) {
-			json_object_put(f->functions);
-			f->functions = functions_for(a, 1u << (w ? C_WRITE :
-							       C_READ),
-						     NULL, NULL);
-		}
-		f->description = dft_xasprintf(
-			"%lld of %lld %s (%.1f%%) start before the end of the "
-			"previous one on their file and process",
-			(long long)rnd, (long long)tot,
-			w ? "writes" : "reads", 100 * v);
-	}
-	/* P15/P16 small requests to shared files */
-	struct dft_tmap np, shared;
+/* P11 / P13 (d->w) random requests over the threshold, HIGH (WARN below
+ * the absolute count); P12 / P14 mostly sequential (d->under, OK) */
+static void
+i_random(struct rules_ctx *c, const struct insight *d)
+{
+	const int64_t *g = c->g;
+	int w = d->w;
+	int64_t rnd = g[w ? S_RND_W : S_RND_R];
+	int64_t tot = rnd + g[w ? S_SEQ_W : S_SEQ_R];
+	struct finding *f;
 
-	dft_tmap_init(&np, sizeof(int64_t));
-	dft_tmap_init(&shared, sizeof(int64_t));
-	shared_files(a, &np);
-	int64_t sh_n[2] = { 0, 0 }, sh_small[2] = { 0, 0 }, nshared = 0;
+	if (tot == 0)
+		return;
+	double v = frac(rnd, tot);
+	int over = v > thr_of(d);
 
-	for (size_t i = 0; i < np.count; i++) {
+	if (over == d->under)
+		return;
+	int abs_ok = rnd > aux_of(d);
+
+	f = finding_add(c->r, d, "all", v,
+			level_score(d, over && !abs_ok ? LV_WARN : d->level,
+				    v));
+	ev_i(f, w ? "random_writes" : "random_reads", rnd);
+	ev_i(f, w ? "sequential_writes" : "sequential_reads",
+	     g[w ? S_SEQ_W : S_SEQ_R]);
+	ev_i(f, w ? "consecutive_writes" : "consecutive_reads",
+	     g[w ? S_CONS_W : S_CONS_R]);
+	f->functions = functions_for(c->a, 1u << (over ?
+				     (w ? C_RAND_W : C_RAND_R) :
+				     (w ? C_WRITE : C_READ)), NULL, NULL);
+	f->description = dft_xasprintf(
+		"%lld of %lld %s (%.1f%%) start before the end of the "
+		"previous one on their file and process",
+		(long long)rnd, (long long)tot,
+		w ? "writes" : "reads", 100 * v);
+}
+
+/* P15 / P16 (d->w) small requests to shared files */
+static void
+i_shared_small(struct rules_ctx *c, const struct insight *d)
+{
+	int w = d->w;
+	int64_t n = 0, sm = 0;
+	struct finding *f;
+
+	for (size_t i = 0; i < c->np.count; i++) {
 		size_t kn;
-		const char *k = dft_tmap_key(&np, i, &kn);
-
-		nshared++;
-		dft_tmap_get(&shared, k, kn, 1, NULL);
-		const int64_t *s = dft_tmap_get(&a->m[M_FILE], k, kn, 0, NULL);
+		const char *k = dft_tmap_key(&c->np, i, &kn);
+		const int64_t *s = dft_tmap_get(&c->a->m[M_FILE], k, kn, 0,
+						NULL);
 
 		if (s == NULL)
 			continue;
-		sh_n[0] += s[S_RN];
-		sh_n[1] += s[S_WN];
-		sh_small[0] += s[S_SMALL_R];
-		sh_small[1] += s[S_SMALL_W];
+		n += s[w ? S_WN : S_RN];
+		sm += s[w ? S_SMALL_W : S_SMALL_R];
 	}
-	for (int w = 0; w < 2; w++) {
-		v = frac(sh_small[w], sh_n[w]);
-		if (sh_n[w] == 0 || v <= thr[T_SMALL_REQUESTS])
+	double v = frac(sm, n);
+
+	if (n == 0 || v <= thr_of(d))
+		return;
+	int abs_ok = sm > aux_of(d);
+
+	f = finding_add(c->r, d, "shared files", v,
+			level_score(d, abs_ok ? d->level : LV_WARN, v));
+	ev_i(f, w ? "small_writes" : "small_reads", sm);
+	ev_i(f, w ? "writes" : "reads", n);
+	ev_i(f, "shared_files", c->nshared);
+	f->functions = functions_for(c->a, 1u << (w ? C_SMALL_W : C_SMALL_R),
+				     &c->shared, NULL);
+	f->description = dft_xasprintf(
+		"%lld of %lld %s on %lld shared file(s) are small",
+		(long long)sm, (long long)n, w ? "writes" : "reads",
+		(long long)c->nshared);
+}
+
+/* P18 / P19 (d->w: time) stragglers on shared files: per file the
+ * busiest and idlest process; the ten worst files are reported */
+static void
+i_straggler(struct rules_ctx *c, const struct insight *d)
+{
+	int kind = d->w;
+	struct dft_tmap *st = &c->st;
+	struct cand *cd = dft_xcalloc(st->count ? st->count : 1, sizeof(*cd));
+	size_t nc = 0;
+	double v;
+	struct finding *f;
+
+	for (size_t i = 0; i < st->count; i++) {
+		const struct strag *x = dft_tmap_value(st, i);
+		int64_t mx = kind ? x->mxt : x->mxb;
+		int64_t mn = kind ? x->mnt : x->mnb;
+		int64_t tot = kind ? x->tott : x->totb;
+
+		if (x->n < 2 || tot == 0)
 			continue;
-		int abs_ok = sh_small[w] > thr[T_SMALL_REQUESTS_ABS];
-
-		f = add(r, w ? "P16" : "P15", "drishti",
-			w ? "shared_small_write_pct" : "shared_small_read_pct",
-			"posix", "app", "shared files", v,
-			thr[T_SMALL_REQUESTS], ">",
-			abs_ok ? score_high(v, thr[T_SMALL_REQUESTS]) : 3,
-			w ? "Small writes to shared files" :
-			    "Small reads from shared files",
-			"coalesce the processes' requests (MPI-IO collective "
-			"buffering, or one aggregator per node)");
-		ev_i(f, w ? "small_writes" : "small_reads", sh_small[w]);
-		ev_i(f, w ? "writes" : "reads", sh_n[w]);
-		ev_i(f, "shared_files", nshared);
-		f->functions = functions_for(a, 1u << (w ? C_SMALL_W :
-						       C_SMALL_R),
-					     &shared, NULL);
-		f->description = dft_xasprintf(
-			"%lld of %lld %s on %lld shared file(s) are small",
-			(long long)sh_small[w], (long long)sh_n[w],
-			w ? "writes" : "reads", (long long)nshared);
-	}
-	/* P18/P19 stragglers on shared files: per file the busiest and
-	 * idlest process, in one pass; the ten worst files are reported */
-	struct dft_tmap st;
-
-	shared_stats(a, &shared, &st);
-	for (int kind = 0; kind < 2; kind++) {
-		struct cand *c = dft_xcalloc(st.count ? st.count : 1, sizeof(*c));
-		size_t nc = 0;
-
-		for (size_t i = 0; i < st.count; i++) {
-			const struct strag *x = dft_tmap_value(&st, i);
-			int64_t mx = kind ? x->mxt : x->mxb;
-			int64_t mn = kind ? x->mnt : x->mnb;
-			int64_t tot = kind ? x->tott : x->totb;
-
-			if (x->n < 2 || tot == 0)
-				continue;
-			v = frac(mx - mn, tot);
-			if (v <= thr[T_IMBALANCE_STRAGGLERS])
-				continue;
-			c[nc].v = v;
-			c[nc].k = dft_tmap_key(&st, i, NULL);
-			c[nc].i = i;
-			nc++;
-		}
-		if (nc > 1)
-			qsort(c, nc, sizeof(*c), cmp_cand);
-		for (size_t ci = 0; ci < nc && ci < 10; ci++) {
-			const struct strag *x = dft_tmap_value(&st, c[ci].i);
-			const char *k = c[ci].k;
-			int64_t mx = kind ? x->mxt : x->mxb;
-			int64_t mn = kind ? x->mnt : x->mnb;
-			int64_t tot = kind ? x->tott : x->totb;
-
-			v = c[ci].v;
-			f = add(r, kind ? "P19" : "P18", "drishti",
-				kind ? "shared_time_imbalance" :
-				       "shared_size_imbalance",
-				"posix", "file", k, v,
-				thr[T_IMBALANCE_STRAGGLERS], ">",
-				score_high(v, thr[T_IMBALANCE_STRAGGLERS]),
-				kind ? "Time imbalance on a shared file" :
-				       "Data imbalance on a shared file",
-				"rebalance the work between processes; tune "
-				"stripe size and count");
-			if (kind) {
-				ev_d(f, "slowest_time_s", mx / 1e6);
-				ev_d(f, "fastest_time_s", mn / 1e6);
-				ev_d(f, "total_time_s", tot / 1e6);
-			} else {
-				ev_i(f, "largest_bytes", mx);
-				ev_i(f, "smallest_bytes", mn);
-				ev_i(f, "total_bytes", tot);
-			}
-			ev_i(f, "processes", x->n);
-			ev_i(f, "files_over_threshold", (int64_t)nc);
-			struct dft_tmap one;
-
-			dft_tmap_init(&one, sizeof(int64_t));
-			dft_tmap_get(&one, k, strlen(k), 1, NULL);
-			f->functions = functions_for(a, 1u << C_IO, &one, NULL);
-			dft_tmap_release(&one);
-			f->description = dft_xasprintf(
-				"%lld processes share the file; the busiest "
-				"and idlest differ by %.1f%% of its %s",
-				(long long)x->n, 100 * v,
-				kind ? "I/O time" : "bytes");
-		}
-		free(c);
-	}
-	dft_tmap_release(&st);
-	/* P21/P22 size imbalance over file-per-process files */
-	for (int w = 0; w < 2; w++) {
-		struct dft_tmap pb;
-		int64_t mx = INT64_MIN, mn = INT64_MAX;
-
-		dft_tmap_init(&pb, sizeof(int64_t));
-		for (size_t j = 0; j < a->m[M_FILEPROC].count; j++) {
-			size_t jn;
-			const char *jk = dft_tmap_key(&a->m[M_FILEPROC], j, &jn);
-			const char *sep = memchr(jk, '\x1e', jn);
-
-			if (sep == NULL || dft_tmap_get(&shared, jk,
-					(size_t)(sep - jk), 0, NULL) != NULL ||
-			    skip_file(jk, (size_t)(sep - jk)))
-				continue;
-			const int64_t *fp = dft_tmap_value(&a->m[M_FILEPROC], j);
-			int64_t *x = dft_tmap_get(&pb, sep + 1,
-						  jn - (size_t)(sep + 1 - jk), 1,
-						  NULL);
-
-			*x += w ? fp[4] : fp[3];
-		}
-		int64_t nproc = 0;
-
-		for (size_t i = 0; i < pb.count; i++) {
-			int64_t x = *(int64_t *)dft_tmap_value(&pb, i);
-
-			if (x <= 0)
-				continue;
-			nproc++;
-			mx = x > mx ? x : mx;
-			mn = x < mn ? x : mn;
-		}
-		dft_tmap_release(&pb);
-		v = mx > 0 ? frac(mx - mn, mx) : 0;
-		if (nproc < 2 || mx <= 0 || v <= thr[T_IMBALANCE_SIZE])
+		v = frac(mx - mn, tot);
+		if (v <= thr_of(d))
 			continue;
-		f = add(r, w ? "P21" : "P22", "drishti",
-			w ? "write_size_imbalance" : "read_size_imbalance",
-			"posix", "process", "all", v, thr[T_IMBALANCE_SIZE],
-			">", score_high(v, thr[T_IMBALANCE_SIZE]),
-			w ? "Write size imbalance between processes" :
-			    "Read size imbalance between processes",
-			"balance the data each process writes or reads");
-		ev_i(f, "largest_bytes", mx);
-		ev_i(f, "smallest_bytes", mn);
-		ev_i(f, "processes", nproc);
-		f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ),
-					     NULL, NULL);
-		f->description = dft_xasprintf(
-			"per-process %s bytes range from %lld to %lld "
-			"((max - min) / max = %.2f)", w ? "written" : "read",
-			(long long)mn, (long long)mx, v);
+		cd[nc].v = v;
+		cd[nc].k = dft_tmap_key(st, i, NULL);
+		cd[nc].i = i;
+		nc++;
 	}
-	dft_tmap_release(&np);
-	dft_tmap_release(&shared);
-	/* P17 metadata time per process */
-	{
-		int64_t over = 0, worst = 0;
-		const char *wp = NULL;
+	if (nc > 1)
+		qsort(cd, nc, sizeof(*cd), cmp_cand);
+	for (size_t ci = 0; ci < nc && ci < 10; ci++) {
+		const struct strag *x = dft_tmap_value(st, cd[ci].i);
+		const char *k = cd[ci].k;
+		int64_t mx = kind ? x->mxt : x->mxb;
+		int64_t mn = kind ? x->mnt : x->mnb;
+		int64_t tot = kind ? x->tott : x->totb;
 
-		for (size_t i = 0; i < a->m[M_PROC].count; i++) {
-			const int64_t *s = dft_tmap_value(&a->m[M_PROC], i);
-
-			if (s[S_MT] > thr[T_METADATA_TIME_RANK] * 1e6)
-				over++;
-			const char *pk = dft_tmap_key(&a->m[M_PROC], i, NULL);
-
-			if (s[S_MT] > worst || (s[S_MT] == worst && wp != NULL &&
-						strcmp(pk, wp) < 0)) {
-				worst = s[S_MT];
-				wp = pk;
-			}
+		v = cd[ci].v;
+		f = finding_add(c->r, d, k, v, level_score(d, d->level, v));
+		if (kind) {
+			ev_d(f, "slowest_time_s", mx / 1e6);
+			ev_d(f, "fastest_time_s", mn / 1e6);
+			ev_d(f, "total_time_s", tot / 1e6);
+		} else {
+			ev_i(f, "largest_bytes", mx);
+			ev_i(f, "smallest_bytes", mn);
+			ev_i(f, "total_bytes", tot);
 		}
-		if (over > 0) {
-			f = add(r, "P17", "drishti", "metadata_time_rank",
-				"posix", "process", "all", (double)over, 0, ">",
-				4, "High metadata time",
-				"open files once and keep them open, cache "
-				"stat results, combine small files");
-			ev_i(f, "processes_over", over);
-			ev_d(f, "metadata_time_rank_s",
-			     thr[T_METADATA_TIME_RANK]);
-			ev_d(f, "worst_metadata_time_s", worst / 1e6);
-			json_object_object_add(f->evidence, "worst_process",
-					       dft_jstr(wp));
-			f->functions = functions_for(a, 1u << C_META, NULL,
-						     NULL);
-			f->description = dft_xasprintf(
-				"%lld process(es) spend more than %.0f s in "
-				"metadata calls (worst %.1f s)",
-				(long long)over, thr[T_METADATA_TIME_RANK],
-				worst / 1e6);
+		ev_i(f, "processes", x->n);
+		ev_i(f, "files_over_threshold", (int64_t)nc);
+		struct dft_tmap one;
+
+		dft_tmap_init(&one, sizeof(int64_t));
+		dft_tmap_get(&one, k, strlen(k), 1, NULL);
+		f->functions = functions_for(c->a, 1u << C_IO, &one, NULL);
+		dft_tmap_release(&one);
+		f->description = dft_xasprintf(
+			"%lld processes share the file; the busiest "
+			"and idlest differ by %.1f%% of its %s",
+			(long long)x->n, 100 * v,
+			kind ? "I/O time" : "bytes");
+	}
+	free(cd);
+}
+
+/* P22 / P21 (d->w) size imbalance over file-per-process files */
+static void
+i_size_imbalance(struct rules_ctx *c, const struct insight *d)
+{
+	struct agg *a = c->a;
+	int w = d->w;
+	struct dft_tmap pb;
+	int64_t mx = INT64_MIN, mn = INT64_MAX, nproc = 0;
+	struct finding *f;
+
+	dft_tmap_init(&pb, sizeof(int64_t));
+	for (size_t j = 0; j < a->m[M_FILEPROC].count; j++) {
+		size_t jn;
+		const char *jk = dft_tmap_key(&a->m[M_FILEPROC], j, &jn);
+		const char *sep = memchr(jk, '\x1e', jn);
+
+		if (sep == NULL || dft_tmap_get(&c->shared, jk,
+				(size_t)(sep - jk), 0, NULL) != NULL ||
+		    skip_file(jk, (size_t)(sep - jk)))
+			continue;
+		const int64_t *fp = dft_tmap_value(&a->m[M_FILEPROC], j);
+		int64_t *x = dft_tmap_get(&pb, sep + 1,
+					  jn - (size_t)(sep + 1 - jk), 1, NULL);
+
+		*x += w ? fp[4] : fp[3];
+	}
+	for (size_t i = 0; i < pb.count; i++) {
+		int64_t x = *(int64_t *)dft_tmap_value(&pb, i);
+
+		if (x <= 0)
+			continue;
+		nproc++;
+		mx = x > mx ? x : mx;
+		mn = x < mn ? x : mn;
+	}
+	dft_tmap_release(&pb);
+	double v = mx > 0 ? frac(mx - mn, mx) : 0;
+
+	if (nproc < 2 || mx <= 0 || v <= thr_of(d))
+		return;
+	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
+	ev_i(f, "largest_bytes", mx);
+	ev_i(f, "smallest_bytes", mn);
+	ev_i(f, "processes", nproc);
+	f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ), NULL,
+				     NULL);
+	f->description = dft_xasprintf(
+		"per-process %s bytes range from %lld to %lld "
+		"((max - min) / max = %.2f)", w ? "written" : "read",
+		(long long)mn, (long long)mx, v);
+}
+
+/* P17 metadata time per process: processes over metadata_time_rank s */
+static void
+i_metadata_rank(struct rules_ctx *c, const struct insight *d)
+{
+	struct agg *a = c->a;
+	int64_t over = 0, worst = 0;
+	const char *wp = NULL;
+	struct finding *f;
+
+	for (size_t i = 0; i < a->m[M_PROC].count; i++) {
+		const int64_t *s = dft_tmap_value(&a->m[M_PROC], i);
+		const char *pk = dft_tmap_key(&a->m[M_PROC], i, NULL);
+
+		if (s[S_MT] > aux_of(d) * 1e6)
+			over++;
+		if (s[S_MT] > worst || (s[S_MT] == worst && wp != NULL &&
+					strcmp(pk, wp) < 0)) {
+			worst = s[S_MT];
+			wp = pk;
 		}
 	}
-	/* M01 */
-	if (a->g[G_MPI_EVENTS] > 0 && a->g[G_MPIIO_N] == 0) {
-		f = add(r, "M01", "drishti", "mpiio_usage", "posix", "app",
-			"all", 0, 0, "==", 3, "No MPI-IO usage",
-			"consider MPI-IO (collective reads and writes) for "
-			"shared data");
-		ev_i(f, "mpi_events", a->g[G_MPI_EVENTS]);
-		f->functions = json_object_new_array();
-		f->description = dft_xasprintf(
-			"the application uses MPI (%lld events) but no MPI-IO",
-			(long long)a->g[G_MPI_EVENTS]);
-	}
+	if (over == 0)
+		return;
+	f = finding_add(c->r, d, "all", (double)over,
+			level_score(d, d->level, (double)over));
+	ev_i(f, "processes_over", over);
+	ev_d(f, "metadata_time_rank_s", aux_of(d));
+	ev_d(f, "worst_metadata_time_s", worst / 1e6);
+	json_object_object_add(f->evidence, "worst_process", dft_jstr(wp));
+	f->functions = functions_for(a, 1u << C_META, NULL, NULL);
+	f->description = dft_xasprintf(
+		"%lld process(es) spend more than %.0f s in metadata calls "
+		"(worst %.1f s)", (long long)over, aux_of(d), worst / 1e6);
+}
+
+/* M01 MPI without MPI-IO */
+static void
+i_no_mpiio(struct rules_ctx *c, const struct insight *d)
+{
+	struct agg *a = c->a;
+	struct finding *f;
+
+	if (a->g[G_MPI_EVENTS] <= 0 || a->g[G_MPIIO_N] != 0)
+		return;
+	f = finding_add(c->r, d, "all", 0, level_score(d, d->level, 0));
+	ev_i(f, "mpi_events", a->g[G_MPI_EVENTS]);
+	f->functions = json_object_new_array();
+	f->description = dft_xasprintf(
+		"the application uses MPI (%lld events) but no MPI-IO",
+		(long long)a->g[G_MPI_EVENTS]);
 }
 
 /* ---- WisIO rules on view rows ------------------------------------------- */
@@ -1096,11 +985,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	}
 	v = frac(s[S_MT], s[S_T]);
 	if (s[S_T] > 0 && v >= thr[T_WISIO_METADATA_TIME]) {
-		f = add(r, "W01", "wisio", "metadata_time_pct", "posix", view,
-			key, v, thr[T_WISIO_METADATA_TIME], ">=", base,
-			"Excessive metadata access",
-			"reduce open/close/stat calls: keep files open, cache "
-			"metadata, use fewer larger files");
+		f = add(r, "W01", key, v, base);
+		f->view = view;
 		ev_i(f, "metadata_ops", s[S_MN]);
 		ev_d(f, "metadata_time_s", s[S_MT] / 1e6);
 		ev_d(f, "io_time_s", s[S_T] / 1e6);
@@ -1116,10 +1002,9 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	if (ops > 0 && v > thr[T_WISIO_OPERATION_IMBALANCE]) {
 		int wr = s[S_WN] > s[S_RN];
 
-		f = add(r, "W02", "wisio", "operation_imbalance_ratio", "posix",
-			view, key, v, thr[T_WISIO_OPERATION_IMBALANCE], ">",
-			base < 2 ? base : 2, "Operation imbalance",
-			wr ? "write-heavy" : "read-heavy");
+		f = add(r, "W02", key, v, base < 2 ? base : 2);
+		f->view = view;
+		f->recommendation = wr ? "write-heavy" : "read-heavy";
 		ev_i(f, "reads", s[S_RN]);
 		ev_i(f, "writes", s[S_WN]);
 		f->io_share = share;
@@ -1135,10 +1020,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 
 	v = frac(s[S_RND_R] + s[S_RND_W], pat);
 	if (pat > 0 && v > thr[T_WISIO_RANDOM]) {
-		f = add(r, "W03", "wisio", "rand_pct", "posix", view, key, v,
-			thr[T_WISIO_RANDOM], ">", base, "Random operations",
-			"make accesses consecutive (reorder, batch, or "
-			"restructure the data layout)");
+		f = add(r, "W03", key, v, base);
+		f->view = view;
 		ev_i(f, "random", s[S_RND_R] + s[S_RND_W]);
 		ev_i(f, "requests", pat);
 		f->io_share = share;
@@ -1153,10 +1036,9 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	if (b > 0 && v > thr[T_WISIO_SIZE_IMBALANCE]) {
 		int wr = s[S_WB] > s[S_RB];
 
-		f = add(r, "W04", "wisio", "size_imbalance_ratio", "posix", view,
-			key, v, thr[T_WISIO_SIZE_IMBALANCE], ">",
-			base < 2 ? base : 2, "Size imbalance",
-			wr ? "write-heavy" : "read-heavy");
+		f = add(r, "W04", key, v, base < 2 ? base : 2);
+		f->view = view;
+		f->recommendation = wr ? "write-heavy" : "read-heavy";
 		ev_i(f, "read_bytes", s[S_RB]);
 		ev_i(f, "write_bytes", s[S_WB]);
 		f->io_share = share;
@@ -1179,12 +1061,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 		if (v <= thr[T_WISIO_SMALL_TIME] ||
 		    mean >= thr[T_WISIO_SMALL_SIZE])
 			continue;
-		f = add(r, w ? "W06" : "W05", "wisio",
-			w ? "write_time_pct" : "read_time_pct", "posix", view,
-			key, v, thr[T_WISIO_SMALL_TIME], ">", base,
-			w ? "Small writes dominate the I/O time" :
-			    "Small reads dominate the I/O time",
-			"issue fewer, larger requests");
+		f = add(r, w ? "W06" : "W05", key, v, base);
+		f->view = view;
 		ev_i(f, w ? "writes" : "reads", n);
 		ev_d(f, w ? "write_time_s" : "read_time_s", t / 1e6);
 		ev_d(f, "io_time_s", s[S_T] / 1e6);
@@ -1285,13 +1163,8 @@ checkpoint(struct agg *a, struct results *r, double app)
 	double v = (ck > ckio ? ck : ckio) / (base + 1e-9);
 	struct finding *f;
 
-	f = add(r, "D03", "dlio", "checkpoint_util", "checkpoint", "app", "all",
-		v, thr[T_DLIO_CHECKPOINT_TIME], ">",
-		v > thr[T_DLIO_CHECKPOINT_TIME] ?
-		score_high(v, thr[T_DLIO_CHECKPOINT_TIME]) : 2,
-		"Checkpoint time",
-		"checkpoint less often, asynchronously (copy the state, write "
-		"it in the background), or to faster local storage");
+	f = add(r, "D03", "all", v, v > thr[T_DLIO_CHECKPOINT_TIME] ?
+		score_high(v, thr[T_DLIO_CHECKPOINT_TIME]) : 2);
 	ev_d(f, "checkpoint_time_s", ck);
 	ev_d(f, "checkpoint_io_time_s", ckio);
 	ev_d(f, "app_time_s", base);
@@ -1369,15 +1242,9 @@ dlio(struct agg *a, struct results *r, int dlio_preset)
 	}
 	if (dlio_preset || a->m[M_LOOP].count > 0) {
 		v = lw + lc > 0 ? (double)lw / (double)(lw + lc) : 0;
-		f = add(r, "D01", "dlio", "fetch_pressure", "fetch_data", "app",
-			"all", v, thr[T_DLIO_FETCH_PRESSURE], ">",
-			v > thr[T_DLIO_FETCH_PRESSURE] ?
+		f = add(r, "D01", "all", v, v > thr[T_DLIO_FETCH_PRESSURE] ?
 			score_high(v, thr[T_DLIO_FETCH_PRESSURE]) :
-			score_frac(v) > 0 ? score_frac(v) : 1,
-			"Data-loader stall",
-			"overlap data loading with compute: more loader workers, "
-			"prefetching, caching the dataset in memory or on local "
-			"storage, larger or fewer files");
+			score_frac(v) > 0 ? score_frac(v) : 1);
 		f->forced = dlio_preset;
 		ev_d(f, "wait_time_s", lw / 1e6);
 		ev_d(f, "compute_time_s", lc / 1e6);
@@ -1474,14 +1341,10 @@ dlio(struct agg *a, struct results *r, int dlio_preset)
 			wmean = mean;
 		}
 	}
-	f = add(r, "D02", "dlio", "epoch_straggler", "reader", "time",
-		wk ? wk : "all", worst, thr[T_DLIO_EPOCH_STRAGGLER], ">",
+	f = add(r, "D02", wk ? wk : "all", worst,
 		worst > thr[T_DLIO_EPOCH_STRAGGLER] ?
 		score_high(worst, thr[T_DLIO_EPOCH_STRAGGLER]) :
-		worst > 0 ? 2 : 1,
-		"Epoch straggler among reader threads",
-		"balance samples between loader workers; shard by size, not "
-		"count; avoid a slow storage target");
+		worst > 0 ? 2 : 1);
 	f->forced = 1;
 	ev_i(f, "epochs", (int64_t)ep.count);
 	ev_i(f, "threads", wthreads);
@@ -1516,11 +1379,8 @@ fs_bw(struct agg *a, struct results *r)
 
 	if (rb == 0)
 		sc = 1;
-	f = add(r, "D04", "dlio", "fs_bw", layer_defs[l].name, "app", "all",
-		bw, thr[T_DLIO_FS_BW_MB_S], "<", sc,
-		"File-system read bandwidth",
-		"read larger blocks, use more parallel readers, stage the "
-		"dataset to node-local storage, tune striping");
+	f = add(r, "D04", "all", bw, sc);
+	f->layer = layer_defs[l].name;
 	f->forced = 1;
 	ev_i(f, "read_bytes", rb);
 	ev_d(f, "read_time_s", rt / 1e6);
@@ -1616,67 +1476,67 @@ app_files(struct agg *a, struct dft_tmap *set)
 	}
 }
 
+/* X01 metadata-dominated I/O */
 static void
-own_rules(struct agg *a, struct results *r)
+i_metadata(struct rules_ctx *c, const struct insight *d)
 {
-	int64_t g[S_NF];
+	const int64_t *g = c->app;
+	double v = frac(g[S_MT], g[S_T]);
 	struct finding *f;
-	struct dft_tmap appf;
-	double v;
 
-	app_sums(a, g);
+	if (g[S_T] <= 0 || g[S_MN] <= 0 || v < thr_of(d))
+		return;
+	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
+	ev_i(f, "metadata_ops", g[S_MN]);
+	ev_d(f, "metadata_time_s", g[S_MT] / 1e6);
+	ev_d(f, "io_time_s", g[S_T] / 1e6);
+	f->calls = calls_of(c->a, IOC_META);
+	f->functions = functions_for(c->a, 1u << C_META, &c->appf, NULL);
+	f->description = dft_xasprintf(
+		"%.1f%% of the I/O time (%.2f of %.2f s) is metadata: "
+		"%lld open/stat/close/seek/... calls", 100 * v,
+		g[S_MT] / 1e6, g[S_T] / 1e6, (long long)g[S_MN]);
+}
+
+/* X02 sync storm: sync time share, and at least sync_requests_absolute */
+static void
+i_sync(struct rules_ctx *c, const struct insight *d)
+{
+	const int64_t *g = c->app;
+	double v = frac(g[S_YT], g[S_T]);
+	struct finding *f;
+
+	if (g[S_T] <= 0 || g[S_YN] < aux_of(d) || v < thr_of(d))
+		return;
+	double per = g[S_WN] > 0 ? (double)g[S_YN] / (double)g[S_WN] : 0;
+
+	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
+	ev_i(f, "syncs", g[S_YN]);
+	ev_d(f, "sync_time_s", g[S_YT] / 1e6);
+	ev_i(f, "writes", g[S_WN]);
+	ev_d(f, "syncs_per_write", per);
+	ev_d(f, "io_time_s", g[S_T] / 1e6);
+	f->calls = calls_of(c->a, IOC_SYNC);
+	f->functions = functions_for(c->a, 1u << C_SYNC, &c->appf, NULL);
+	f->description = dft_xasprintf(
+		"%.1f%% of the I/O time (%.2f s) is in %lld "
+		"fsync/fdatasync/msync calls, %.2f per write", 100 * v,
+		g[S_YT] / 1e6, (long long)g[S_YN], per);
+}
+
+/* X03 redundant reads: bytes read over distinct bytes read, per process
+ * and file (bounded interval sets, agg.c); at least redundant_read_bytes
+ * read again */
+static void
+i_reread(struct rules_ctx *c, const struct insight *d)
+{
+	struct agg *a = c->a;
+	const int64_t *g = c->app;
+	int64_t rb = 0, dist = 0, nfiles = 0;
+	struct finding *f;
+
 	if (g[S_T] <= 0)
 		return;
-	dft_tmap_init(&appf, sizeof(int64_t));
-	app_files(a, &appf);
-	/* X01 metadata-dominated I/O */
-	v = frac(g[S_MT], g[S_T]);
-	if (g[S_MN] > 0 && v >= thr[T_METADATA_TIME_SHARE]) {
-		f = add(r, "X01", "dft", "metadata_time_share", "posix", "app",
-			"all", v, thr[T_METADATA_TIME_SHARE], ">=",
-			score_high(v, thr[T_METADATA_TIME_SHARE]),
-			"Metadata-dominated I/O",
-			"open each file once and keep it open, cache stat "
-			"results instead of asking again, create fewer (larger) "
-			"files, avoid lseek/stat in inner loops");
-		ev_i(f, "metadata_ops", g[S_MN]);
-		ev_d(f, "metadata_time_s", g[S_MT] / 1e6);
-		ev_d(f, "io_time_s", g[S_T] / 1e6);
-		f->calls = calls_of(a, IOC_META);
-		f->functions = functions_for(a, 1u << C_META, &appf, NULL);
-		f->description = dft_xasprintf(
-			"%.1f%% of the I/O time (%.2f of %.2f s) is metadata: "
-			"%lld open/stat/close/seek/... calls", 100 * v,
-			g[S_MT] / 1e6, g[S_T] / 1e6, (long long)g[S_MN]);
-	}
-	/* X02 sync storm */
-	v = frac(g[S_YT], g[S_T]);
-	if (g[S_YN] >= thr[T_SYNC_REQUESTS_ABS] &&
-	    v >= thr[T_SYNC_TIME_SHARE]) {
-		double per = g[S_WN] > 0 ? (double)g[S_YN] / (double)g[S_WN] : 0;
-
-		f = add(r, "X02", "dft", "sync_time_share", "posix", "app",
-			"all", v, thr[T_SYNC_TIME_SHARE], ">=",
-			score_high(v, thr[T_SYNC_TIME_SHARE]), "Sync storm",
-			"sync once per file at the end of a phase (or per "
-			"batch of records, group commit) instead of after every "
-			"write; fdatasync where metadata need not be durable");
-		ev_i(f, "syncs", g[S_YN]);
-		ev_d(f, "sync_time_s", g[S_YT] / 1e6);
-		ev_i(f, "writes", g[S_WN]);
-		ev_d(f, "syncs_per_write", per);
-		ev_d(f, "io_time_s", g[S_T] / 1e6);
-		f->calls = calls_of(a, IOC_SYNC);
-		f->functions = functions_for(a, 1u << C_SYNC, &appf, NULL);
-		f->description = dft_xasprintf(
-			"%.1f%% of the I/O time (%.2f s) is in %lld "
-			"fsync/fdatasync/msync calls, %.2f per write", 100 * v,
-			g[S_YT] / 1e6, (long long)g[S_YN], per);
-	}
-	/* X03 redundant reads: bytes read over distinct bytes read, per
-	 * process and file (bounded interval sets, agg.c) */
-	int64_t rb = 0, dist = 0, nfiles = 0;
-
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
 		size_t kn;
 		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
@@ -1688,39 +1548,281 @@ own_rules(struct agg *a, struct results *r)
 		dist += s[S_DISTINCT_RB];
 		nfiles++;
 	}
-	v = dist > 0 ? (double)rb / (double)dist : 0;
-	if (rb - dist >= thr[T_REDUNDANT_READ_BYTES] &&
-	    v >= thr[T_REDUNDANT_READ_RATIO]) {
-		f = add(r, "X03", "dft", "redundant_read_ratio", "posix", "app",
-			"all", v, thr[T_REDUNDANT_READ_RATIO], ">=", 4,
-			"Redundant reads",
-			"read each block once and keep it (cache the file or "
-			"the decoded data in memory, or memory-map it) instead "
-			"of reading it again");
-		ev_i(f, "bytes_read", rb);
-		ev_i(f, "distinct_bytes", dist);
-		ev_i(f, "redundant_bytes", rb - dist);
-		ev_i(f, "reread_requests", g[S_REREAD_N]);
-		ev_d(f, "reread_time_s", g[S_REREAD_T] / 1e6);
-		ev_i(f, "files", nfiles);
-		f->functions = functions_for(a, 1u << C_REREAD, &appf, NULL);
-		f->description = dft_xasprintf(
-			"%lld bytes read from %lld file(s) hold %lld distinct "
-			"bytes: each byte is read %.1f times (%lld requests "
-			"read bytes already read)", (long long)rb,
-			(long long)nfiles, (long long)dist, v,
-			(long long)g[S_REREAD_N]);
-	}
-	dft_tmap_release(&appf);
+	double v = dist > 0 ? (double)rb / (double)dist : 0;
+
+	if (rb - dist < aux_of(d) || v < thr_of(d))
+		return;
+	f = finding_add(c->r, d, "all", v, (int)d->level);
+	ev_i(f, "bytes_read", rb);
+	ev_i(f, "distinct_bytes", dist);
+	ev_i(f, "redundant_bytes", rb - dist);
+	ev_i(f, "reread_requests", g[S_REREAD_N]);
+	ev_d(f, "reread_time_s", g[S_REREAD_T] / 1e6);
+	ev_i(f, "files", nfiles);
+	f->functions = functions_for(a, 1u << C_REREAD, &c->appf, NULL);
+	f->description = dft_xasprintf(
+		"%lld bytes read from %lld file(s) hold %lld distinct "
+		"bytes: each byte is read %.1f times (%lld requests "
+		"read bytes already read)", (long long)rb,
+		(long long)nfiles, (long long)dist, v,
+		(long long)g[S_REREAD_N]);
+}
+
+/* ---- the descriptor table ------------------------------------------------ */
+
+#define HIGH LV_HIGH
+#define WARN LV_WARN
+#define INFO LV_INFO
+#define OK LV_OK
+#define RULE LV_RULE
+#define NONE T_N
+
+/*
+ * Every insight dft-analyze computes, in the order the rules run (which
+ * is the order of the raw findings the judgement folds). code, class
+ * (the catalogue class judge.c gives the finding; NULL: not a finding of
+ * its own), source, metric, layer, view, level, threshold (thr[] index,
+ * or NONE and the fixed value), auxiliary threshold, operator, d->w
+ * (writes / the second form), d->under (fires below the threshold),
+ * title, recommendation, function (NULL: run by its family: WisIO's view
+ * rows, the dlio dimensions, judge.c's system finding).
+ */
+const struct insight insights[] = {
+	{ "S01", "stdio", "drishti", "stdio_bytes_pct", "posix", "app",
+	  HIGH, T_INTERFACE_STDIO, 0, NONE, ">", 0, 0,
+	  "High STDIO usage",
+	  "switch the bulk data path to POSIX or MPI-IO with large "
+	  "requests (STDIO adds a buffering layer)", i_stdio },
+	{ "P01", "io_mix", "drishti", "operation_imbalance_ratio", "posix",
+	  "app", INFO, T_IMBALANCE_OPERATIONS, 0, NONE, ">", 1, 0,
+	  "Write-intensive by operations",
+	  "informational: tune for the dominant direction", i_intensity },
+	{ "P02", "io_mix", "drishti", "operation_imbalance_ratio", "posix",
+	  "app", INFO, T_IMBALANCE_OPERATIONS, 0, NONE, ">", 0, 0,
+	  "Read-intensive by operations",
+	  "informational: tune for the dominant direction", i_intensity },
+	{ "P03", "io_mix", "drishti", "size_imbalance_ratio", "posix", "app",
+	  INFO, T_IMBALANCE_OPERATIONS, 0, NONE, ">", 1, 0,
+	  "Write-intensive by bytes",
+	  "informational: tune for the dominant direction",
+	  i_intensity },
+	{ "P04", "io_mix", "drishti", "size_imbalance_ratio", "posix", "app",
+	  INFO, T_IMBALANCE_OPERATIONS, 0, NONE, ">", 0, 0,
+	  "Read-intensive by bytes",
+	  "informational: tune for the dominant direction",
+	  i_intensity },
+	{ "P05", "small_read", "drishti", "small_read_pct", "posix", "app",
+	  HIGH, T_SMALL_REQUESTS, 0, T_SMALL_REQUESTS_ABS, ">", 0, 0,
+	  "Many small read requests",
+	  "read in larger contiguous blocks and serve small reads from "
+	  "memory; with MPI use collective MPI_File_read_all", i_small },
+	{ "P06", "small_write", "drishti", "small_write_pct", "posix", "app",
+	  HIGH, T_SMALL_REQUESTS, 0, T_SMALL_REQUESTS_ABS, ">", 1, 0,
+	  "Many small write requests",
+	  "buffer small writes into larger contiguous requests (aggregate "
+	  "in memory, write once); with MPI use collective "
+	  "MPI_File_write_all", i_small },
+	{ "P08", "misaligned", "drishti", "misaligned_pct", "posix", "app",
+	  HIGH, T_MISALIGNED_REQUESTS, 0, T_FILE_ALIGNMENT, ">", 0, 0,
+	  "Misaligned file requests",
+	  "align requests to the file-system block or stripe size (HDF5 "
+	  "H5Pset_alignment, Lustre stripe size)", i_misaligned },
+	{ "P09", "redundant_read", "drishti", "redundant_read_ratio", "posix",
+	  "app", WARN, NONE, 1, NONE, ">", 0, 0,
+	  "Redundant read traffic",
+	  "the same bytes are read more than once: cache them in memory or "
+	  "read each block once", i_redundant },
+	{ "P10", "write_time", "drishti", "redundant_write_ratio", "posix",
+	  "app", WARN, NONE, 1, NONE, ">", 1, 0,
+	  "Redundant write traffic",
+	  "data is written more than once at the same offsets: write each "
+	  "block once", i_redundant },
+	{ "P11", "random_access", "drishti", "rand_read_pct", "posix", "app",
+	  HIGH, T_RANDOM_OPERATIONS, 0, T_RANDOM_OPERATIONS_ABS, ">", 0, 0,
+	  "High random reads",
+	  "change the data layout or the access order so that requests are "
+	  "consecutive; sort or batch offsets before issuing them", i_random },
+	{ "P12", NULL, "drishti", "rand_read_pct", "posix", "app",
+	  OK, T_RANDOM_OPERATIONS, 0, T_RANDOM_OPERATIONS_ABS, ">", 0, 1,
+	  "Mostly sequential reads", "none needed", i_random },
+	{ "P13", "random_access", "drishti", "rand_write_pct", "posix", "app",
+	  HIGH, T_RANDOM_OPERATIONS, 0, T_RANDOM_OPERATIONS_ABS, ">", 1, 0,
+	  "High random writes",
+	  "change the data layout or the access order so that requests are "
+	  "consecutive; sort or batch offsets before issuing them", i_random },
+	{ "P14", NULL, "drishti", "rand_write_pct", "posix", "app",
+	  OK, T_RANDOM_OPERATIONS, 0, T_RANDOM_OPERATIONS_ABS, ">", 1, 1,
+	  "Mostly sequential writes", "none needed", i_random },
+	{ "P15", "small_read", "drishti", "shared_small_read_pct", "posix",
+	  "app", HIGH, T_SMALL_REQUESTS, 0, T_SMALL_REQUESTS_ABS, ">", 0, 0,
+	  "Small reads from shared files",
+	  "coalesce the processes' requests (MPI-IO collective buffering, "
+	  "or one aggregator per node)", i_shared_small },
+	{ "P16", "small_write", "drishti", "shared_small_write_pct", "posix",
+	  "app", HIGH, T_SMALL_REQUESTS, 0, T_SMALL_REQUESTS_ABS, ">", 1, 0,
+	  "Small writes to shared files",
+	  "coalesce the processes' requests (MPI-IO collective buffering, "
+	  "or one aggregator per node)", i_shared_small },
+	{ "P18", "shared_file", "drishti", "shared_size_imbalance", "posix",
+	  "file", HIGH, T_IMBALANCE_STRAGGLERS, 0, NONE, ">", 0, 0,
+	  "Data imbalance on a shared file",
+	  "rebalance the work between processes; tune stripe size and count",
+	  i_straggler },
+	{ "P19", "shared_file", "drishti", "shared_time_imbalance", "posix",
+	  "file", HIGH, T_IMBALANCE_STRAGGLERS, 0, NONE, ">", 1, 0,
+	  "Time imbalance on a shared file",
+	  "rebalance the work between processes; tune stripe size and count",
+	  i_straggler },
+	{ "P22", "imbalance", "drishti", "read_size_imbalance", "posix",
+	  "process", HIGH, T_IMBALANCE_SIZE, 0, NONE, ">", 0, 0,
+	  "Read size imbalance between processes",
+	  "balance the data each process writes or reads", i_size_imbalance },
+	{ "P21", "imbalance", "drishti", "write_size_imbalance", "posix",
+	  "process", HIGH, T_IMBALANCE_SIZE, 0, NONE, ">", 1, 0,
+	  "Write size imbalance between processes",
+	  "balance the data each process writes or reads", i_size_imbalance },
+	{ "P17", "metadata", "drishti", "metadata_time_rank", "posix",
+	  "process", HIGH, NONE, 0, T_METADATA_TIME_RANK, ">", 0, 0,
+	  "High metadata time",
+	  "open files once and keep them open, cache stat results, combine "
+	  "small files", i_metadata_rank },
+	{ "M01", "collective_io", "drishti", "mpiio_usage", "posix", "app",
+	  WARN, NONE, 0, NONE, "==", 0, 0,
+	  "No MPI-IO usage",
+	  "consider MPI-IO (collective reads and writes) for shared data",
+	  i_no_mpiio },
+	/* WisIO, on every row of the file, process and time views; the
+	 * level is the row's share of the I/O time (wisio_row) */
+	{ "W01", "metadata", "wisio", "metadata_time_pct", "posix", NULL,
+	  RULE, T_WISIO_METADATA_TIME, 0, NONE, ">=", 0, 0,
+	  "Excessive metadata access",
+	  "reduce open/close/stat calls: keep files open, cache metadata, "
+	  "use fewer larger files", NULL },
+	{ "W02", "io_mix", "wisio", "operation_imbalance_ratio", "posix", NULL,
+	  RULE, T_WISIO_OPERATION_IMBALANCE, 0, NONE, ">", 0, 0,
+	  "Operation imbalance", NULL /* the direction */, NULL },
+	{ "W03", "random_access", "wisio", "rand_pct", "posix", NULL,
+	  RULE, T_WISIO_RANDOM, 0, NONE, ">", 0, 0,
+	  "Random operations",
+	  "make accesses consecutive (reorder, batch, or restructure the "
+	  "data layout)", NULL },
+	{ "W04", "io_mix", "wisio", "size_imbalance_ratio", "posix", NULL,
+	  RULE, T_WISIO_SIZE_IMBALANCE, 0, NONE, ">", 0, 0,
+	  "Size imbalance", NULL /* the direction */, NULL },
+	{ "W05", "small_read", "wisio", "read_time_pct", "posix", NULL,
+	  RULE, T_WISIO_SMALL_TIME, 0, T_WISIO_SMALL_SIZE, ">", 0, 0,
+	  "Small reads dominate the I/O time",
+	  "issue fewer, larger requests", NULL },
+	{ "W06", "small_write", "wisio", "write_time_pct", "posix", NULL,
+	  RULE, T_WISIO_SMALL_TIME, 0, T_WISIO_SMALL_SIZE, ">", 1, 0,
+	  "Small writes dominate the I/O time",
+	  "issue fewer, larger requests", NULL },
+	/* dft's own classes, on the application's files */
+	{ "X01", "metadata", "dft", "metadata_time_share", "posix", "app",
+	  HIGH, T_METADATA_TIME_SHARE, 0, NONE, ">=", 0, 0,
+	  "Metadata-dominated I/O",
+	  "open each file once and keep it open, cache stat results instead "
+	  "of asking again, create fewer (larger) files, avoid lseek/stat in "
+	  "inner loops", i_metadata },
+	{ "X02", "sync", "dft", "sync_time_share", "posix", "app",
+	  HIGH, T_SYNC_TIME_SHARE, 0, T_SYNC_REQUESTS_ABS, ">=", 0, 0,
+	  "Sync storm",
+	  "sync once per file at the end of a phase (or per batch of "
+	  "records, group commit) instead of after every write; fdatasync "
+	  "where metadata need not be durable", i_sync },
+	{ "X03", "redundant_read", "dft", "redundant_read_ratio", "posix",
+	  "app", LV_HIGH, T_REDUNDANT_READ_RATIO, 0, T_REDUNDANT_READ_BYTES,
+	  ">=", 0, 0,
+	  "Redundant reads",
+	  "read each block once and keep it (cache the file or the decoded "
+	  "data in memory, or memory-map it) instead of reading it again",
+	  i_reread },
+	/* the dlio dimensions (dlio()); the level from the ratio bands */
+	{ "D01", "data_loader", "dlio", "fetch_pressure", "fetch_data", "app",
+	  RULE, T_DLIO_FETCH_PRESSURE, 0, NONE, ">", 0, 0,
+	  "Data-loader stall",
+	  "overlap data loading with compute: more loader workers, "
+	  "prefetching, caching the dataset in memory or on local storage, "
+	  "larger or fewer files", NULL },
+	{ "D02", "data_loader", "dlio", "epoch_straggler", "reader", "time",
+	  RULE, T_DLIO_EPOCH_STRAGGLER, 0, NONE, ">", 0, 0,
+	  "Epoch straggler among reader threads",
+	  "balance samples between loader workers; shard by size, not "
+	  "count; avoid a slow storage target", NULL },
+	{ "D03", "checkpoint", "dlio", "checkpoint_util", "checkpoint", "app",
+	  RULE, T_DLIO_CHECKPOINT_TIME, 0, NONE, ">", 0, 0,
+	  "Checkpoint time",
+	  "checkpoint less often, asynchronously (copy the state, write it "
+	  "in the background), or to faster local storage", NULL },
+	{ "D04", "fs_bw", "dlio", "fs_bw", NULL, "app",
+	  RULE, T_DLIO_FS_BW_MB_S, 0, NONE, "<", 0, 0,
+	  "File-system read bandwidth",
+	  "read larger blocks, use more parallel readers, stage the dataset "
+	  "to node-local storage, tune striping", NULL },
+	/* judge.c: I/O on system and runtime files */
+	{ "X04", "system", "dft", "system_time_share", "posix", "app",
+	  WARN, T_SYSTEM_DOMINATES, 0, NONE, ">=", 0, 0,
+	  "I/O on system and runtime files",
+	  "look at what the runtime does at start-up (MPI session files, "
+	  "library loading, /proc reads); it is not the application's own "
+	  "I/O", NULL },
+};
+const size_t ninsights = sizeof(insights) / sizeof(insights[0]);
+
+#undef HIGH
+#undef WARN
+#undef INFO
+#undef OK
+#undef RULE
+#undef NONE
+
+const struct insight *
+insight_find(const char *code)
+{
+	for (size_t i = 0; i < ninsights; i++)
+		if (strcmp(insights[i].code, code) == 0)
+			return &insights[i];
+	dft_die("no insight '%s'", code);
+}
+
+/* The table's rules of one source that have a function, in table order. */
+static void
+run_source(struct rules_ctx *c, const char *source)
+{
+	for (size_t i = 0; i < ninsights; i++)
+		if (insights[i].run != NULL &&
+		    strcmp(insights[i].source, source) == 0)
+			insights[i].run(c, &insights[i]);
 }
 
 void
 rules_run(struct agg *a, struct run_info *ri, struct results *r)
 {
+	struct rules_ctx c = { .a = a, .r = r, .g = a->g + G_IO_S };
+
 	rules_include_system = ri->include_system;
-	drishti(a, r);
+	dft_tmap_init(&c.np, sizeof(int64_t));
+	dft_tmap_init(&c.shared, sizeof(int64_t));
+	shared_files(a, &c.np);
+	for (size_t i = 0; i < c.np.count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&c.np, i, &kn);
+
+		c.nshared++;
+		dft_tmap_get(&c.shared, k, kn, 1, NULL);
+	}
+	shared_stats(a, &c.shared, &c.st);
+	app_sums(a, c.app);
+	dft_tmap_init(&c.appf, sizeof(int64_t));
+	app_files(a, &c.appf);
+
+	run_source(&c, "drishti");
 	wisio(a, r);
-	own_rules(a, r);
+	run_source(&c, "dft");
 	dlio(a, r, strcmp(ri->preset, "dlio") == 0);
+	dft_tmap_release(&c.np);
+	dft_tmap_release(&c.shared);
+	dft_tmap_release(&c.st);
+	dft_tmap_release(&c.appf);
 	judge(a, ri, r);
 }
