@@ -108,8 +108,8 @@ ws() {
 	run -0 jq -r 'select(.tool == "dft-pipeline") | .log' "$w/records/steps.ndjson"
 	assert_line "artifacts/01_clone.log"
 	assert_line "artifacts/08_annotate.log"
-	assert_line "artifacts/17_lessons.log"
-	[ -f "$w/artifacts/11_trace_run.log" ]
+	assert_line "artifacts/16_lessons.log"
+	[ -f "$w/artifacts/10_trace_run.log" ]
 	run -0 head -n 4 "$w/artifacts/05_smoke.log"
 	assert_line "=== step_5_smoke_test ==="
 	assert_line --regexp '^Run ID    : sample/[0-9_]+$'
@@ -123,9 +123,9 @@ ws() {
 			"$w/records/08_lint.ndjson"
 		[ -n "$output" ] || fail "no step record of $t"
 	done
-	run -0 jq -r 'select(.type == "step") | .step' "$w/records/12_split.ndjson"
+	run -0 jq -r 'select(.type == "step") | .step' "$w/records/11_split.ndjson"
 	assert_line split
-	run -0 jq -r 'select(.type == "step") | .step' "$w/records/13_analyze.ndjson"
+	run -0 jq -r 'select(.type == "step") | .step' "$w/records/12_analyze.ndjson"
 	assert_line analyze
 }
 
@@ -149,7 +149,7 @@ ws() {
 	[ "$output" -gt 0 ]
 	run -0 bash -c "gzip -dc '$w'/traces/*.pfw.gz | grep -c '\"name\":\"write\"'"
 	[ "$output" -ge 1000 ]
-	run -0 jq -s '[.[] | select(.type == "chunk")] | length' "$w/records/12_split.ndjson"
+	run -0 jq -s '[.[] | select(.type == "chunk")] | length' "$w/records/11_split.ndjson"
 	[ "$output" -ge 1 ]
 	run -0 jq -r 'select(.type == "step" and .tool == "dft-pipeline"
 		and .step == "step_10_trace_run") | .events' "$w/records/steps.ndjson"
@@ -160,22 +160,22 @@ ws() {
 	local w
 	w=$(ws)
 	run -0 jq -r 'select(.type == "bottleneck" and .bottleneck == true)
-		| .functions[]?.name' "$w/records/13_analyze.ndjson"
+		| .functions[]?.name' "$w/records/12_analyze.ndjson"
 	assert_line write_records
 }
 
 @test "proposals cite a paper with a DOI or arXiv URL" {
 	local w
 	w=$(ws)
-	run -0 jq -s -r '[.[] | select(.type == "proposal")] | length' "$w/records/14_papers.ndjson"
+	run -0 jq -s -r '[.[] | select(.type == "proposal")] | length' "$w/records/13_papers.ndjson"
 	[ "$output" -ge 1 ]
 	# every proposal cites at least one paper with a DOI or an arXiv id
 	run -0 jq -r 'select(.type == "proposal")
 		| [.citations[]? | select(.doi != null or .arxiv != null)] | length' \
-		"$w/records/14_papers.ndjson"
+		"$w/records/13_papers.ndjson"
 	[ -n "$output" ]
 	[ -z "$(printf '%s\n' "$output" | grep -x 0)" ] || fail "a proposal without a DOI or arXiv citation"
-	run -0 jq -r 'select(.type == "proposal") | .citations[0].url' "$w/records/14_papers.ndjson"
+	run -0 jq -r 'select(.type == "proposal") | .citations[0].url' "$w/records/13_papers.ndjson"
 	assert_line --regexp '^https://(doi\.org|arxiv\.org)/'
 }
 
@@ -222,7 +222,7 @@ ws() {
 		| (.severity // ({"5": "critical", "4": "high", "3": "medium", "2": "low"}[.score | tostring] // "info"))]
 		| [length, (map(select(. == "critical")) | length), (map(select(. == "high")) | length),
 		   (map(select(. == "medium")) | length), (map(select(. == "low")) | length),
-		   (map(select(. == "info" or . == "trivial")) | length)] | @tsv' "$w/records/13_analyze.ndjson")
+		   (map(select(. == "info" or . == "trivial")) | length)] | @tsv' "$w/records/12_analyze.ndjson")
 	read -r n cr hi me lo in <<<"$c"
 	b=$((cr + hi))
 	[ "$n" -ge 1 ] && [ "$b" -ge 1 ] || fail "too few findings to tell: $c"
@@ -233,7 +233,7 @@ ws() {
 	p=$(jq -s -r '[.[] | select(.type == "proposal") | .citations[]? | (.doi // .arxiv // .title)] | unique | length' \
 		"$w/records/all.ndjson")
 	np=$(jq -s -r '[.[] | select(.type == "proposal") | .citations[]? | (.doi // .arxiv // .title)] | unique | length' \
-		"$w/records/14_papers.ndjson")
+		"$w/records/13_papers.ndjson")
 	it=$(jq -r 'select(.type == "loop") | .iterations' "$w/records/loop.ndjson")
 	l=$(jq -s -r '[.[] | select(.type == "iteration") | .applied[]?.level] as $a
 		| "L1=\($a | map(select(. == "L1")) | length), L2=\($a | map(select(. == "L2")) | length), L3=\($a | map(select(. == "L3")) | length)"' \
@@ -281,11 +281,74 @@ ws() {
 	run -0 grep -c DFTRACER_ENABLE=1 "$w/runs/annotated/record/run.sh"
 }
 
-@test "status lists every step as finished" {
+# The labels of the script's step table (number, name, suffix).
+table_labels() {
+	sed -n "/^STEPS='/,/'\$/p" "$REPO/scripts/dft-pipeline" | tr -d "'" |
+		sed 's/^STEPS=//' | awk '{ print "step_" $1 "_" $3 }'
+}
+
+@test "status lists every step of the table as finished, in order, with its duration" {
+	local w l d
+	w=$(ws)
+	# the table holds the steps this file expects, no more
+	run -0 table_labels
+	assert_output "$(printf '%s\n' $LABELS)"
 	run -0 dft-pipeline status -w "$ROOT1" sample
-	assert_line --regexp '^step_1_clone +ok'
-	assert_line --regexp '^step_16_lessons +ok'
 	assert_line "All steps finished."
+	# the step lines, between the heading and the blank line
+	run -0 awk '/^Step +Status +Duration$/ { f = 1; next } f && $0 == "" { exit } f { print $1 }' <<<"$output"
+	assert_output "$(table_labels)"
+	run -0 dft-pipeline status -w "$ROOT1" sample
+	for l in $(table_labels); do
+		d=$(jq -r --arg l "$l" '.[] | select(.step == $l) | .duration_s' "$w/step_timings.json")
+		[ -n "$d" ] || fail "$l: not in step_timings.json"
+		assert_line --regexp "^$l +(ok|skipped) +${d//./\\.}s\$"
+	done
+}
+
+@test "a step's number is the same in its label, its log, its records and the console" {
+	local w
+	w=$(ws)
+	# every step record's log is artifacts/NN_<name>.log, NN the label's number
+	run -0 jq -r 'select(.tool == "dft-pipeline")
+		| [(.step | capture("^step_(?<n>[0-9]+(_5)?)_").n),
+		   (.log | capture("^artifacts/(?<n>[0-9]+(_5)?)_").n | sub("^0"; ""))]
+		| select(.[0] != .[1]) | @tsv' "$w/records/steps.ndjson"
+	assert_output ""
+	# the records of a step carry its number: split 11, analyze 12, papers 13
+	[ -s "$w/records/01_session.ndjson" ] && [ -s "$w/records/08_lint.ndjson" ]
+	[ -s "$w/records/11_split.ndjson" ] && [ -s "$w/records/12_analyze.ndjson" ]
+	[ -s "$w/records/13_papers.ndjson" ]
+	run -0 ls "$w/records"
+	refute_output --regexp '(^|[[:space:]])1[4-9]_'
+	# the console numbers each step as its label does
+	run -0 grep -E '^\[[0-9_]+\] step_' "$BATS_FILE_TMPDIR/run.out"
+	[ "${#lines[@]}" -ge "$(table_labels | wc -l)" ]
+	for l in "${lines[@]}"; do
+		[[ "$l" =~ ^\[0?([0-9]+(_5)?)\]\ step_([0-9]+(_5)?)_ ]] || fail "$l"
+		[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[3]}" ] || fail "$l"
+	done
+}
+
+@test "a workspace with the records of an older numbering (13_analyze) is renamed when reopened" {
+	local w c
+	w=$(ws)
+	c=$BATS_TEST_TMPDIR/old
+	mkdir -p "$c"
+	cp -a "$w/records" "$w/pipeline.state" "$w/step_timings.json" "$c/"
+	mv "$c/records/11_split.ndjson" "$c/records/12_split.ndjson"
+	mv "$c/records/12_analyze.ndjson" "$c/records/13_analyze.ndjson"
+	mv "$c/records/13_papers.ndjson" "$c/records/14_papers.ndjson"
+	sed -i '/^step_files=/d' "$c/pipeline.state"
+	run -0 dft-pipeline report "$c"
+	run -0 ls "$c/records"
+	assert_line 11_split.ndjson
+	assert_line 12_analyze.ndjson
+	assert_line 13_papers.ndjson
+	refute_line 12_split.ndjson
+	refute_line 13_analyze.ndjson
+	refute_line 14_papers.ndjson
+	cmp "$w/records/12_analyze.ndjson" "$c/records/12_analyze.ndjson"
 }
 
 @test "resume of a finished run does nothing more" {
@@ -689,7 +752,7 @@ PY
 	# the interpreter's writes come through the preload library, inside
 	# the annotated function
 	run -0 jq -r 'select(.type == "bottleneck" and .class == "small_write") | .functions[]?.name' \
-		"$w/records/13_analyze.ndjson"
+		"$w/records/12_analyze.ndjson"
 	assert_line write_records
 }
 
