@@ -377,8 +377,6 @@ struct dft_prefix_map {
  */
 int dft_prefix_maps_add(struct dft_prefix_map **v, size_t *n,
 			const char *arg);
-/* The usage error of a malformed value (format for its one %s). */
-#define DFT_PREFIX_MAP_BAD "bad --prefix-map '%s' (want OLD=NEW)"
 void dft_prefix_maps_free(struct dft_prefix_map *v, size_t n);
 /*
  * Rewrites each entry whose file is OLD or below it (the longest OLD

@@ -22,6 +22,16 @@ fn() {	# a synthetic function record
 @test "dft-cost: --help" { checklist_help dft-cost; }
 @test "dft-cost: --version" { checklist_version dft-cost; }
 @test "dft-cost: unknown option" { checklist_unknown_option dft-cost; }
+@test "dft-cost: an option without its argument" { checklist_missing_argument dft-cost -t --threshold --select; }
+@test "dft-cost: a bad option value names the option and the value" {
+	checklist_bad_value dft-cost --threshold x "an integer from 0 to 1000000"
+	checklist_bad_value dft-cost --python-model z "auto, generic or ml"
+	checklist_usage_error dft-cost "--threshold: bad value '-1' (expected an integer from 0 to 1000000)" -t -1
+}
+@test "dft-cost: an abbreviated option that fits two is ambiguous" {
+	checklist_usage_error dft-cost "ambiguous option: --th (--threshold, --throttle-calls, --throttle-us)" --th 1
+}
+@test "dft-cost: --help and --version on a full disk" { checklist_help_dev_full dft-cost; }
 @test "dft-cost: empty input" { checklist_empty_input dft-cost; }
 @test "dft-cost: - is stdin, pass-through" { checklist_dash_is_stdin dft-cost; }
 @test "dft-cost: malformed line" { checklist_malformed_line dft-cost; }

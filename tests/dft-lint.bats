@@ -10,6 +10,8 @@ B=$FIXTURES/annotate/bugs
 @test "dft-lint --help" { checklist_help dft-lint; }
 @test "dft-lint --version" { checklist_version dft-lint; }
 @test "dft-lint rejects an unknown option" { checklist_unknown_option dft-lint; }
+@test "dft-lint rejects an option without its argument" { checklist_missing_argument dft-lint -p --compile-db --prefix-map; }
+@test "dft-lint --help and --version fail on a full disk" { checklist_help_dev_full dft-lint; }
 @test "dft-lint on empty input prints only its step" { checklist_empty_input dft-lint; }
 @test "dft-lint reads - as stdin" { checklist_dash_is_stdin dft-lint; }
 @test "dft-lint reports a malformed line" { checklist_malformed_line dft-lint; }

@@ -23,13 +23,19 @@ setup() {
 @test "dft-split reports a write error" { checklist_dev_full dft-split; }
 @test "dft-split man page lints and documents every option" { checklist_man dft-split; }
 
-@test "usage errors exit 2" {
-	run -2 --separate-stderr dft-split --by nosuch "$GEN2"
-	run -2 --separate-stderr dft-split --by time "$GEN2"
-	[[ "$stderr" == *"--by time needs SECONDS from 1e-06 to 1e+09"* ]]
-	run -2 --separate-stderr dft-split --by time 0 "$GEN2"
-	run -2 --separate-stderr dft-split -s 0 "$GEN2"
-	run -2 --separate-stderr dft-split -n a/b "$GEN2"
+@test "dft-split: an option without its argument" {
+	checklist_missing_argument dft-split -n --name -o --output -s --size -j --jobs --by
+	checklist_usage_error dft-split "option requires an argument: --by time" --by time
+}
+@test "dft-split --help and --version fail on a full disk" { checklist_help_dev_full dft-split; }
+
+@test "a bad option value names the option and the value" {
+	checklist_bad_value dft-split --by nosuch "size, pid or time SECONDS"
+	checklist_usage_error dft-split "--by time: bad value '$GEN2' (expected a number from 1e-06 to 1e+09)" --by time "$GEN2"
+	checklist_usage_error dft-split "--by time: bad value '0' (expected a number from 1e-06 to 1e+09)" --by time 0 "$GEN2"
+	checklist_usage_error dft-split "--size: bad value '0' (expected a number from 1e-06 to 1e+06)" -s 0 "$GEN2"
+	checklist_bad_value dft-split --name a/b "a name without '/'"
+	checklist_bad_value dft-split --jobs 0 "an integer from 1 to 1024"
 }
 
 @test "default: one 4 MiB chunk named app-1.pfw.gz under ./split" {

@@ -260,7 +260,7 @@ tiny_trace() { # file n
 	cd "$BATS_TEST_TMPDIR"
 	# 1e13 s is 1e19 us: beyond int64
 	run -2 --separate-stderr dft-split --by time 1e13 -o s1 "$t"
-	[[ "$stderr" == *"--by time needs SECONDS from 1e-06 to 1e+09"* ]] || fail "$stderr"
+	[[ "$stderr" == *"--by time: bad value '1e13' (expected a number from 1e-06 to 1e+09)"* ]] || fail "$stderr"
 	[ ! -d s1 ]
 	run -2 dft-split --by time 1e-7 -o s2 "$t"
 	run -2 dft-split --by time=nan -o s2 "$t"

@@ -57,10 +57,60 @@ checklist_version() {
 	assert_output "$1 $(dft_version)"
 }
 
-checklist_unknown_option() {
-	run -2 --separate-stderr "$1" --no-such-option
+# The usage text of a tool: the lines of its --help before the first blank
+# one (the same text a usage error prints after its message).
+usage_of() {
+	"$1" --help | sed '/^$/,$d'
+}
+
+# checklist_usage_error TOOL MESSAGE ARG...: TOOL ARG... is a usage error
+# (exit 2, nothing on stdout) whose stderr is exactly one line,
+# "TOOL: MESSAGE", then the usage text.
+checklist_usage_error() {
+	local tool=$1 msg=$2 usage
+	shift 2
+	usage=$(usage_of "$tool")
+	run -2 --separate-stderr "$tool" "$@" </dev/null
 	assert_output ""
-	[[ "$stderr" == *"usage: $1"* ]] || fail "no usage on stderr: $stderr"
+	[ "${stderr%%$'\n'*}" = "$tool: $msg" ] ||
+		fail "first line of stderr is '${stderr%%$'\n'*}', want '$tool: $msg'"
+	[ "$stderr" = "$tool: $msg"$'\n'"$usage" ] ||
+		fail "stderr is not one message and the usage: $stderr"
+}
+
+checklist_unknown_option() {
+	checklist_usage_error "$1" "unknown option: --no-such-option" \
+		--no-such-option
+	checklist_usage_error "$1" "unknown option: --no-such-option" \
+		--no-such-option=1
+	checklist_usage_error "$1" "unknown option: -@" -@
+	checklist_usage_error "$1" "option takes no argument: --help" --help=1
+}
+
+# checklist_missing_argument TOOL OPTION...: each OPTION (given last, with
+# nothing after it) needs an argument.
+checklist_missing_argument() {
+	local tool=$1 opt
+	shift
+	for opt in "$@"; do
+		checklist_usage_error "$tool" \
+			"option requires an argument: $opt" "$opt"
+	done
+}
+
+# checklist_bad_value TOOL OPTION VALUE EXPECTED: the one bad-value form.
+checklist_bad_value() {
+	checklist_usage_error "$1" "$2: bad value '$3' (expected $4)" "$2" "$3"
+}
+
+# --help and --version check their own output, as every other write does.
+checklist_help_dev_full() {
+	local opt
+	for opt in -V --version -h --help; do
+		run -2 --separate-stderr bash -c "'$1' $opt >/dev/full"
+		[ "$stderr" = "$1: write error: No space left on device" ] ||
+			fail "$opt >/dev/full: $stderr"
+	done
 }
 
 checklist_empty_input() {
@@ -110,10 +160,7 @@ checklist_dev_full() {
 checklist_bad_prefix_map() {
 	local v
 	for v in nomap =/x /x=; do
-		run -2 --separate-stderr "$1" --prefix-map "$v" </dev/null
-		assert_output ""
-		[[ "$stderr" == *"$1: bad --prefix-map '$v' (want OLD=NEW)"*"usage: $1"* ]] ||
-			fail "unexpected stderr for '$v': $stderr"
+		checklist_bad_value "$1" --prefix-map "$v" OLD=NEW
 	done
 }
 

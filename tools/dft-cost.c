@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "dft.h"
+#include "options.h"
 
 struct pat {
 	char **v;
@@ -92,32 +93,28 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static void
-usage(void)
-{
-	fputs(usage_text, stdout);
-	fputs("\n"
-	      "Adds cost and decision to every function record.\n"
-	      "\n"
-	      "  -t, --threshold N      annotate at score >= N (default 20)\n"
-	      "      --select FILE      TAU-style include/exclude lists of functions\n"
-	      "                         and files\n"
-	      "      --comp NAME=COMP   force comp (io, comm, mem, cpu) of NAME\n"
-	      "      --exclude NAME     never annotate NAME (a glob; repeatable)\n"
-	      "      --profile FILE     dft-analyze output: throttle hot tiny functions\n"
-	      "                         and estimate the trace size\n"
-	      "      --throttle-calls N the profile throttle: more than N calls\n"
-	      "                         (default 100000) ...\n"
-	      "      --throttle-us US   ... under US microseconds each (default 10)\n"
-	      "      --no-rule RULE     switch one refinement off (repeatable)\n"
-	      "      --reference        the reference rules only, no refinements\n"
-	      "      --io-reach N       never skip functions that reach I/O in <= N\n"
-	      "                         calls (default 1)\n"
-	      "      --python-model M   auto, generic or ml (default auto)\n"
-	      "      --unbuffered       flush after every record\n"
-	      "  -h, --help             show this help\n"
-	      "  -V, --version          show the version\n", stdout);
-}
+static const char help_text[] =
+	"\n"
+	"Adds cost and decision to every function record.\n"
+	"\n"
+	"  -t, --threshold N      annotate at score >= N (default 20)\n"
+	"      --select FILE      TAU-style include/exclude lists of functions\n"
+	"                         and files\n"
+	"      --comp NAME=COMP   force comp (io, comm, mem, cpu) of NAME\n"
+	"      --exclude NAME     never annotate NAME (a glob; repeatable)\n"
+	"      --profile FILE     dft-analyze output: throttle hot tiny functions\n"
+	"                         and estimate the trace size\n"
+	"      --throttle-calls N the profile throttle: more than N calls\n"
+	"                         (default 100000) ...\n"
+	"      --throttle-us US   ... under US microseconds each (default 10)\n"
+	"      --no-rule RULE     switch one refinement off (repeatable)\n"
+	"      --reference        the reference rules only, no refinements\n"
+	"      --io-reach N       never skip functions that reach I/O in <= N\n"
+	"                         calls (default 1)\n"
+	"      --python-model M   auto, generic or ml (default auto)\n"
+	"      --unbuffered       flush after every record\n"
+	"  -h, --help             show this help\n"
+	"  -V, --version          show the version\n";
 
 /* ---- tables of the reference pipeline ------------------------------------ */
 
@@ -1141,7 +1138,6 @@ main(int argc, char **argv)
 	struct dft_step step;
 	json_object *sum;
 	int c, status;
-	long n;
 	size_t i;
 
 	dft_init("dft-cost");
@@ -1153,13 +1149,11 @@ main(int argc, char **argv)
 	o.event_bytes = 160;
 	o.throttle_calls = 100000;
 	o.throttle_us = 10;
-	while ((c = getopt_long(argc, argv, "t:hV", longopts, NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "t:hV", longopts)) != -1) {
 		switch (c) {
 		case 't':
-			if (dft_parse_long(optarg, 0, 1000000, &n) < 0)
-				dft_usage_error(usage_text, "bad threshold '%s'",
-						optarg);
-			o.threshold = n;
+			o.threshold = dft_opt_long(usage_text, "--threshold",
+						   optarg, 0, 1000000);
 			break;
 		case OPT_SELECT:
 			load_select(&o, optarg);
@@ -1170,9 +1164,8 @@ main(int argc, char **argv)
 			if (!eq || eq == optarg ||
 			    (strcmp(eq + 1, "io") && strcmp(eq + 1, "comm") &&
 			     strcmp(eq + 1, "mem") && strcmp(eq + 1, "cpu")))
-				dft_usage_error(usage_text,
-					"bad --comp '%s' (want NAME=io|comm|mem|cpu)",
-					optarg);
+				dft_bad_value(usage_text, "--comp", optarg,
+					      "NAME=io|comm|mem|cpu");
 			*eq = '\0';
 			pat_add(&o.comp_pat, optarg);
 			o.comp_val = dft_xreallocarray(o.comp_val,
@@ -1184,18 +1177,16 @@ main(int argc, char **argv)
 			pat_add(&o.excl, optarg);
 			break;
 		case OPT_TCALLS:
-			if (dft_parse_long(optarg, 0, 1000000000000L, &n) < 0)
-				dft_usage_error(usage_text,
-					"bad --throttle-calls '%s'", optarg);
-			o.throttle_calls = (double)n;
+			o.throttle_calls = (double)dft_opt_long(usage_text,
+				"--throttle-calls", optarg, 0, 1000000000000L);
 			break;
 		case OPT_TUS: {
 			char *end;
 			double d = strtod(optarg, &end);
 
 			if (end == optarg || *end || !(d >= 0))
-				dft_usage_error(usage_text,
-					"bad --throttle-us '%s'", optarg);
+				dft_bad_value(usage_text, "--throttle-us",
+					      optarg, "a number >= 0");
 			o.throttle_us = d;
 			break;
 		}
@@ -1213,13 +1204,11 @@ main(int argc, char **argv)
 			};
 
 			if (!dft_in_list(optarg, known))
-				dft_usage_error(usage_text,
-					"unknown rule '%s' (io-direct, io-reach, "
-					"header-accessor, tiny-leaf, "
-					"profile-throttle, after-finalize, "
-					"hot-loop-callee, hot-small-leaf, "
-					"hot-inline, hot-idiom)",
-					optarg);
+				dft_bad_value(usage_text, "--no-rule", optarg,
+					"io-direct, io-reach, header-accessor, "
+					"tiny-leaf, profile-throttle, "
+					"after-finalize, hot-loop-callee, "
+					"hot-small-leaf, hot-inline or hot-idiom");
 			pat_add(&o.no_rule, optarg);
 			break;
 		}
@@ -1227,30 +1216,25 @@ main(int argc, char **argv)
 			o.reference = 1;
 			break;
 		case OPT_REACH:
-			if (dft_parse_long(optarg, 0, 1000, &n) < 0)
-				dft_usage_error(usage_text, "bad --io-reach '%s'",
-						optarg);
-			o.reach = n;
+			o.reach = dft_opt_long(usage_text, "--io-reach", optarg,
+					       0, 1000);
 			break;
 		case OPT_PYMODEL:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "generic") &&
 			    strcmp(optarg, "ml"))
-				dft_usage_error(usage_text,
-					"bad --python-model '%s' (auto, generic, ml)",
-					optarg);
+				dft_bad_value(usage_text, "--python-model",
+					      optarg, "auto, generic or ml");
 			o.py_model = optarg;
 			break;
 		case OPT_UNBUF:
 			dft_unbuffered = 1;
 			break;
 		case 'h':
-			usage();
-			return dft_close_stdout();
+			return dft_help(usage_text, help_text);
 		case 'V':
-			dft_print_version();
-			return dft_close_stdout();
+			return dft_version();
 		default:
-			dft_usage_error(usage_text, "unknown option");
+			dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
 	dft_step_begin(&step, "cost");

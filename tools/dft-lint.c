@@ -42,11 +42,28 @@
 
 #include "dft.h"
 #include "cflow.h"
+#include "options.h"
 #include "banned.h"
 
 static const char usage_text[] =
 	"usage: dft-lint [-hV] [-p dir] [--prefix-map old=new] [file ...] "
 	"[-- flags ...]\n";
+
+static const char help_text[] =
+	"\n"
+	"Checks instrumented C, C++ and Python sources against the dftracer\n"
+	"placement rules: source operands directly, the files named by the\n"
+	"annotation records of the other operands (or of stdin). Records pass\n"
+	"through, then one diagnostic record per problem and a step record.\n"
+	"\n"
+	"  -p, --compile-db DIR      compile_commands.json (or its directory);\n"
+	"                            default: the session record's\n"
+	"      --prefix-map OLD=NEW  read a database written for a copy of the\n"
+	"                            tree at OLD as if it were at NEW\n"
+	"                            (repeatable)\n"
+	"  -- flags ...              more compiler flags for C and C++ files\n"
+	"  -h, --help                show this help\n"
+	"  -V, --version             show the version\n";
 
 struct opts {
 	const char *compdb;
@@ -1449,24 +1466,22 @@ main(int argc, char **argv)
 		o.nextra = argc - dashdash - 1;
 		argc = dashdash;
 	}
-	while ((c = getopt_long(argc, argv, "hVp:", longopts, NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "hVp:", longopts)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(usage_text, stdout);
-			return DFT_EXIT_OK;
+			return dft_help(usage_text, help_text);
 		case 'V':
-			dft_print_version();
-			return DFT_EXIT_OK;
+			return dft_version();
 		case 'p':
 			o.compdb = optarg;
 			break;
 		case 'M':
 			if (dft_prefix_maps_add(&o.maps, &o.nmaps, optarg) < 0)
-				dft_usage_error(usage_text, DFT_PREFIX_MAP_BAD,
-						optarg);
+				dft_bad_value(usage_text, "--prefix-map", optarg,
+					      "OLD=NEW");
 			break;
 		default:
-			dft_usage_error(usage_text, "unknown option");
+			dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
 	decisions = json_object_new_object();

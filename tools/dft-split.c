@@ -27,6 +27,7 @@
 #include <zlib.h>
 
 #include "dft.h"
+#include "options.h"
 
 static const char usage_text[] =
 	"usage: dft-split [-n app] [-o dir] [-s MB] [-j jobs] [--by size|pid]\n"
@@ -121,27 +122,17 @@ start_output(struct state *s)
 	s->dir_ready = 1;
 }
 
-static void
-usage(int code)
-{
-	fputs(usage_text, code ? stderr : stdout);
-	if (code == 0)
-		fputs("\n"
-		      "  -n, --name APP      chunk name prefix (default app)\n"
-		      "  -o, --output DIR    output directory (default ./split)\n"
-		      "  -s, --size MB       target chunk size, uncompressed "
-		      "MiB (default 4)\n"
-		      "  -j, --jobs N        compression threads (default: "
-		      "cores)\n"
-		      "      --by KIND       size (default), pid, or time "
-		      "SECONDS\n"
-		      "      --verify        re-read the chunks and compare "
-		      "event counts and\n"
-		      "                      (pid, tid, id) sets with the input\n"
-		      "  -h, --help          this help\n"
-		      "  -V, --version       print the version\n", stdout);
-	exit(code);
-}
+static const char help_text[] =
+	"\n"
+	"  -n, --name APP      chunk name prefix (default app)\n"
+	"  -o, --output DIR    output directory (default ./split)\n"
+	"  -s, --size MB       target chunk size, uncompressed MiB (default 4)\n"
+	"  -j, --jobs N        compression threads (default: cores)\n"
+	"      --by KIND       size (default), pid, or time SECONDS\n"
+	"      --verify        re-read the chunks and compare event counts and\n"
+	"                      (pid, tid, id) sets with the input\n"
+	"  -h, --help          this help\n"
+	"  -V, --version       print the version\n";
 
 /* ---- compression workers ------------------------------------------------- */
 
@@ -699,30 +690,25 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
-	long v;
 
-	while ((c = getopt_long(argc, argv, "n:o:s:j:hV", lo, NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "n:o:s:j:hV", lo)) != -1) {
 		switch (c) {
 		case 'n':
 			if (*optarg == '\0' || strchr(optarg, '/') != NULL)
-				dft_usage_error(usage_text, "bad --name '%s'",
-						optarg);
+				dft_bad_value(usage_text, "--name", optarg,
+					      "a name without '/'");
 			o->app = optarg;
 			break;
 		case 'o':
 			o->dir = optarg;
 			break;
 		case 's':
-			if (dft_parse_double_range(optarg, 1e-6, 1e6,
-						   &o->mb) != 0)
-				dft_usage_error(usage_text, "bad --size '%s'",
-						optarg);
+			o->mb = dft_opt_double(usage_text, "--size", optarg,
+					       1e-6, 1e6);
 			break;
 		case 'j':
-			if (dft_parse_long(optarg, 1, 1024, &v) != 0)
-				dft_usage_error(usage_text, "bad --jobs '%s'",
-						optarg);
-			o->jobs = (int)v;
+			o->jobs = (int)dft_opt_long(usage_text, "--jobs", optarg,
+						    1, 1024);
 			break;
 		case OPT_BY:
 			if (strcmp(optarg, "size") == 0) {
@@ -736,30 +722,29 @@ parse_opts(int argc, char **argv, struct opts *o)
 					sec = optarg + 5;
 				else if (optarg[4] == '\0' && optind < argc)
 					sec = argv[optind++];
+				if (sec == NULL)
+					dft_usage_error(usage_text, "option "
+							"requires an argument: "
+							"--by time");
 				/* a window of 1 us .. 31 years, in int64 us */
-				if (sec == NULL ||
-				    dft_parse_double_range(sec, 1e-6, 1e9,
-							   &o->seconds) != 0)
-					dft_usage_error(usage_text, "--by time "
-							"needs SECONDS from "
-							"1e-06 to 1e+09");
+				o->seconds = dft_opt_double(usage_text,
+							    "--by time", sec,
+							    1e-6, 1e9);
 				o->by = BY_TIME;
 			} else {
-				dft_usage_error(usage_text, "unknown --by '%s' "
-						"(size, pid or time)", optarg);
+				dft_bad_value(usage_text, "--by", optarg,
+					      "size, pid or time SECONDS");
 			}
 			break;
 		case OPT_VERIFY:
 			o->verify = 1;
 			break;
 		case 'h':
-			usage(0);
-			break;
+			exit(dft_help(usage_text, help_text));
 		case 'V':
-			dft_print_version();
-			exit(0);
+			exit(dft_version());
 		default:
-			dft_usage_error(usage_text, "unknown option");
+			dft_option_error(usage_text, c, argv, lo);
 		}
 	}
 }

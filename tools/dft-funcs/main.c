@@ -25,6 +25,7 @@
 #include <clang-c/Index.h>
 
 #include "funcs.h"
+#include "options.h"
 
 struct opts {
 	const char *compdb;	/* -p */
@@ -57,31 +58,26 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
-static void
-usage(void)
-{
-	fputs(usage_text, stdout);
-	fputs("\n"
-	      "Finds every function definition with libclang (C, C++) or a\n"
-	      "Python tokenizer and prints one function record per function.\n"
-	      "\n"
-	      "  -j, --jobs N         parse N files at once (default 1)\n"
-	      "  -p, --compile-db DIR directory of compile_commands.json (or the file)\n"
-	      "      --prefix-map OLD=NEW\n"
-	      "                       read the database's files under OLD as under\n"
-	      "                       NEW (repeatable; the longest OLD wins)\n"
-	      "  -r, --root DIR       report paths relative to DIR (default: session\n"
-	      "                       source tree, else the working directory)\n"
-	      "      --io-apis FILE   I/O API table (default share/dft/io-apis.tsv)\n"
-	      "      --all-headers    also report functions in headers outside the root\n"
-	      "      --no-python      do not look for Python files in a session tree\n"
-	      "  -h, --help           show this help\n"
-	      "  -V, --version        show the version\n"
-	      "\n"
-	      "Operands ending in .c .h .cc .cpp .cxx .hpp .py ... are parsed;\n"
-	      "other operands (and stdin) are record streams passed through.\n",
-	      stdout);
-}
+static const char help_text[] =
+	"\n"
+	"Finds every function definition with libclang (C, C++) or a\n"
+	"Python tokenizer and prints one function record per function.\n"
+	"\n"
+	"  -j, --jobs N         parse N files at once (default 1)\n"
+	"  -p, --compile-db DIR directory of compile_commands.json (or the file)\n"
+	"      --prefix-map OLD=NEW\n"
+	"                       read the database's files under OLD as under\n"
+	"                       NEW (repeatable; the longest OLD wins)\n"
+	"  -r, --root DIR       report paths relative to DIR (default: session\n"
+	"                       source tree, else the working directory)\n"
+	"      --io-apis FILE   I/O API table (default share/dft/io-apis.tsv)\n"
+	"      --all-headers    also report functions in headers outside the root\n"
+	"      --no-python      do not look for Python files in a session tree\n"
+	"  -h, --help           show this help\n"
+	"  -V, --version        show the version\n"
+	"\n"
+	"Operands ending in .c .h .cc .cpp .cxx .hpp .py ... are parsed;\n"
+	"other operands (and stdin) are record streams passed through.\n";
 
 /* ---- jobs ---------------------------------------------------------------- */
 
@@ -867,7 +863,6 @@ main(int argc, char **argv)
 	struct dft_step step;
 	size_t k, nerr_files = 0, nfailed = 0, ndiag = 0;
 	json_object *st;
-	long n;
 
 	dft_init("dft-funcs");
 	memset(&o, 0, sizeof(o));
@@ -881,21 +876,19 @@ main(int argc, char **argv)
 			argc = i;
 			break;
 		}
-	while ((c = getopt_long(argc, argv, "j:p:r:hV", longopts, NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "j:p:r:hV", longopts)) != -1) {
 		switch (c) {
 		case 'j':
-			if (dft_parse_long(optarg, 1, 256, &n) < 0)
-				dft_usage_error(usage_text,
-						"bad number of jobs '%s'", optarg);
-			o.jobs = (int)n;
+			o.jobs = (int)dft_opt_long(usage_text, "--jobs", optarg,
+						   1, 256);
 			break;
 		case 'p':
 			o.compdb = optarg;
 			break;
 		case 'M':
 			if (dft_prefix_maps_add(&o.maps, &o.nmaps, optarg) < 0)
-				dft_usage_error(usage_text, DFT_PREFIX_MAP_BAD,
-						optarg);
+				dft_bad_value(usage_text, "--prefix-map", optarg,
+					      "OLD=NEW");
 			break;
 		case 'r':
 			o.root = optarg;
@@ -910,13 +903,11 @@ main(int argc, char **argv)
 			o.no_python = 1;
 			break;
 		case 'h':
-			usage();
-			return dft_close_stdout();
+			return dft_help(usage_text, help_text);
 		case 'V':
-			dft_print_version();
-			return dft_close_stdout();
+			return dft_version();
 		default:
-			dft_usage_error(usage_text, "unknown option");
+			dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
 	streams = dft_xcalloc((size_t)argc + 1, sizeof(char *));
