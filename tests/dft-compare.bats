@@ -10,6 +10,12 @@ C="$FIXTURES/compare"
 @test "dft-compare --help prints the usage on stdout" { checklist_help dft-compare; }
 @test "dft-compare --version prints the version" { checklist_version dft-compare; }
 @test "dft-compare rejects an unknown option" { checklist_unknown_option dft-compare; }
+@test "dft-compare rejects an option without its argument" { checklist_missing_argument dft-compare --tolerance --threshold --alpha --before-label --after-label --applied --top; }
+@test "dft-compare names the option and the value of a bad value" {
+	checklist_bad_value dft-compare --tolerance x "a number from 0 to 1e+06"
+	checklist_bad_value dft-compare --top -1 "an integer from 0 to 1000000"
+}
+@test "dft-compare --help and --version fail on a full disk" { checklist_help_dev_full dft-compare; }
 @test "dft-compare fails on a full disk" {
 	run -2 --separate-stderr bash -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' >/dev/full"
 	[[ "$stderr" == *"dft-compare: write error"* ]] || fail "$stderr"
@@ -165,7 +171,7 @@ samples() {
 	run -0 jq -r 'select(.type == "verdict") | [.write_rate.before, .write_rate.after, .read_rate.before] | @tsv' <<<"$(dft-compare "$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/a")"
 	assert_output "$(printf '1000000\t769231\t2000000')"
 	run -2 --separate-stderr dft-compare --alpha 1.5 "$BATS_TEST_TMPDIR/b" "$BATS_TEST_TMPDIR/a"
-	[[ "$stderr" == *"--alpha: not a probability in (0, 1): '1.5'"* ]] || fail "$stderr"
+	[[ "$stderr" == *"--alpha: bad value '1.5' (expected a probability in (0, 1))"* ]] || fail "$stderr"
 }
 
 @test "repeated runs: three runs a side can never be significant at 0.05, so nothing is improved" {

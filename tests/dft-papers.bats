@@ -53,6 +53,8 @@ offline() {
 @test "dft-papers --help prints the usage on stdout" { checklist_help dft-papers; }
 @test "dft-papers --version prints the version" { checklist_version dft-papers; }
 @test "dft-papers rejects an unknown option" { checklist_unknown_option dft-papers; }
+@test "dft-papers rejects an option without its argument" { checklist_missing_argument dft-papers --format --top --timeout --store; }
+@test "dft-papers --help and --version fail on a full disk" { checklist_help_dev_full dft-papers; }
 @test "dft-papers copes with empty input" { checklist_empty_input dft-papers; }
 @test "dft-papers reads files, stdin and -" { checklist_dash_is_stdin dft-papers; }
 @test "dft-papers reports a malformed line and goes on" { checklist_malformed_line dft-papers; }
@@ -291,12 +293,12 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 }
 
 @test "option combinations are checked before any work" {
-	run -2 --separate-stderr dft-papers --learn --format box
-	[[ "$stderr" == *"--learn and --format box cannot be used together"* ]]
-	run -2 --separate-stderr dft-papers --format html
-	[[ "$stderr" == *"--format: expected records or box"* ]]
-	run -2 --separate-stderr dft-papers --max-queries 11
-	[[ "$stderr" == *"--max-queries: expected 1 to 10"* ]]
+	checklist_usage_error dft-papers "--learn and --format box cannot be used together" --learn --format box
+	checklist_bad_value dft-papers --format html "records or box"
+	checklist_bad_value dft-papers --max-queries 11 "an integer from 1 to 10"
+	checklist_bad_value dft-papers --timeout 0 "a number above 0, up to 1e+07"
+	checklist_bad_value dft-papers --s2-interval -1 "a number from 0 to 1e+07"
+	checklist_bad_value dft-papers --sources ftp "arxiv,s2"
 }
 
 @test "the examples of the dft-papers man page run" {

@@ -20,6 +20,8 @@ setup() {
 @test "dft-report --help prints the usage on stdout" { checklist_help dft-report; }
 @test "dft-report --version prints the version" { checklist_version dft-report; }
 @test "dft-report rejects an unknown option" { checklist_unknown_option dft-report; }
+@test "dft-report rejects an option without its argument" { checklist_missing_argument dft-report -o --output --html --workspace --functions; }
+@test "dft-report --help and --version fail on a full disk" { checklist_help_dev_full dft-report; }
 @test "dft-report copes with empty input" { checklist_empty_input dft-report; }
 @test "dft-report reads files, stdin and -" { checklist_dash_is_stdin dft-report; }
 @test "dft-report reports a malformed line and goes on" { checklist_malformed_line dft-report; }
@@ -138,10 +140,8 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 }
 
 @test "option combinations are checked before any work" {
-	run -2 --separate-stderr dft-report --html x.html --no-html
-	[[ "$stderr" == *"--html and --no-html cannot be used together"* ]]
-	run -2 --separate-stderr dft-report --workspace "$BATS_TEST_TMPDIR/nope"
-	[[ "$stderr" == *"--workspace: not a directory"* ]]
+	checklist_usage_error dft-report "--html and --no-html cannot be used together" --html x.html --no-html
+	checklist_bad_value dft-report --workspace "$BATS_TEST_TMPDIR/nope" "a directory"
 }
 
 @test "control characters and invalid UTF-8 in records keep the HTML well-formed" {

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "dft.h"
+#include "options.h"
 
 #define EXIT_REGRESSION 3
 
@@ -71,12 +72,26 @@ static const char usage_text[] =
 	"                   [--top N] BEFORE AFTER\n"
 	"       dft-compare -h | --help | -V | --version\n";
 
-static void
-usage(int code)
-{
-	fputs(usage_text, code == 0 ? stdout : stderr);
-	exit(code);
-}
+static const char help_text[] =
+	"\n"
+	"Compares two runs (dft-analyze records, samples records, or a trace\n"
+	"directory each) and prints one delta record per metric and key and\n"
+	"per bottleneck, then a verdict record.\n"
+	"\n"
+	"      --tolerance PCT       a change within PCT % is no change "
+	"(default 5)\n"
+	"      --threshold PCT       print only deltas of at least PCT % "
+	"(default 0)\n"
+	"      --alpha P             significance level of the test "
+	"(default 0.05)\n"
+	"      --fail-on-regression  exit 3 when the verdict is regressed\n"
+	"      --before-label NAME   name of BEFORE in the verdict\n"
+	"      --after-label NAME    name of AFTER in the verdict\n"
+	"      --applied IDS         comma-separated ids of the proposals "
+	"applied\n"
+	"      --top N               view rows per view of a trace directory\n"
+	"  -h, --help                show this help\n"
+	"  -V, --version             show the version\n";
 
 static void
 side_init(struct side *s, const char *label)
@@ -1241,46 +1256,38 @@ main(int argc, char **argv)
 	char *tmpdir;
 	const char *td;
 	int c, status, regressions = 0, regressed;
-	long v;
 
 	dft_init("dft-compare");
 	memset(&o, 0, sizeof(o));
 	o.tolerance = 5;
 	o.alpha = 0.05;
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "hV", longopts)) != -1) {
 		switch (c) {
 		case O_TOL:
-			if (dft_parse_double_range(optarg, 0, 1e6,
-						   &o.tolerance) != 0)
-				dft_usage_error(usage_text, "--tolerance: not a "
-						"percentage: '%s'", optarg);
+			o.tolerance = dft_opt_double(usage_text, "--tolerance",
+						     optarg, 0, 1e6);
 			break;
 		case O_THRESH:
-			if (dft_parse_double_range(optarg, 0, 1e6,
-						   &o.threshold) != 0)
-				dft_usage_error(usage_text, "--threshold: not a "
-						"percentage: '%s'", optarg);
+			o.threshold = dft_opt_double(usage_text, "--threshold",
+						     optarg, 0, 1e6);
 			break;
 		case O_ALPHA:
 			if (dft_parse_double(optarg, &o.alpha) != 0 ||
 			    o.alpha <= 0 || o.alpha >= 1)
-				dft_usage_error(usage_text, "--alpha: not a "
-						"probability in (0, 1): '%s'",
-						optarg);
+				dft_bad_value(usage_text, "--alpha", optarg,
+					      "a probability in (0, 1)");
 			break;
 		case O_FAIL: o.fail_on_regression = 1; break;
 		case O_LB: o.label_before = optarg; break;
 		case O_LA: o.label_after = optarg; break;
 		case O_APPLIED: o.applied = optarg; break;
 		case O_TOP:
-			if (dft_parse_long(optarg, 0, 1000000, &v) != 0)
-				dft_usage_error(usage_text, "--top: expected a "
-						"count, got '%s'", optarg);
-			o.top = (int)v;
+			o.top = (int)dft_opt_long(usage_text, "--top", optarg, 0,
+						  1000000);
 			break;
-		case 'h': usage(0); break;
-		case 'V': dft_print_version(); return 0;
-		default: usage(DFT_EXIT_FATAL);
+		case 'h': return dft_help(usage_text, help_text);
+		case 'V': return dft_version();
+		default: dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
 	if (argc - optind != 2)

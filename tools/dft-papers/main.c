@@ -33,6 +33,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "options.h"
 #include "papers.h"
 
 struct opts {
@@ -94,12 +95,47 @@ static const char usage_text[] =
 	"[file ...]\n"
 	"       dft-papers -h | --help | -V | --version\n";
 
-static void
-usage(int code)
-{
-	fputs(usage_text, code == 0 ? stdout : stderr);
-	exit(code);
-}
+static const char help_text[] =
+	"\n"
+	"Reads bottleneck records (dft-analyze) and prints cited optimization\n"
+	"proposals: paper and proposal records, or one box per bottleneck.\n"
+	"\n"
+	"      --offline             only the bibliography and the cache\n"
+	"      --format records|box  NDJSON (default) or boxes for people\n"
+	"      --context TEXT        the system context (default: detected)\n"
+	"      --top N               at most N findings (default 5)\n"
+	"      --min-score N         smallest score worked on, 0 to 5 "
+	"(default 3)\n"
+	"      --papers N            paper records per bottleneck (default 3)\n"
+	"      --per-level N         proposals per level per bottleneck "
+	"(default 3)\n"
+	"      --max-queries N       queries in the ladder, 1 to 10 "
+	"(default 10)\n"
+	"      --max-results N       papers per source per query (default 5)\n"
+	"      --sources LIST        arxiv,s2 (default both)\n"
+	"      --arxiv-url URL       the arXiv query endpoint\n"
+	"      --s2-url URL          the Semantic Scholar Graph API base\n"
+	"      --arxiv-interval S    seconds between arXiv requests "
+	"(default 3)\n"
+	"      --s2-interval S       seconds between Semantic Scholar "
+	"requests (default 1)\n"
+	"      --timeout S           longest time for one request "
+	"(default 30)\n"
+	"      --retries N           extra attempts after a retryable "
+	"failure (default 3)\n"
+	"      --max-backoff S       longest wait between attempts "
+	"(default 60)\n"
+	"      --cache-dir DIR       where answers are cached\n"
+	"      --no-cache            neither read nor write the cache\n"
+	"      --store FILE          the learning store\n"
+	"      --bibliography FILE   the bibliography (default "
+	"share/dft/papers.ndjson)\n"
+	"      --catalogue FILE      classes and strategies (default "
+	"share/dft/proposals.ndjson)\n"
+	"      --unbuffered          flush after every record\n"
+	"      --learn               record verdicts in the learning store\n"
+	"  -h, --help                show this help\n"
+	"  -V, --version             show the version\n";
 
 /* ---- dedupe ------------------------------------------------------------ */
 
@@ -823,27 +859,17 @@ process_stream(struct dft_reader *r, void *ctx)
 	return rc < 0 ? DFT_EXIT_FATAL : DFT_EXIT_OK;
 }
 
+/* up to 1e7 s (115 days): converted to int64 ms further on */
 static double
 opt_seconds(const char *arg, const char *name)
 {
-	double d;
-
-	/* up to 1e7 s (115 days): converted to int64 ms further on */
-	if (dft_parse_double_range(arg, 0, 1e7, &d) != 0)
-		dft_usage_error(usage_text, "%s: not a number of seconds from "
-				"0 to 1e+07: '%s'", name, arg);
-	return d;
+	return dft_opt_double(usage_text, name, arg, 0, 1e7);
 }
 
 static int
 opt_int(const char *arg, const char *name, long min, long max)
 {
-	long v;
-
-	if (dft_parse_long(arg, min, max, &v) != 0)
-		dft_usage_error(usage_text, "%s: expected %ld to %ld, got '%s'",
-				name, min, max, arg);
-	return (int)v;
+	return (int)dft_opt_long(usage_text, name, arg, min, max);
 }
 
 static char *
@@ -931,16 +957,15 @@ main(int argc, char **argv)
 	o.so.use_arxiv = o.so.use_s2 = 1;
 	o.so.max_results = 5;
 	dft_http_opts_init(&o.so.http);
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "hV", longopts)) != -1) {
 		switch (c) {
 		case O_OFFLINE: o.offline = 1; break;
 		case O_FORMAT:
 			if (strcmp(optarg, "box") == 0)
 				o.box = 1;
 			else if (strcmp(optarg, "records") != 0)
-				dft_usage_error(usage_text, "--format: expected "
-						"records or box, got '%s'",
-						optarg);
+				dft_bad_value(usage_text, "--format", optarg,
+					      "records or box");
 			break;
 		case O_CONTEXT: o.context = optarg; break;
 		case O_TOP: o.top = opt_int(optarg, "--top", 0, 1000); break;
@@ -967,8 +992,8 @@ main(int argc, char **argv)
 				      strstr(optarg, "semantic") != NULL;
 			if (strspn(optarg, "arxivs2semantic_scholar,") !=
 			    strlen(optarg))
-				dft_usage_error(usage_text, "--sources: expected "
-						"arxiv,s2, got '%s'", optarg);
+				dft_bad_value(usage_text, "--sources", optarg,
+					      "arxiv,s2");
 			break;
 		case O_ARXIV_URL: o.so.arxiv_url = optarg; break;
 		case O_S2_URL: o.so.s2_url = optarg; break;
@@ -981,8 +1006,8 @@ main(int argc, char **argv)
 		case O_TIMEOUT:
 			o.so.http.timeout_s = opt_seconds(optarg, "--timeout");
 			if (o.so.http.timeout_s <= 0)
-				dft_usage_error(usage_text, "--timeout: must be "
-						"more than 0");
+				dft_bad_value(usage_text, "--timeout", optarg,
+					      "a number above 0, up to 1e+07");
 			if (o.so.http.connect_timeout_s > o.so.http.timeout_s)
 				o.so.http.connect_timeout_s =
 					o.so.http.timeout_s;
@@ -1001,9 +1026,9 @@ main(int argc, char **argv)
 		case O_CAT: o.catalogue = optarg; break;
 		case O_UNBUF: dft_unbuffered = 1; break;
 		case O_LEARN: o.learn = 1; break;
-		case 'h': usage(0); break;
-		case 'V': dft_print_version(); return 0;
-		default: usage(DFT_EXIT_FATAL);
+		case 'h': return dft_help(usage_text, help_text);
+		case 'V': return dft_version();
+		default: dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
 	if (o.learn && o.box)

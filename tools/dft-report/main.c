@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "report.h"
 
 struct opts {
@@ -33,12 +34,22 @@ static const char usage_text[] =
 	"                  [--functions FILE] [file ...]\n"
 	"       dft-report -h | --help | -V | --version\n";
 
-static void
-usage(int code)
-{
-	fputs(usage_text, code == 0 ? stdout : stderr);
-	exit(code);
-}
+static const char help_text[] =
+	"\n"
+	"Writes the session report of a run (Markdown and HTML) from its\n"
+	"records (the files, stdin, or the workspace's records/), passes the\n"
+	"records through and prints a report record.\n"
+	"\n"
+	"  -o, --output FILE     the Markdown report (default:\n"
+	"                        session_report.md in the workspace, else here)\n"
+	"      --html FILE       the HTML report (default: report.html beside it)\n"
+	"      --no-html         write no HTML report\n"
+	"      --workspace DIR   the run's workspace: its records/ when no file\n"
+	"                        is given, and where the report goes\n"
+	"      --counts          write no report, print one counts record\n"
+	"      --functions FILE  function records that give findings file:line\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n";
 
 int
 main(int argc, char **argv)
@@ -66,7 +77,7 @@ main(int argc, char **argv)
 
 	dft_init("dft-report");
 	memset(&o, 0, sizeof(o));
-	while ((c = getopt_long(argc, argv, "o:hV", longopts, NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "o:hV", longopts)) != -1) {
 		switch (c) {
 		case 'o': o.output = optarg; break;
 		case 256: o.html = optarg; break;
@@ -74,17 +85,17 @@ main(int argc, char **argv)
 		case 258: o.workspace = optarg; break;
 		case 259: o.counts = 1; break;
 		case 260: o.functions = optarg; break;
-		case 'h': usage(0); break;
-		case 'V': dft_print_version(); return 0;
-		default: usage(DFT_EXIT_FATAL);
+		case 'h': return dft_help(usage_text, help_text);
+		case 'V': return dft_version();
+		default: dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
 	if (o.html != NULL && o.no_html)
 		dft_usage_error(usage_text, "--html and --no-html cannot be used "
 				"together");
 	if (o.workspace != NULL && !dft_is_dir(o.workspace))
-		dft_usage_error(usage_text, "--workspace: not a directory: '%s'",
-				o.workspace);
+		dft_bad_value(usage_text, "--workspace", o.workspace,
+			      "a directory");
 
 	if (!o.counts)
 		dft_step_begin(&stp, "report");
