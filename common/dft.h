@@ -53,8 +53,7 @@ void dft_vwarn(const char *fmt, va_list ap);
 /* "dft-x: message" then the usage text on stderr; exits 2. */
 DFT_NORETURN void dft_usage_error(const char *usage, const char *fmt, ...)
 	DFT_PRINTF(2, 3);
-/* Prints "dft-x VERSION" on stdout. */
-void dft_print_version(void);
+/* Option errors, --help and --version: options.h. */
 /*
  * Common process set-up for every tool: sets dft_progname, restores the
  * default SIGPIPE action (so `dft-x | head` stops quietly).

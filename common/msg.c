@@ -84,9 +84,3 @@ dft_usage_error(const char *usage, const char *fmt, ...)
 	fputs(usage, stderr);
 	exit(DFT_EXIT_FATAL);
 }
-
-void
-dft_print_version(void)
-{
-	printf("%s %s\n", dft_progname, DFT_VERSION);
-}

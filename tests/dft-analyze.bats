@@ -17,6 +17,15 @@ summary() {
 @test "dft-analyze --help" { checklist_help dft-analyze; }
 @test "dft-analyze --version" { checklist_version dft-analyze; }
 @test "dft-analyze rejects an unknown option" { checklist_unknown_option dft-analyze; }
+@test "dft-analyze rejects an option without its argument" { checklist_missing_argument dft-analyze -j --jobs -p -c -t --top -f --shard --functions; }
+@test "dft-analyze names the option and the value of a bad value" {
+	checklist_bad_value dft-analyze --jobs 0 "an integer from 1 to 1024"
+	checklist_bad_value dft-analyze --preset x "posix or dlio"
+	checklist_bad_value dft-analyze --format html "json or table"
+	checklist_bad_value dft-analyze --shard 4/3 "K/N, 1 <= K <= N"
+	checklist_bad_value dft-analyze --shard 1 "K/N, 1 <= K <= N"
+}
+@test "dft-analyze --help and --version fail on a full disk" { checklist_help_dev_full dft-analyze; }
 @test "dft-analyze on empty input prints nothing but its step" { checklist_empty_input dft-analyze; }
 @test "dft-analyze reads a file operand, stdin and -" { checklist_dash_is_stdin dft-analyze; }
 @test "dft-analyze reports a malformed line with its position" { checklist_malformed_line dft-analyze; }

@@ -12,6 +12,13 @@ A=$FIXTURES/annotate
 @test "dft-annotate --help" { checklist_help dft-annotate; }
 @test "dft-annotate --version" { checklist_version dft-annotate; }
 @test "dft-annotate rejects an unknown option" { checklist_unknown_option dft-annotate; }
+@test "dft-annotate rejects an option without its argument" { checklist_missing_argument dft-annotate -o --output -p --patch --init-args --style; }
+@test "dft-annotate names the option and the value of a bad value" {
+	checklist_bad_value dft-annotate --style x "generic or ai"
+	checklist_bad_value dft-annotate --init-args "a; b" "a non-empty line without ';'"
+	checklist_bad_value dft-annotate --init-args "" "a non-empty line without ';'"
+}
+@test "dft-annotate --help and --version fail on a full disk" { checklist_help_dev_full dft-annotate; }
 @test "dft-annotate on empty input prints only its step" { checklist_empty_input dft-annotate; }
 @test "dft-annotate reads - as stdin" { checklist_dash_is_stdin dft-annotate; }
 @test "dft-annotate reports a malformed line" { checklist_malformed_line dft-annotate; }

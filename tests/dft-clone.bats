@@ -72,6 +72,14 @@ nothing_made() {
 	checklist_unknown_option dft-clone
 }
 
+@test "dft-clone rejects an option without its argument" {
+	checklist_missing_argument dft-clone -w --workspaces -r --ref -n --name --resume
+}
+
+@test "dft-clone --help and --version fail on a full disk" {
+	checklist_help_dev_full dft-clone
+}
+
 @test "dft-clone's man page lints and documents every long option" {
 	checklist_man dft-clone
 }
@@ -101,8 +109,9 @@ nothing_made() {
 	run -2 --separate-stderr dft-clone -w "$WS" --resume x -r main url
 	[[ "$stderr" == *"--resume cannot be combined"* ]] || fail "$stderr"
 	run -2 --separate-stderr dft-clone --print-app-name -w "$WS" url
-	run -2 --separate-stderr dft-clone -w "$WS" -n ../x "$REPOS/ior"
-	[[ "$stderr" == *"invalid run name '../x'"* ]] || fail "$stderr"
+	checklist_usage_error dft-clone "--name: bad value '../x' (expected letters, digits, '_', '-', '.'; not starting with '.')" -w "$WS" -n ../x "$REPOS/ior"
+	checklist_usage_error dft-clone "--ref: bad value '' (expected a branch, tag or commit)" -w "$WS" -r '' "$REPOS/ior"
+	checklist_usage_error dft-clone "--resume: bad value '' (expected a run id: app/stamp, stamp or app)" -w "$WS" --resume ''
 	nothing_made
 }
 

@@ -47,7 +47,9 @@ ws() {
 }
 
 @test "an unknown option is a usage error" {
-	checklist_unknown_option dft-pipeline
+	run -2 --separate-stderr dft-pipeline --no-such-option
+	assert_output ""
+	[[ "$stderr" == *"usage: dft-pipeline"* ]] || fail "no usage on stderr: $stderr"
 	run -2 --separate-stderr dft-pipeline run --no-such-option x
 	[[ "$stderr" == *"unknown option '--no-such-option'"* ]]
 }

@@ -44,12 +44,21 @@ without_steps() {
 	grep -v '"type":"step"' "$@" || true
 }
 
+# --help: the usage, then what the tool does and every option the man page
+# documents (an .It Fl line), on stdout.
 checklist_help() {
+	local opt help
 	run -0 --separate-stderr "$1" --help
 	assert_output --partial "usage: $1"
 	[ -z "$stderr" ] || fail "--help wrote to stderr: $stderr"
+	help=$output
+	[ "$help" != "$(usage_of "$1")" ] || fail "--help prints only the usage"
+	for opt in $(grep '^\.It Fl' "$REPO/man/$1.1" |
+		grep -o 'Fl -[a-z][a-z0-9-]*' | sed 's/^Fl //' | sort -u); do
+		[[ "$help" == *"$opt"* ]] || fail "--help does not explain $opt"
+	done
 	run -0 --separate-stderr "$1" -h
-	assert_output --partial "usage: $1"
+	assert_output "$help"
 }
 
 checklist_version() {
@@ -57,10 +66,11 @@ checklist_version() {
 	assert_output "$1 $(dft_version)"
 }
 
-# The usage text of a tool: the lines of its --help before the first blank
-# one (the same text a usage error prints after its message).
+# The usage text of a tool: the first line of its --help and the indented
+# lines that follow it (the same text a usage error prints after its
+# message).
 usage_of() {
-	"$1" --help | sed '/^$/,$d'
+	"$1" --help | awk 'NR > 1 && !/^ / { exit } { print }'
 }
 
 # checklist_usage_error TOOL MESSAGE ARG...: TOOL ARG... is a usage error

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "options.h"
 
 static const char usage_text[] =
 	"usage: dft-analyze [-j jobs] [-p posix|dlio] [-c file] [-t top]\n"
@@ -84,36 +85,26 @@ struct sread {
 	size_t cur;
 };
 
-static void
-usage(int code)
-{
-	fputs(usage_text, code ? stderr : stdout);
-	if (code == 0)
-		fputs("\n"
-		      "  -j, --jobs N        files read in parallel (default: "
-		      "cores)\n"
-		      "  -p, --preset NAME   posix or dlio (default: from the "
-		      "categories)\n"
-		      "  -c, --config FILE   thresholds, 'name = value' lines\n"
-		      "  -t, --top N         rows per view (default 10)\n"
-		      "  -f, --format FMT    json (records, default) or table\n"
-		      "      --partial       print one mergeable partial record\n"
-		      "      --merge         inputs are partial records to "
-		      "combine\n"
-		      "      --shard K/N     read only the K-th of every N "
-		      "traces (chunks of one\n"
-		      "                      trace count as one)\n"
-		      "      --all           print every finding (default: the "
-		      "first findings_shown)\n"
-		      "      --include-system  rank I/O on system and runtime "
-		      "files too\n"
-		      "      --functions FILE  function records (dft-funcs) "
-		      "giving file:line\n"
-		      "      --thresholds    print the thresholds in force\n"
-		      "  -h, --help          this help\n"
-		      "  -V, --version       print the version\n", stdout);
-	exit(code);
-}
+static const char help_text[] =
+	"\n"
+	"  -j, --jobs N        files read in parallel (default: cores)\n"
+	"  -p, --preset NAME   posix or dlio (default: from the categories)\n"
+	"  -c, --config FILE   thresholds, 'name = value' lines\n"
+	"  -t, --top N         rows per view (default 10)\n"
+	"  -f, --format FMT    json (records, default) or table\n"
+	"      --partial       print one mergeable partial record\n"
+	"      --merge         inputs are partial records to combine\n"
+	"      --shard K/N     read only the K-th of every N traces (chunks "
+	"of one\n"
+	"                      trace count as one)\n"
+	"      --all           print every finding (default: the first "
+	"findings_shown)\n"
+	"      --include-system  rank I/O on system and runtime files too\n"
+	"      --functions FILE  function records (dft-funcs) giving "
+	"file:line\n"
+	"      --thresholds    print the thresholds in force\n"
+	"  -h, --help          this help\n"
+	"  -V, --version       print the version\n";
 
 static void
 inputs_add(struct inputs *in, const char *path)
@@ -531,31 +522,26 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
-	long v;
 
-	while ((c = getopt_long(argc, argv, "j:p:c:t:f:hV", lo, NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "j:p:c:t:f:hV", lo)) != -1) {
 		switch (c) {
 		case 'j':
-			if (dft_parse_long(optarg, 1, 1024, &v) != 0)
-				dft_usage_error(usage_text, "bad --jobs '%s'",
-						optarg);
-			o->jobs = (int)v;
+			o->jobs = (int)dft_opt_long(usage_text, "--jobs", optarg,
+						    1, 1024);
 			break;
 		case 'p':
 			if (strcmp(optarg, "posix") != 0 &&
 			    strcmp(optarg, "dlio") != 0)
-				dft_usage_error(usage_text, "unknown preset "
-						"'%s' (posix or dlio)", optarg);
+				dft_bad_value(usage_text, "--preset", optarg,
+					      "posix or dlio");
 			o->preset = optarg;
 			break;
 		case 'c':
 			o->config = optarg;
 			break;
 		case 't':
-			if (dft_parse_long(optarg, 0, 1000000, &v) != 0)
-				dft_usage_error(usage_text, "bad --top '%s'",
-						optarg);
-			o->top = (int)v;
+			o->top = (int)dft_opt_long(usage_text, "--top", optarg,
+						   0, 1000000);
 			break;
 		case 'f':
 			if (strcmp(optarg, "table") == 0)
@@ -563,8 +549,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 			else if (strcmp(optarg, "json") == 0)
 				o->table = 0;
 			else
-				dft_usage_error(usage_text, "unknown format "
-						"'%s' (json or table)", optarg);
+				dft_bad_value(usage_text, "--format", optarg,
+					      "json or table");
 			break;
 		case OPT_PARTIAL:
 			o->partial = 1;
@@ -579,16 +565,15 @@ parse_opts(int argc, char **argv, struct opts *o)
 			char *sl = strchr(optarg, '/');
 
 			if (sl == NULL)
-				dft_usage_error(usage_text, "bad --shard '%s' "
-						"(want K/N)", optarg);
+				dft_bad_value(usage_text, "--shard", optarg,
+					      "K/N, 1 <= K <= N");
 			*sl = '\0';
 			if (dft_parse_long(sl + 1, 1, 1000000, &o->shard_n) != 0 ||
 			    dft_parse_long(optarg, 1, o->shard_n,
 					   &o->shard_k) != 0) {
 				*sl = '/';
-				dft_usage_error(usage_text, "bad --shard '%s' "
-						"(want K/N, 1 <= K <= N)",
-						optarg);
+				dft_bad_value(usage_text, "--shard", optarg,
+					      "K/N, 1 <= K <= N");
 			}
 			*sl = '/';
 			break;
@@ -603,13 +588,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->functions = optarg;
 			break;
 		case 'h':
-			usage(0);
-			break;
+			exit(dft_help(usage_text, help_text));
 		case 'V':
-			dft_print_version();
-			exit(0);
+			exit(dft_version());
 		default:
-			dft_usage_error(usage_text, "unknown option");
+			dft_option_error(usage_text, c, argv, lo);
 		}
 	}
 	if (o->partial && o->merge)

@@ -22,11 +22,34 @@
 #include <unistd.h>
 
 #include "annotate.h"
+#include "options.h"
 #include "banned.h"
 
 static const char usage_text[] =
 	"usage: dft-annotate [-dhisV] [-o dir] [-p file] [--init-args args]\n"
 	"                    [--style generic|ai] [file ...]\n";
+
+static const char help_text[] =
+	"\n"
+	"Instruments, with dftracer macros and decorators, the functions that\n"
+	"dft-cost's decision records mark, in the files the function records\n"
+	"name. Records pass through; one annotation record per file and a\n"
+	"step record follow. By default the edited files go to the annotated\n"
+	"tree of the session record's workspace, with a patch in artifacts/.\n"
+	"\n"
+	"  -d, --diff            print a unified diff instead, write nothing\n"
+	"  -i, --in-place        edit the files where the records say they are\n"
+	"  -o, --output DIR      write each edited file under DIR\n"
+	"  -p, --patch FILE      also write the diff of every change to FILE\n"
+	"  -s, --strip           remove what dft-annotate inserted\n"
+	"      --init-args ARGS  the arguments of INIT (default "
+	"\"NULL, NULL, NULL\")\n"
+	"      --style STYLE     Python style: generic or ai (default: ai for\n"
+	"                        the dlio preset, else generic)\n"
+	"  -h, --help            show this help\n"
+	"  -V, --version         show the version\n"
+	"\n"
+	"--diff, --in-place and --output exclude each other.\n";
 
 struct opts {
 	int in_place;
@@ -555,15 +578,13 @@ main(int argc, char **argv)
 	char *pp;
 
 	dft_init("dft-annotate");
-	while ((c = getopt_long(argc, argv, "dhisVo:p:", longopts, NULL)) !=
-	       -1) {
+	while ((c = dft_getopt(argc, argv, "dhisVo:p:", longopts)) != -1) {
 		switch (c) {
 		case 'd':
 			o.diff = 1;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
-			return DFT_EXIT_OK;
+			return dft_help(usage_text, help_text);
 		case 'i':
 			o.in_place = 1;
 			break;
@@ -571,8 +592,7 @@ main(int argc, char **argv)
 			o.strip = 1;
 			break;
 		case 'V':
-			dft_print_version();
-			return DFT_EXIT_OK;
+			return dft_version();
 		case 'o':
 			o.output = optarg;
 			break;
@@ -586,7 +606,7 @@ main(int argc, char **argv)
 			o.style = optarg;
 			break;
 		default:
-			dft_usage_error(usage_text, "unknown option");
+			dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
 	modes = o.diff + o.in_place + (o.output != NULL);
@@ -594,11 +614,11 @@ main(int argc, char **argv)
 		dft_usage_error(usage_text, "--diff, --in-place and --output "
 				"exclude each other");
 	if (o.style && strcmp(o.style, "generic") && strcmp(o.style, "ai"))
-		dft_usage_error(usage_text, "--style must be generic or ai");
+		dft_bad_value(usage_text, "--style", o.style, "generic or ai");
 	if (!*o.init_args || strchr(o.init_args, ';') ||
 	    strchr(o.init_args, '\n'))
-		dft_usage_error(usage_text, "bad --init-args '%s'",
-				o.init_args);
+		dft_bad_value(usage_text, "--init-args", o.init_args,
+			      "a non-empty line without ';'");
 
 	memset(&st, 0, sizeof(st));
 	st.o = &o;

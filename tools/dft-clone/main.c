@@ -34,6 +34,7 @@
 #include <git2.h>
 
 #include "clone.h"
+#include "options.h"
 #include "banned.h"
 
 static const char usage_text[] =
@@ -44,6 +45,7 @@ static const char usage_text[] =
 	"       dft-clone --print-app-name url\n";
 
 static const char help_text[] =
+	"\n"
 	"Clone an application into a new workspace and print its session "
 	"record.\n"
 	"\n"
@@ -539,8 +541,7 @@ main(int argc, char **argv)
 
 	dft_init("dft-clone");
 	memset(&o, 0, sizeof(o));
-	while ((c = getopt_long(argc, argv, "w:r:n:hV", long_options,
-				NULL)) != -1) {
+	while ((c = dft_getopt(argc, argv, "w:r:n:hV", long_options)) != -1) {
 		switch (c) {
 		case 'w':
 			o.root = optarg;
@@ -567,15 +568,11 @@ main(int argc, char **argv)
 			o.allow_file_submodules = 1;
 			break;
 		case 'h':
-			fputs(usage_text, stdout);
-			fputs("\n", stdout);
-			fputs(help_text, stdout);
-			return dft_close_stdout();
+			return dft_help(usage_text, help_text);
 		case 'V':
-			dft_print_version();
-			return dft_close_stdout();
+			return dft_version();
 		default:
-			dft_usage_error(usage_text, NULL);
+			dft_option_error(usage_text, c, argv, long_options);
 		}
 	}
 	argc -= optind;
@@ -597,13 +594,14 @@ main(int argc, char **argv)
 		dft_usage_error(usage_text, "--resume cannot be combined "
 				"with --ref, --name or --copy");
 	if (o.resume != NULL && o.resume[0] == '\0')
-		dft_usage_error(usage_text, "empty run id");
+		dft_bad_value(usage_text, "--resume", o.resume,
+			      "a run id: app/stamp, stamp or app");
 	if (o.name != NULL && !valid_name(o.name))
-		dft_usage_error(usage_text, "invalid run name '%s' (letters, "
-				"digits, '_', '-', '.'; not starting with "
-				"'.')", o.name);
+		dft_bad_value(usage_text, "--name", o.name, "letters, digits, "
+			      "'_', '-', '.'; not starting with '.'");
 	if (o.ref != NULL && o.ref[0] == '\0')
-		dft_usage_error(usage_text, "empty ref");
+		dft_bad_value(usage_text, "--ref", o.ref,
+			      "a branch, tag or commit");
 
 	if (o.print_app_name) {
 		char *app = app_name_for(url);
