@@ -10,6 +10,12 @@ load test_helper
 		[ -e "$t" ] || continue
 		[ -x "$d/usr/bin/$(basename "$t")" ] || fail "missing $(basename "$t")"
 	done
+	# the scripts, dft-pipeline-workspace (which dft-pipeline sources) too
+	for t in "$REPO"/scripts/dft-*; do
+		case "$t" in *.md | *.mk) continue ;; esac
+		[ -x "$d/usr/bin/$(basename "$t")" ] || fail "missing $(basename "$t")"
+	done
+	[ -x "$d/usr/bin/dft-pipeline-workspace" ]
 	for m in "$REPO"/man/*.1; do
 		[ -e "$m" ] || continue
 		[ -f "$d/usr/share/man/man1/$(basename "$m")" ] || fail "missing $m"

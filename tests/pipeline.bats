@@ -353,6 +353,23 @@ table_labels() {
 	cmp "$w/records/12_analyze.ndjson" "$c/records/12_analyze.ndjson"
 }
 
+@test "status and bundle are read from dft-pipeline-workspace beside dft-pipeline, installed too" {
+	local bin="$BATS_TEST_TMPDIR/bin" want
+	run -0 dft-pipeline status -w "$ROOT1" sample
+	want=$output
+	# the installed layout: both scripts in one bin/, no build/ beside it
+	mkdir -p "$bin"
+	cp "$REPO/scripts/dft-pipeline" "$REPO/scripts/dft-pipeline-workspace" "$bin/"
+	run -0 "$bin/dft-pipeline" status -w "$ROOT1" sample
+	assert_output "$want"
+	# it is no command of its own
+	run -2 "$bin/dft-pipeline-workspace"
+	assert_output "dft-pipeline-workspace: not a command; dft-pipeline status and dft-pipeline bundle read it"
+	rm "$bin/dft-pipeline-workspace"
+	run -2 "$bin/dft-pipeline" status -w "$ROOT1" sample
+	assert_output --partial "cannot read $bin/dft-pipeline-workspace"
+}
+
 @test "resume of a finished run does nothing more" {
 	local n
 	n=$(wc -l <"$(ws)/records/steps.ndjson")
