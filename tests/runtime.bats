@@ -605,7 +605,8 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	run -0 mandoc -Tlint -Wwarning "$REPO/man/dftracer-runtime.7"
 	for v in ENABLE INIT LOG_FILE DATA_DIR INC_METADATA TRACE_COMPRESSION \
 		WRITE_BUFFER_SIZE DISABLE_IO DISABLE_POSIX DISABLE_STDIO DISABLE_TIDS \
-		LOG_LEVEL BIND_SIGNALS THROTTLE_CALLS THROTTLE_US TRACE_INTERVAL_MS; do
+		LOG_LEVEL BIND_SIGNALS THROTTLE_CALLS THROTTLE_US TRACE_INTERVAL_MS \
+		DISABLE_MPIIO DISABLE_HDF5; do
 		grep -q "DFTRACER_$v" "$REPO/man/dftracer-runtime.7" || fail "DFTRACER_$v undocumented"
 	done
 }

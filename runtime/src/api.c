@@ -104,6 +104,18 @@ static void region_update(struct DFTracerData *d, const char *key,
 	dft_guard--;
 }
 
+/* r starts now, inside the thread's innermost open region */
+static void region_open(struct dft_thread *t, struct dft_region *r)
+{
+	r->id = dft_next_id();
+	r->level = t->depth + 1;
+	r->p_idx = top_id(t);
+	if (t->depth < DFT_DEPTH)
+		t->stack[t->depth] = r;
+	t->depth++;
+	r->ts = dft_now();
+}
+
 DFT_API struct DFTracerData *initialize_region(const char *name,
 					       const char *cat, int event_type)
 {
@@ -154,15 +166,8 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 	r->name = strdup(name);
 	r->cat = strdup(cat);
 	r->meta = event_type == DF_METADATA_EVENT;
-	if (!r->meta) {
-		r->id = dft_next_id();
-		r->level = t->depth + 1;
-		r->p_idx = top_id(t);
-		if (t->depth < DFT_DEPTH)
-			t->stack[t->depth] = r;
-		t->depth++;
-		r->ts = dft_now();
-	}
+	if (!r->meta)
+		region_open(t, r);
 	r->pub.profiler = r;
 	dft_guard--;
 	return &r->pub;
@@ -172,8 +177,10 @@ none:
 }
 
 /* Formats a region's event into t->line; returns whether it has args. */
-int region_format(struct dft_thread *t, struct dft_region *r,
-			 uint64_t end)
+/* The head of r's event up to its p_idx and level; returns whether it
+ * has args. */
+static int region_head(struct dft_thread *t, struct dft_region *r,
+		       uint64_t end)
 {
 	int args = ev_begin(t, r->id, r->name, r->cat, r->ts, end - r->ts);
 
@@ -182,6 +189,16 @@ int region_format(struct dft_thread *t, struct dft_region *r,
 		put_i64(t, r->p_idx);
 		DFT_LIT(t, ",\"level\":");
 		put_i64(t, r->level);
+	}
+	return args;
+}
+
+int region_format(struct dft_thread *t, struct dft_region *r,
+			 uint64_t end)
+{
+	int args = region_head(t, r, end);
+
+	if (args) {
 		if (r->alen)
 			ev_raw(t, r->args, r->alen);
 		DFT_LIT(t, "}}\n");
@@ -307,6 +324,56 @@ DFT_API void initialize_no_bind(const char *log_file, const char *data_dirs,
 DFT_API void finalize(void)
 {
 	dft_fini();
+}
+
+/* ---- spans of the interposed layers (mpiio.c, hdf5.c) ------------------- */
+
+struct dft_region *dft_span_begin(const char *name, const char *cat)
+{
+	struct dft_region *r = NULL;
+	struct dft_thread *t;
+
+	if (!dft_on_any || dft_guard)
+		return NULL;
+	dft_guard++;
+	DFT_PENDING_CHECK();
+	t = dft_self();
+	if (t && dft_on_any && (r = calloc(1, sizeof(*r)))) {
+		r->magic = DFT_R_FULL;
+		r->slot = -1;
+		r->name = (char *)name;	/* literals: never freed */
+		r->cat = (char *)cat;
+		r->pub.profiler = r;
+		region_open(t, r);
+	}
+	dft_guard--;
+	return r;
+}
+
+void dft_span_end(struct dft_region *r, const struct dft_kv *kv, int n,
+		  const struct dft_file *f)
+{
+	uint64_t end = dft_now();
+	struct dft_thread *t;
+	int args;
+
+	if (!r)
+		return;
+	dft_guard++;
+	t = dft_self();
+	if (t && t->depth > 0)
+		t->depth--;
+	if (t && dft_on_any && !r->emitted) {
+		args = region_head(t, r, end);
+		if (args) {
+			ev_kv(t, kv, n);
+			if (f)
+				ev_hash(t, "fhash", f->hash);
+		}
+		ev_end(t, args);
+	}
+	dft_guard--;
+	free(r);
 }
 
 /* ---- extras for the Python package (not in dftracer's header) ----------- */

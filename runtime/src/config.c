@@ -164,6 +164,8 @@ void read_config(const char *data_dirs)
 	G.io = !env_is("DFTRACER_DISABLE_IO", "1");
 	G.posix = !env_is("DFTRACER_DISABLE_POSIX", "1");
 	G.stdio = !env_is("DFTRACER_DISABLE_STDIO", "1");
+	G.mpiio = !env_is("DFTRACER_DISABLE_MPIIO", "1");
+	G.hdf5 = !env_is("DFTRACER_DISABLE_HDF5", "1");
 	/* dftracer's quirk: "0" disables tids; "1" does too. */
 	G.tids = !(env_is("DFTRACER_DISABLE_TIDS", "0") ||
 		   env_is("DFTRACER_DISABLE_TIDS", "1"));

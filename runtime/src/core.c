@@ -37,6 +37,7 @@ int dft_trace_fd = -1;
 __thread int dft_guard DFT_TLS;
 __thread struct dft_thread *dft_tself DFT_TLS;
 unsigned dft_gen;
+int dft_on_mpiio, dft_on_hdf5;
 
 struct dft_state G = {
 	.init_lock = PTHREAD_MUTEX_INITIALIZER,
@@ -361,6 +362,8 @@ static void set_switches(void)
 	dft_on_any = on;
 	dft_on_posix = on && G.bind && G.io && G.posix && dft_fds;
 	dft_on_stdio = on && G.bind && G.io && G.stdio && dft_fds;
+	dft_on_mpiio = on && G.bind && G.io && G.mpiio;
+	dft_on_hdf5 = on && G.bind && G.io && G.hdf5;
 }
 
 static void at_exit(void)
@@ -401,6 +404,7 @@ static void on_signal(int sig)
 
 		dft_guard++;
 		dft_on_posix = dft_on_stdio = dft_on_any = 0;
+		dft_on_mpiio = dft_on_hdf5 = 0;
 		for (i = 0; i < 1000 && writer_busy(); i++)
 			nanosleep(&ms, NULL);
 		if (sig_lock(&G.file_lock) == 0) {

@@ -68,7 +68,7 @@ struct dft_state {
 	int explicit_log;
 	int fd;
 	int compress, metadata, tids, bind, bind_signals, log_level;
-	int io, posix, stdio;
+	int io, posix, stdio, mpiio, hdf5;
 	size_t bufsize;
 	uint64_t throttle_calls, throttle_us, interval_us;
 	_Atomic long long next_id;

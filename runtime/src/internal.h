@@ -213,6 +213,73 @@ void dft_fork_parent(void);
 void dft_exit_hook(void);
 void dft_exec_hook(void);
 
+/* One argument of an event: ,"k":i or ,"k":"s" (io.c, mpiio.c, hdf5.c). */
+enum { KV_INT, KV_STR, KV_HASH };
+struct dft_kv {
+	const char *k;
+	int kind;
+	long long i;
+	const char *s;
+};
+#define KI(k, v) { k, KV_INT, (long long)(v), NULL }
+#define KS(k, v) { k, KV_STR, 0, v }
+#define KH(k, v) { k, KV_HASH, 0, v }
+void ev_kv(struct dft_thread *t, const struct dft_kv *kv, int n);
+
+/*
+ * api.c: a span of an interposed library layer (MPI-IO, HDF5): an event
+ * that is open while the library's call runs, so the calls it makes
+ * (MPI-IO under HDF5, POSIX under MPI-IO) get it as their parent (p_idx,
+ * level).  Unlike a region it is never throttled, and its args are given
+ * at the end.  begin returns NULL when it cannot trace (then end does
+ * nothing); name and cat must outlive the span (literals).
+ */
+struct dft_region *dft_span_begin(const char *name, const char *cat);
+void dft_span_end(struct dft_region *r, const struct dft_kv *kv, int n,
+		  const struct dft_file *f);
+
+/* Layers outside libc, on while tracing with interception bound (core.c,
+ * DFTRACER_DISABLE_MPIIO / DFTRACER_DISABLE_HDF5).  Not in the hot page:
+ * a program that never calls MPI-IO or HDF5 never reads them. */
+extern int dft_on_mpiio, dft_on_hdf5;
+
+/* libsym.c: the next definition of an interposed symbol (libmpi's,
+ * libhdf5's), also when that library was loaded with RTLD_LOCAL; NULL if
+ * no loaded object but this one defines it. */
+void *dft_lib_sym(const char *name);
+/* the same, or abort with a message naming it (a wrapper's real function) */
+void *dft_lib_sym_must(const char *name);
+/* Declares the exported wrapper sym and real_sym, its real function, which
+ * LIB_REAL(sym) looks up at the first call. */
+#define LIB_WRAP(ret, sym, params) \
+	DFT_API ret sym params; \
+	static __typeof__(&sym) real_##sym
+#define LIB_REAL(sym) \
+	(*({ \
+		if (DFT_UNLIKELY(real_##sym == NULL)) \
+			real_##sym = (__typeof__(real_##sym)) \
+				dft_lib_sym_must(#sym); \
+		real_##sym; \
+	}))
+/* The traced half of a wrapper: the real sym called with (args) inside a
+ * span of category cat on file f (may be NULL); the event's args are the
+ * KI(...), list given (each followed by a comma), then ret.  Returns. */
+#define LIB_SPAN(ret_t, sym, cat, f, args, ...) \
+	do { \
+		struct dft_region *r_ = dft_span_begin(#sym, cat); \
+		ret_t ret_ = LIB_REAL(sym) args; \
+		int e_ = errno; \
+		{ \
+			struct dft_kv kv_[] = { __VA_ARGS__ KI("ret", ret_) }; \
+			dft_span_end(r_, kv_, sizeof(kv_) / sizeof(*kv_), (f)); \
+		} \
+		errno = e_; \
+		return ret_; \
+	} while (0)
+/* the traced file of a path a library was given (MPI-IO's "ufs:" style
+ * prefixes removed), emitting FH the first time; NULL if not traced */
+struct dft_file *dft_layer_file(const char *path);
+
 /* preload.c / core.c: initialise in a mode; suffix "app" or "preload". */
 void dft_init(const char *log_file, const char *data_dirs, const int *pid,
 	      int bind, const char *suffix);

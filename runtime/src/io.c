@@ -81,24 +81,13 @@ static void *dlnext(const char *name)
 
 /* ---- event shapes ------------------------------------------------------- */
 
-enum { KV_INT, KV_STR, KV_HASH };
-struct kv {
-	const char *k;
-	int kind;
-	long long i;
-	const char *s;
-};
-#define KI(k, v) { k, KV_INT, (long long)(v), NULL }
-#define KS(k, v) { k, KV_STR, 0, v }
-#define KH(k, v) { k, KV_HASH, 0, v }
-
 /* hhash, p_idx, level, kv..., fhash */
 static void ev_gen(const char *name, const char *cat, uint64_t t0,
-		   uint64_t t1, const struct dft_file *f, const struct kv *kv,
+		   uint64_t t1, const struct dft_file *f, const struct dft_kv *kv,
 		   int n)
 {
 	struct dft_thread *t;
-	int a, i;
+	int a;
 
 	DFT_PENDING_CHECK();
 	dft_guard++;
@@ -107,14 +96,7 @@ static void ev_gen(const char *name, const char *cat, uint64_t t0,
 		a = ev_begin(t, dft_next_id(), name, cat, t0, t1 - t0);
 		if (a) {
 			ev_plevel(t);
-			for (i = 0; i < n; i++) {
-				if (kv[i].kind == KV_INT)
-					ev_int(t, kv[i].k, kv[i].i);
-				else if (kv[i].kind == KV_STR)
-					ev_str(t, kv[i].k, kv[i].s);
-				else if (kv[i].s)
-					ev_hash(t, kv[i].k, kv[i].s);
-			}
+			ev_kv(t, kv, n);
 			if (f)
 				ev_hash(t, "fhash", f->hash);
 		}
@@ -254,15 +236,15 @@ static int do_open(const char *name, int kind, int dirfd, const char *path,
 	if (r >= 0)
 		dft_fd_set(r, f);
 	if (kind == O_CREAT_ || kind == O_CREAT64) {
-		struct kv kv[] = { KI("mode", mode) };
+		struct dft_kv kv[] = { KI("mode", mode) };
 
 		ev_gen(name, "POSIX", t0, t1, f, kv, 1);
 	} else if (has_mode(flags)) {
-		struct kv kv[] = { KI("flags", flags), KI("mode", mode) };
+		struct dft_kv kv[] = { KI("flags", flags), KI("mode", mode) };
 
 		ev_gen(name, "POSIX", t0, t1, f, kv, 2);
 	} else {
-		struct kv kv[] = { KI("flags", flags) };
+		struct dft_kv kv[] = { KI("flags", flags) };
 
 		ev_gen(name, "POSIX", t0, t1, f, kv, 1);
 	}
@@ -388,7 +370,7 @@ DFT_INTERCEPT int close(int fd)
 	e = errno;
 	t1 = dft_now();
 	{
-		struct kv kv[] = { KI("ret", r) };
+		struct dft_kv kv[] = { KI("ret", r) };
 
 		ev_gen("close", "POSIX", t0, t1, f, kv, 1);
 	}
@@ -483,7 +465,7 @@ RW_WRAP(ssize_t, pwritev, "pwritev",
 		e = errno; \
 		t1 = dft_now(); \
 		{ \
-			struct kv kv[] = { KI("ret", r), KI("whence", whence), \
+			struct dft_kv kv[] = { KI("ret", r), KI("whence", whence), \
 					   KI("offset", offset) }; \
 			ev_gen(#sym, "POSIX", t0, t1, f, kv, 3); \
 		} \
@@ -505,7 +487,7 @@ SEEK_WRAP(lseek64, off64_t)
 		e = errno; \
 		t1 = dft_now(); \
 		{ \
-			struct kv kv[] = { __VA_ARGS__ }; \
+			struct dft_kv kv[] = { __VA_ARGS__ }; \
 			ev_gen(#sym, "POSIX", t0, t1, f, kv, nkv); \
 		} \
 		errno = e; \
@@ -546,7 +528,7 @@ FD_WRAP(__fxstat64, (int ver, int fd, struct stat64 *st), (ver, fd, st), 1,
 		e = errno; \
 		t1 = dft_now(); \
 		{ \
-			struct kv kv[] = { __VA_ARGS__ }; \
+			struct dft_kv kv[] = { __VA_ARGS__ }; \
 			ev_gen(#sym, "POSIX", t0, t1, f, kv, nkv); \
 		} \
 		errno = e; \
@@ -617,7 +599,7 @@ static struct dft_file *at_file(int dirfd, const char *path, int flags)
 		e = errno; \
 		t1 = dft_now(); \
 		{ \
-			struct kv kv[] = { KI("flags", flags), KI("ret", r) }; \
+			struct dft_kv kv[] = { KI("flags", flags), KI("ret", r) }; \
 			ev_gen(#sym, "POSIX", t0, t1, f, kv, 2); \
 		} \
 		errno = e; \
@@ -695,7 +677,7 @@ static int do_rename(const char *name, int kind, int od, const char *oldp,
 	e = errno;
 	t1 = dft_now();
 	{
-		struct kv kv[] = { KI("ret", r),
+		struct dft_kv kv[] = { KI("ret", r),
 				   KH("newpath_hash", g ? g->hash : NULL) };
 
 		ev_gen(name, "POSIX", t0, t1, f ? f : g, kv, 2);
@@ -728,7 +710,7 @@ DFT_INTERCEPT int chdir(const char *path)
 		dft_guard--;
 	}
 	if (f) {
-		struct kv kv[] = { KI("ret", r) };
+		struct dft_kv kv[] = { KI("ret", r) };
 
 		ev_gen("chdir", "POSIX", t0, t1, f, kv, 1);
 	}
@@ -816,7 +798,7 @@ DFT_INTERCEPT int closedir(DIR *d)
 	e = errno;
 	t1 = dft_now();
 	{
-		struct kv kv[] = { KI("ret", r) };
+		struct dft_kv kv[] = { KI("ret", r) };
 
 		ev_gen("closedir", "POSIX", t0, t1, f, kv, 1);
 	}
@@ -851,7 +833,7 @@ DFT_INTERCEPT int dup(int fd)
 	if (r >= 0)
 		dft_fd_set(r, f);
 	{
-		struct kv kv[] = { KI("fd", fd), KI("ret", r) };
+		struct dft_kv kv[] = { KI("fd", fd), KI("ret", r) };
 
 		ev_gen("dup", "POSIX", t0, t1, f, kv, 2);
 	}
@@ -878,7 +860,7 @@ static int do_dup2(const char *name, int fd, int fd2, int flags, int three)
 	if (r >= 0)
 		dft_fd_set(r, f);
 	{
-		struct kv kv[] = { KI("fd1", fd), KI("fd2", fd2), KI("ret", r) };
+		struct dft_kv kv[] = { KI("fd1", fd), KI("fd2", fd2), KI("ret", r) };
 
 		ev_gen(name, "POSIX", t0, t1, f, kv, 3);
 	}
@@ -926,7 +908,7 @@ static int do_fcntl(const char *name, int sixty4, int fd, int cmd, void *arg)
 	{
 		int intarg = cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC ||
 			     cmd == F_SETFD || cmd == F_SETFL;
-		struct kv kv[] = { KI("cmd", cmd),
+		struct dft_kv kv[] = { KI("cmd", cmd),
 				   KI("arg", intarg ? (long long)(intptr_t)arg
 						    : 0),
 				   KI("ret", r) };
@@ -1024,7 +1006,7 @@ static int maps_used;
 			maps_used = 1; \
 		} \
 		{ \
-			struct kv kv[] = { KI("length", len), KI("prot", prot), \
+			struct dft_kv kv[] = { KI("length", len), KI("prot", prot), \
 					   KI("flags", flags), \
 					   KI("offset", off) }; \
 			ev_gen(#sym, "POSIX", t0, t1, f, kv, 4); \
@@ -1049,7 +1031,7 @@ DFT_INTERCEPT int munmap(void *addr, size_t len)
 	e = errno;
 	t1 = dft_now();
 	{
-		struct kv kv[] = { KI("length", len), KI("ret", r) };
+		struct dft_kv kv[] = { KI("length", len), KI("ret", r) };
 
 		ev_gen("munmap", "POSIX", t0, t1, f, kv, 2);
 	}
@@ -1079,7 +1061,7 @@ DFT_INTERCEPT ssize_t copy_file_range(int in, off64_t *inoff, int out,
 	e = errno;
 	t1 = dft_now();
 	{
-		struct kv kv[] = { KI("count", len), KI("ret", r),
+		struct dft_kv kv[] = { KI("count", len), KI("ret", r),
 				   KH("out_fhash", f && g ? g->hash : NULL) };
 
 		ev_gen("copy_file_range", "POSIX", t0, t1, f ? f : g, kv, 3);
@@ -1105,7 +1087,7 @@ DFT_INTERCEPT pid_t fork(void)
 	r = REAL(fork)();
 	e = errno;
 	if (r != 0 && dft_on_posix) {	/* parent: timer starts after fork */
-		struct kv kv[] = { KI("ret", r) };
+		struct dft_kv kv[] = { KI("ret", r) };
 
 		t0 = dft_now();
 		t1 = dft_now();
@@ -1250,7 +1232,7 @@ static FILE *do_fopen(const char *name, int sixty4, const char *path,
 	if (r)
 		dft_fd_set(fileno_unlocked(r), f);
 	{
-		struct kv kv[] = { KS("mode", mode) };
+		struct dft_kv kv[] = { KS("mode", mode) };
 
 		ev_gen(name, "STDIO", t0, t1, f, kv, 1);
 	}
@@ -1287,7 +1269,7 @@ DFT_INTERCEPT FILE *fdopen(int fd, const char *mode)
 	e = errno;
 	t1 = dft_now();
 	{
-		struct kv kv[] = { KS("mode", mode) };
+		struct dft_kv kv[] = { KS("mode", mode) };
 
 		ev_gen("fdopen", "STDIO", t0, t1, f, kv, 1);
 	}
@@ -1388,7 +1370,7 @@ DFT_INTERCEPT size_t fwrite(const void *ptr, size_t size, size_t n, FILE *fp)
 		e = errno; \
 		t1 = dft_now(); \
 		{ \
-			struct kv kv[] = { KI("ret", r), KI("whence", whence), \
+			struct dft_kv kv[] = { KI("ret", r), KI("whence", whence), \
 					   KI("offset", offset) }; \
 			ev_gen(#sym, "STDIO", t0, t1, f, kv, 3); \
 		} \
@@ -1414,7 +1396,7 @@ FSEEK_WRAP(fseeko64, off64_t)
 		e = errno; \
 		t1 = dft_now(); \
 		{ \
-			struct kv kv[] = { KI("ret", r) }; \
+			struct dft_kv kv[] = { KI("ret", r) }; \
 			ev_gen(#sym, "STDIO", t0, t1, f, kv, 1); \
 		} \
 		errno = e; \
@@ -1438,7 +1420,7 @@ DFT_INTERCEPT int fflush(FILE *fp)
 	e = errno;
 	t1 = dft_now();
 	{
-		struct kv kv[] = { KI("ret", r) };
+		struct dft_kv kv[] = { KI("ret", r) };
 
 		ev_gen("fflush", "STDIO", t0, t1, f, kv, 1);
 	}

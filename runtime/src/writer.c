@@ -662,6 +662,21 @@ void ev_hash(struct dft_thread *t, const char *key, const char *h)
 	DFT_LIT(t, "\"");
 }
 
+/* the args of kv, in order; a hash that is NULL is left out */
+void ev_kv(struct dft_thread *t, const struct dft_kv *kv, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (kv[i].kind == KV_INT)
+			ev_int(t, kv[i].k, kv[i].i);
+		else if (kv[i].kind == KV_STR)
+			ev_str(t, kv[i].k, kv[i].s);
+		else if (kv[i].s)
+			ev_hash(t, kv[i].k, kv[i].s);
+	}
+}
+
 long long top_id(struct dft_thread *t)
 {
 	if (t->depth <= 0)

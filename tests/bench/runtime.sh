@@ -65,6 +65,38 @@ run() {
 	rm -f "$TMP"/traces/*
 }
 
+# NOLAYERS: the same preload library without its MPI-IO and HDF5 layers
+# (libsym.o, mpiio.o, hdf5.o left out), linked as runtime/Makefile links
+# it: the baseline of "a program that uses neither pays nothing".
+OBJ="$REPO/runtime/build/obj"
+NOLAYERS=""
+if [ -f "$OBJ/mpiio.o" ] && [ -f "$OBJ/preload.o" ]; then
+	ZLIB_A=$(cc -print-file-name=libz.a)
+	case $ZLIB_A in /*) [ -f "$ZLIB_A" ] || ZLIB_A="" ;; *) ZLIB_A="" ;; esac
+	# shellcheck disable=SC2046
+	cc -shared -pthread -o "$TMP/nolayers.so" $(ls "$OBJ"/*.o |
+		grep -v -E '/(libsym|mpiio|hdf5|tune)\.o$') -Wl,--no-as-needed \
+		${ZLIB_A:+-Wl,--exclude-libs,libz.a "$ZLIB_A"} ${ZLIB_A:--lz} \
+		-ldl -lpthread -Wl,--as-needed && NOLAYERS="$TMP/nolayers.so"
+fi
+
+# starts NAME ENV...: appends the nanoseconds of 50 starts of a program
+# that makes one stat call (no MPI, no HDF5) to $TMP/NAME
+starts() {
+	name=$1
+	shift
+	t0=$(date +%s%N)
+	k=0
+	while [ "$k" -lt 50 ]; do
+		# shellcheck disable=SC2068
+		(cd "$TMP/other" && env $@ "$TMP/bench" stat "$TMP/other/f.bin" 1) >/dev/null
+		k=$((k + 1))
+	done
+	t1=$(date +%s%N)
+	echo "x $(( (t1 - t0) / 50 ))" >> "$TMP/$name"
+	rm -f "$TMP"/traces/*
+}
+
 ON="DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_DATA_DIR=$TMP/data DFTRACER_LOG_FILE=$TMP/traces/t"
 META="DFTRACER_INC_METADATA=1"
 ALONE="BENCH_DIRECT=$NOOP"
@@ -96,6 +128,12 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	run f_off "LD_PRELOAD=$LIB" -- fn - "$N"
 	run f_traced "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=0 -- fn - "$N"
 	run f_throttled "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 -- fn - "$N"
+	if [ -n "$NOLAYERS" ]; then
+		run n_stat_outside "LD_PRELOAD=$NOLAYERS" $ON -- stat "$TMP/other/f.bin" "$N"
+		run n_read_traced "LD_PRELOAD=$NOLAYERS" $ON -- read "$TMP/data/f.bin" "$N"
+		starts s_layers "LD_PRELOAD=$LIB" $ON
+		starts s_nolayers "LD_PRELOAD=$NOLAYERS" $ON
+	fi
 	}
 	i=$((i + 1))
 done
@@ -138,3 +176,14 @@ echo "dftracer START/END pair (initialize_region + finalize_region), against an 
 report "tracing off (DFTRACER_ENABLE unset)" f_plain f_off "<= +20 ns"
 report "traced: one complete event (INC_METADATA=1, gzip)" f_plain f_traced "<= +1000 ns"
 report "throttled: folded into an aggregated record" f_plain f_throttled "< traced"
+if [ -n "$NOLAYERS" ]; then
+	echo "a program without MPI or HDF5: the library with its MPI-IO and HDF5 layers"
+	echo "against the same library without them (tracing on):"
+	report "stat of a path outside DATA_DIR" n_stat_outside stat_outside "+0 ns"
+	report "pread 4 KiB traced (no metadata, gzip)" n_read_traced read_traced "+0 ns"
+	# shellcheck disable=SC2046
+	set -- $(stats s_nolayers) $(stats s_layers)
+	awk -v b="$1" -v x="$4" -v lo="$5" -v hi="$6" 'BEGIN {
+		printf "  %-46s %.3fx  (%.0f us against %.0f us; rounds %.3fx .. %.3fx)  target 1.00x\n",
+			"process start-up, with layers / without", x / b, x / 1000, b / 1000, lo / b, hi / b }'
+fi

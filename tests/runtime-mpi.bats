@@ -1,0 +1,233 @@
+#!/usr/bin/env bats
+# tests/runtime-mpi.bats - the runtime's MPI-IO and HDF5 layers
+# (runtime/src/mpiio.c, hdf5.c): 2-rank Open MPI programs, built here with
+# mpicc and h5pcc -shlib, run under libdftracer_preload.so.  Every count,
+# size and offset is derived from the programs' arguments and the type
+# sizes in the test; the file's length confirms them.
+
+load test_helper
+
+RT="$REPO/runtime/build"
+FX="$REPO/tests/fixtures/runtime"
+CHECK="$FX/check_trace.py"
+NP=2
+INT=4	# MPI_INT, H5T_NATIVE_INT
+DBL=8	# MPI_DOUBLE
+
+setup_file() {
+	make -s -C "$REPO/runtime" all >/dev/null
+	B="$BATS_FILE_TMPDIR/bin"
+	mkdir -p "$B"
+	cd "$B"
+	if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
+		mpicc -Wall -Wextra -Werror -o mpiio_w "$FX/mpiio_w.c"
+		if command -v h5pcc >/dev/null; then
+			h5pcc -shlib -Wall -Wextra -Werror -o h5_w "$FX/h5_w.c"
+			h5pcc -shlib -shared -fPIC -Wall -Wextra -Werror \
+				-o h5_plugin.so "$FX/h5_plugin.c"
+			cc -Wall -Wextra -Werror -o dlopen_local \
+				"$FX/dlopen_local.c" -ldl
+		fi
+	fi
+	export B
+}
+
+setup() {
+	set -o pipefail
+	W="$BATS_TEST_TMPDIR/w"
+	mkdir -p "$W/data" "$W/traces"
+	cd "$W"
+	export DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1
+	export DFTRACER_DATA_DIR="$W/data" DFTRACER_LOG_FILE="$W/traces/trace"
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	unset DFTRACER_DISABLE_MPIIO DFTRACER_DISABLE_HDF5 LD_PRELOAD
+}
+
+need_mpi() {
+	[ -x "$B/mpiio_w" ] || skip "no mpicc/mpirun: Open MPI is not installed (scripts/install-deps installs it)"
+}
+
+need_h5() {
+	need_mpi
+	[ -x "$B/h5_w" ] || skip "no h5pcc: parallel HDF5 is not installed (scripts/install-deps installs it)"
+}
+
+# Runs a program on NP ranks, the preload library in the ranks only.
+traced_run() {
+	local x=() v
+	for v in DFTRACER_DISABLE_MPIIO DFTRACER_DISABLE_HDF5; do
+		[ -n "${!v-}" ] && x+=(-x "$v")
+	done
+	timeout 60 mpirun --oversubscribe -np "$NP" -x DFTRACER_ENABLE \
+		-x DFTRACER_INIT -x DFTRACER_INC_METADATA -x DFTRACER_DATA_DIR \
+		-x DFTRACER_LOG_FILE "${x[@]}" \
+		-x LD_PRELOAD="$RT/lib/libdftracer_preload.so" "$@"
+}
+
+# The NP traces, each checked, as one array of events with .rank (from
+# the file's PR record) in ev.json.
+events() {
+	local f n=0
+	for f in "$W"/traces/*.pfw.gz; do
+		run -0 python3 "$CHECK" "$f"
+		n=$((n + 1))
+	done
+	[ "$n" -eq "$NP" ] || fail "$n trace files, want $NP"
+	for f in "$W"/traces/*.pfw.gz; do
+		gzip -dc "$f" | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' |
+			jq -s '(map(select(.name == "PR"))[0].args.value | tonumber) as $r
+				| map(. + {rank: $r})'
+	done | jq -s add > "$W/ev.json"
+}
+
+h16() {
+	python3 -c 'import hashlib,sys; print(hashlib.md5(sys.argv[1].encode()).digest()[0::2].hex())' "$1"
+}
+
+# jq -e over ev.json with the test's numbers as $vars
+q() {
+	jq -e --argjson NP "$NP" --argjson INT "$INT" --argjson DBL "$DBL" \
+		"$@" "$W/ev.json" >/dev/null || fail "jq: ${*: -1}"
+}
+
+@test "the runtime links neither libmpi nor libhdf5 and exports the MPI-IO and HDF5 wrappers" {
+	local lib
+	for lib in libdftracer_preload.so libdftracer_core.so; do
+		run -0 readelf -d "$RT/lib/$lib"
+		[[ "$output" != *libmpi* && "$output" != *hdf5* ]] || fail "$lib: $output"
+		run -0 nm -D --defined-only "$RT/lib/$lib"
+		[[ "$output" == *" T MPI_File_write_at_all"* && "$output" == *" T H5Dwrite"* ]]
+	done
+}
+
+@test "MPI-IO on 2 ranks: collective and independent writes are MPIIO events with counts, sizes, offsets, flags and the file's hash" {
+	need_mpi
+	local NCOLL=3 NIND=2 COUNT=100 inc
+	run -0 traced_run "$B/mpiio_w" data/f.bin "$NCOLL" "$NIND" "$COUNT"
+	# each rank: NCOLL+1 int blocks (the last nonblocking) and NIND doubles
+	local per=$(( (NCOLL + 1) * COUNT * INT + NIND * COUNT * DBL ))
+	[ "$(stat -c %s data/f.bin)" -eq $(( NP * per )) ]
+	events
+	local h
+	h=$(h16 "$W/data/f.bin")
+	q --arg h "$h" --arg p "$W/data/f.bin" \
+		'[.[] | select(.name == "FH" and .args.name == $p)] | length == $NP and all(.args.value == $h)'
+	inc=$(mpicc --showme:incdirs | cut -d' ' -f1)
+	local amode
+	amode=$(( $(awk '$2 == "MPI_MODE_CREATE" { print $3 }' "$inc/mpi.h") |
+		$(awk '$2 == "MPI_MODE_RDWR" { print $3 }' "$inc/mpi.h") ))
+	local r
+	for r in $(seq 0 $((NP - 1))); do
+		q --argjson r "$r" --argjson nc "$NCOLL" --argjson ni "$NIND" \
+			'[.[] | select(.cat == "MPIIO" and .rank == $r) | .name] | group_by(.)
+			 | map({key: .[0], value: length}) | from_entries
+			 == {"MPI_File_open": 1, "MPI_File_set_view": 1, "MPI_File_write_at_all": $nc,
+			     "MPI_File_write_at": $ni, "MPI_File_iwrite_at": 1, "MPI_File_sync": 1,
+			     "MPI_File_read_at_all": 1, "MPI_File_close": 1}'
+		# offsets in bytes (a byte view): rank r's region starts at r * per
+		q --argjson r "$r" --argjson c "$COUNT" --argjson nc "$NCOLL" \
+			--argjson ni "$NIND" --argjson per "$per" --argjson amode "$amode" '
+			def ev($n): [.[] | select(.rank == $r and .name == $n) | .args];
+			(ev("MPI_File_open")[0] | .amode == $amode and .comm_size == $NP and .ret == 0)
+			and (ev("MPI_File_set_view")[0] | .disp == 0 and .etype_size == 1)
+			and (ev("MPI_File_write_at_all") | all(.count == $c and .dtype_size == $INT
+				and .size == $c * $INT and .collective == 1 and .nonblocking == 0 and .ret == 0)
+				and (map(.offset) | sort) == [range($nc) | $r * $per + . * $c * $INT])
+			and (ev("MPI_File_write_at") | all(.count == $c and .dtype_size == $DBL
+				and .size == $c * $DBL and .collective == 0 and .nonblocking == 0)
+				and (map(.offset) | sort) ==
+				[range($ni) | $r * $per + $nc * $c * $INT + . * $c * $DBL])
+			and (ev("MPI_File_iwrite_at")[0] | .size == $c * $INT and .nonblocking == 1
+				and .collective == 0 and .offset == $r * $per + $nc * $c * $INT + $ni * $c * $DBL)
+			and (ev("MPI_File_read_at_all")[0] | .size == $c * $INT and .collective == 1
+				and .offset == $r * $per)'
+	done
+	q --arg h "$h" '[.[] | select(.cat == "MPIIO")] | all(.args.fhash == $h)'
+	# POSIX under MPI-IO: every POSIX call on the file has an MPIIO parent
+	# of its rank that encloses it in time, and the bytes the blocking
+	# writes' POSIX children wrote are the bytes those writes asked for
+	q --arg h "$h" '
+		(map(select(.cat == "MPIIO")) | INDEX("\(.rank):\(.id)")) as $m
+		| map(select(.cat == "POSIX" and .args.fhash == $h)) as $px
+		| ($px | length > 0)
+		and ($px | all($m["\(.rank):\(.args.p_idx)"] as $p | $p != null
+			and $p.ts <= .ts and .ts + .dur <= $p.ts + $p.dur
+			and .args.level == $p.args.level + 1))'
+	q --arg h "$h" '
+		(map(select(.name == "MPI_File_write_at_all" or .name == "MPI_File_write_at"))) as $w
+		| ($w | INDEX("\(.rank):\(.id)")) as $m
+		| [.[] | select(.cat == "POSIX" and (.name | test("write"))
+			and $m["\(.rank):\(.args.p_idx)"] != null) | .args.ret] | add
+		== ($w | map(.args.size) | add)'
+}
+
+@test "parallel HDF5 on 2 ranks: HDF5 events enclose the MPI-IO calls they make, which enclose POSIX ones" {
+	need_h5
+	local COUNT=100
+	run -0 traced_run "$B/h5_w" data/f.h5 "$COUNT"
+	events
+	local h r
+	h=$(h16 "$W/data/f.h5")
+	for r in $(seq 0 $((NP - 1))); do
+		q --argjson r "$r" \
+			'[.[] | select(.cat == "HDF5" and .rank == $r) | .name] | group_by(.)
+			 | map({key: .[0], value: length}) | from_entries
+			 == {"H5Pset_fapl_mpio": 1, "H5Fcreate": 1, "H5Gcreate2": 1, "H5Dcreate2": 1,
+			     "H5Dwrite": 1, "H5Dclose": 1, "H5Gclose": 1, "H5Fclose": 1}'
+		q --argjson r "$r" --argjson c "$COUNT" --arg h "$h" '
+			map(select(.rank == $r)) as $e
+			| ($e | map(select(.cat == "HDF5")) | all(if .name == "H5Pset_fapl_mpio"
+				then .args.fhash == null else .args.fhash == $h end))
+			and ($e | map(select(.name == "H5Dwrite"))[0].args
+				| .size == $c * $INT and .collective == 1 and .ret == 0)
+			and (($e | map(select(.name == "H5Fcreate"))[0].id) as $fc
+				| $e | map(select(.name == "MPI_File_open"))[0].args.p_idx == $fc)
+			and (($e | map(select(.name == "H5Dwrite"))[0].id) as $dw
+				| $e | any(.name == "MPI_File_write_at_all" and .args.p_idx == $dw
+					and .args.collective == 1))'
+	done
+	# the data: MPI-IO writes under H5Dwrite ask for the ranks' bytes, and
+	# the POSIX writes under those MPI-IO calls write them
+	q --argjson c "$COUNT" '
+		(map(select(.name == "H5Dwrite")) | INDEX("\(.rank):\(.id)")) as $dw
+		| map(select(.cat == "MPIIO" and (.name | test("write"))
+			and $dw["\(.rank):\(.args.p_idx)"] != null)) as $mw
+		| ($mw | map(.args.size) | add) == $NP * $c * $INT
+		and (($mw | INDEX("\(.rank):\(.id)")) as $m
+			| [.[] | select(.cat == "POSIX" and (.name | test("write"))
+				and $m["\(.rank):\(.args.p_idx)"] != null) | .args.ret] | add
+			== $NP * $c * $INT)'
+}
+
+@test "DFTRACER_DISABLE_MPIIO and DFTRACER_DISABLE_HDF5 switch one layer off; the layers under it stay" {
+	need_h5
+	DFTRACER_DISABLE_HDF5=1 run -0 traced_run "$B/h5_w" data/f.h5 10
+	events
+	q '(map(select(.cat == "HDF5")) | length == 0)
+		and (map(select(.name == "MPI_File_write_at_all")) | length >= $NP)
+		and (map(select(.name == "MPI_File_open")) | all(.args.level == 1))'
+	rm -f "$W"/traces/*
+	DFTRACER_DISABLE_MPIIO=1 run -0 traced_run "$B/mpiio_w" data/f.bin 2 1 10
+	events
+	q '(map(select(.cat == "MPIIO")) | length == 0)
+		and (map(select(.cat == "POSIX" and .name == "pwrite")) | length > 0 and all(.args.level == 1))'
+}
+
+@test "HDF5 loaded with RTLD_LOCAL, as Python loads h5py, is traced: the real functions are found outside the global scope" {
+	need_h5
+	local COUNT=50
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 "$B/dlopen_local" \
+		"$B/h5_plugin.so" data/x.h5 "$COUNT"
+	local f
+	f=$(echo "$W"/traces/*.pfw.gz)
+	run -0 python3 "$CHECK" "$f"
+	gzip -dc "$f" | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' | jq -s . > "$W/ev.json"
+	# H5S_ALL: the whole dataset, COUNT ints
+	q --arg h "$(h16 "$W/data/x.h5")" --argjson c "$COUNT" '
+		([.[] | select(.cat == "HDF5") | .name] | group_by(.)
+		 | map({key: .[0], value: length}) | from_entries
+		 == {"H5Fcreate": 1, "H5Dcreate2": 1, "H5Dwrite": 1, "H5Dclose": 1, "H5Fclose": 1})
+		and (map(select(.cat == "HDF5")) | all(.args.fhash == $h))
+		and (map(select(.name == "H5Dwrite"))[0].args
+			| .size == $c * $INT and .collective == 0 and .ret == 0)'
+}
