@@ -529,10 +529,69 @@ struct scan {
 static inline const char *
 ws(const char *p, const char *e)
 {
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+	/* one test for the usual case: no white space at all */
+	while (p < e && (unsigned char)*p <= ' ' &&
+	       (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
 		p++;
 	return p;
 }
+
+/*
+ * Eight bytes at a time where the byte order allows it (the result must
+ * not depend on it: each fast path ends where the byte loop would).
+ * eq_bytes() sets the high bit of the bytes of x equal to c; the lowest
+ * one set is exact (bits above it may be false), which is all the callers
+ * use.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR 1
+#define ONES 0x0101010101010101ULL
+#define HIGHS 0x8080808080808080ULL
+
+static inline uint64_t
+load8(const char *p)
+{
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	return x;
+}
+
+static inline uint64_t
+eq_bytes(uint64_t x, unsigned char c)
+{
+	uint64_t y = x ^ (ONES * c);
+
+	return (y - ONES) & ~y & HIGHS;
+}
+
+/* Nonzero in the bytes of x that are not '0'..'9': exact up to the first
+ * such byte (a carry from it may mark the ones after it), 0 when all eight
+ * are digits. */
+static inline uint64_t
+nondigits(uint64_t x)
+{
+	return ((x & 0xf0f0f0f0f0f0f0f0ULL) ^ 0x3030303030303030ULL) |
+	       (((x + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) ^
+		0x3030303030303030ULL);
+}
+
+static const uint64_t pow10_u64[8] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000
+};
+
+/* the value of eight decimal digits, the first the most significant */
+static inline uint64_t
+value8(uint64_t x)
+{
+	x -= 0x3030303030303030ULL;
+	x = x * 10 + (x >> 8);
+	x = (((x & 0x000000ff000000ffULL) * 0x000f424000000064ULL) +
+	     (((x >> 16) & 0x000000ff000000ffULL) * 0x0000271000000001ULL)) >>
+	    32;
+	return x;
+}
+#endif
 
 static const char *
 hex4(const char *p, const char *e, unsigned *out)
@@ -552,13 +611,30 @@ hex4(const char *p, const char *e, unsigned *out)
 	return p + 4;
 }
 
-/* p at '"'. Returns the position after the closing quote, or NULL. */
-static const char *
+static const char *scan_escaped(struct scan *sc, const char *p,
+				const char *q, struct dft_str *out)
+	__attribute__((noinline));
+
+/* p at '"'. Returns the position after the closing quote, or NULL. The
+ * usual string (no escape) is found here, inlined in the callers. */
+static inline __attribute__((always_inline)) const char *
 scan_string(struct scan *sc, const char *p, struct dft_str *out)
 {
 	const char *e = sc->e;
 	const char *q = ++p;
 
+#ifdef SWAR
+	while (e - q >= 8) {
+		uint64_t x = load8(q);
+		uint64_t m = eq_bytes(x, '"') | eq_bytes(x, '\\');
+
+		if (m != 0) {
+			q += __builtin_ctzll(m) >> 3;
+			break;
+		}
+		q += 8;
+	}
+#endif
 	while (q < e && *q != '"' && *q != '\\')
 		q++;
 	if (q >= e)
@@ -568,6 +644,16 @@ scan_string(struct scan *sc, const char *p, struct dft_str *out)
 		out->n = (size_t)(q - p);
 		return q + 1;
 	}
+	return scan_escaped(sc, p, q, out);
+}
+
+/* The rest of a string from its first backslash q (p after the '"'). */
+static const char *
+scan_escaped(struct scan *sc, const char *p, const char *q,
+	     struct dft_str *out)
+{
+	const char *e = sc->e;
+
 	/* escapes: unescape into the scratch buffer (never longer) */
 	struct dft_trace *t = sc->t;
 	char *d = t->scratch + t->scratch_len;
@@ -712,12 +798,14 @@ skip_value(struct scan *sc, const char *p, int depth)
 	return scan_atom(p, sc->e);
 }
 
-/* Reads one value into v; objects and arrays are kept as raw text. */
-static const char *
+static const char *scan_val_other(struct scan *sc, const char *p,
+				  struct val *v) __attribute__((noinline));
+
+/* Reads one value into v; objects and arrays are kept as raw text. A
+ * string or a plain integer is read here, inlined in the callers. */
+static inline __attribute__((always_inline)) const char *
 scan_val(struct scan *sc, const char *p, struct val *v)
 {
-	const char *q;
-
 	v->numok = 0;
 	if (p >= sc->e)
 		return NULL;
@@ -731,6 +819,29 @@ scan_val(struct scan *sc, const char *p, struct val *v)
 		uint64_t x = 0;
 		const char *d0 = d;
 
+#ifdef SWAR
+		/* eight at a time while 8 more stay within the 18 the
+		 * loop below takes; the digits before the first other byte */
+		while (sc->e - d >= 8 && d - d0 <= 10) {
+			uint64_t w = load8(d);
+			uint64_t m = nondigits(w);
+
+			if (m == 0) {
+				x = x * 100000000u + value8(w);
+				d += 8;
+				continue;
+			}
+			unsigned nd = (unsigned)__builtin_ctzll(m) >> 3;
+
+			if (nd > 0) {
+				x = x * pow10_u64[nd] +
+				    value8((w << (64 - 8 * nd)) |
+					   (0x3030303030303030ULL >> (8 * nd)));
+				d += nd;
+			}
+			break;
+		}
+#endif
 		while (d < sc->e && *d >= '0' && *d <= '9' && d - d0 < 18)
 			x = x * 10 + (uint64_t)(*d++ - '0');
 		if (d > d0 && (d >= sc->e || !((*d >= '0' && *d <= '9') ||
@@ -744,6 +855,16 @@ scan_val(struct scan *sc, const char *p, struct val *v)
 			return d;
 		}
 	}
+	return scan_val_other(sc, p, v);
+}
+
+/* scan_val for the rest: containers, atoms, numbers that are no plain
+ * integer */
+static const char *
+scan_val_other(struct scan *sc, const char *p, struct val *v)
+{
+	const char *q;
+
 	if (*p == '{' || *p == '[') {
 		q = skip_container(sc, p, 1);
 		v->kind = V_OTHER;
@@ -1044,6 +1165,72 @@ scan_args(struct scan *sc, const char *p)
 	}
 }
 
+/* The top-level fields in the order dftracer writes them, each optional:
+ * "id", "name", "cat", "pid", "tid", "ts", "dur", "ph", "args". */
+enum { U_ID, U_NAME, U_CAT, U_PID, U_TID, U_TS, U_DUR, U_PH, U_N };
+static const struct {
+	const char *lit;	/* "key": */
+	size_t n;
+} usual_key[U_N] = {
+	{ "\"id\":", 5 }, { "\"name\":", 7 }, { "\"cat\":", 6 },
+	{ "\"pid\":", 6 }, { "\"tid\":", 6 }, { "\"ts\":", 5 },
+	{ "\"dur\":", 6 }, { "\"ph\":", 5 },
+};
+
+/*
+ * The usual line, read without the general loop's key comparisons: from p
+ * (at the first key) the fields of usual_key in their order, each
+ * "key":value directly followed by ',' (nothing between), set as set_top
+ * sets them. Returns where the general loop goes on (the first field that
+ * is not the next usual one; nothing of it read), or NULL when the line is
+ * bad; *after is set when that is the end of args (a value just read).
+ */
+static const char *
+scan_usual(struct scan *sc, const char *p, int *after)
+{
+	const char *e = sc->e;
+	struct dft_trace_ev *ev = sc->ev;
+	struct val v;
+
+	*after = 0;
+	/* unrolled: the key comparisons become constant-size loads */
+#pragma GCC unroll 8
+	for (int u = 0; u < U_N; u++) {
+		size_t n = usual_key[u].n;
+
+		if ((size_t)(e - p) <= n || memcmp(p, usual_key[u].lit, n) != 0)
+			continue;
+		size_t mark = sc->t->scratch_len;
+		const char *q = scan_val(sc, p + n, &v);
+
+		if (q == NULL || q >= e || *q != ',') {
+			/* the general loop reads this field again */
+			sc->t->scratch_len = mark;
+			return p;
+		}
+		switch (u) {
+		case U_ID: set_num(ev, &v, &ev->id, DFT_EV_ID); break;
+		case U_NAME: if (v.kind == V_STR) ev->name = v.s; break;
+		case U_CAT: if (v.kind == V_STR) ev->cat = v.s; break;
+		case U_PID: set_num(ev, &v, &ev->pid, DFT_EV_PID); break;
+		case U_TID: set_num(ev, &v, &ev->tid, DFT_EV_TID); break;
+		case U_TS: set_num_checked(ev, &v, &ev->ts, DFT_EV_TS); break;
+		case U_DUR: set_num_checked(ev, &v, &ev->dur, DFT_EV_DUR); break;
+		case U_PH: set_ph(ev, &v); break;
+		}
+		p = q + 1;
+	}
+	if ((size_t)(e - p) > 8 && memcmp(p, "\"args\":{", 8) == 0) {
+		const char *q = scan_args(sc, p + 7);
+
+		if (q == NULL)
+			return NULL;
+		*after = 1;
+		return q;
+	}
+	return p;
+}
+
 /* 0 when the line [p, e) is one JSON object and ev holds its fields. */
 static int
 scan_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
@@ -1059,6 +1246,13 @@ scan_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
 	p = ws(p + 1, e);
 	if (p < e && *p == '}')
 		return ws(p + 1, e) == e ? 0 : -1;
+	int after;
+
+	p = scan_usual(&sc, p, &after);
+	if (p == NULL)
+		return -1;
+	if (after)
+		goto value_read;
 	for (;;) {
 		if (p >= e || *p != '"')
 			return -1;
@@ -1078,6 +1272,7 @@ scan_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
 		}
 		if (p == NULL)
 			return -1;
+value_read:
 		p = ws(p, e);
 		if (p >= e)
 			return -1;
