@@ -231,3 +231,22 @@ q() {
 		and (map(select(.name == "H5Dwrite"))[0].args
 			| .size == $c * $INT and .collective == 0 and .ret == 0)'
 }
+
+@test "a trace that starts before MPI_Init, with no launcher's rank, gets PR and process_name at MPI_File_open" {
+	need_mpi
+	# a singleton run: no mpirun, so no launcher variable gives the rank
+	run -0 timeout 60 env MPIIO_W_PRE=1 \
+		LD_PRELOAD="$RT/lib/libdftracer_preload.so" "$B/mpiio_w" data/f.bin 1 1 10
+	local f
+	f=$(echo "$W"/traces/*.pfw.gz)
+	run -0 python3 "$CHECK" "$f"
+	gzip -dc "$f" | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' | jq -s . > "$W/ev.json"
+	# the file was opened before MPI was up: the header had no rank
+	q --arg pre "$(h16 "$W/data/f.bin.pre")" '
+		(map(select(.name == "PR")) | length == 1 and .[0].args.value == "0")
+		and (map(select(.name == "process_name")) | length == 1
+			and .[0].args.name == "Rank 0")
+		and ((map(.name == "PR") | index(true)) as $pr
+			| (map(.args.fhash == $pre) | index(true)) < $pr
+			and (map(.name == "MPI_File_open") | index(true)) > $pr)'
+}

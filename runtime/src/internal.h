@@ -143,6 +143,8 @@ extern __thread struct dft_thread *dft_tself DFT_TLS;
 /* mpirank.c: MPI_COMM_WORLD rank when the program has initialised MPI
  * (and is on its main thread), else -1 */
 int dft_mpi_rank(void);
+/* writer.c: PR and process_name once MPI is up, if the header had no rank */
+void dft_rank_late(void);
 
 /* md5.c */
 void dft_md5(const void *data, size_t len, unsigned char out[16]);

@@ -24,8 +24,9 @@
  *
  * Does not: trace the split collectives (_begin/_end), MPI_File_seek,
  * preallocate or the info calls, Fortran's bindings (Open MPI's call
- * PMPI_* directly), or MPI itself (MPI_Init's rank is found by
- * mpirank.c).
+ * PMPI_* directly), or MPI itself.  (The rank: the launcher's variables
+ * or mpirank.c when the trace starts; a trace that began before MPI_Init
+ * with neither gets its PR record at the first MPI_File_open.)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -136,6 +137,7 @@ DFT_API int MPI_File_open(mpi_comm comm, const char *filename, int amode,
 	if (DFT_LIKELY(!dft_on_mpiio) || dft_guard ||
 	    !(f = dft_layer_file(filename)))
 		return LIB_REAL(MPI_File_open)(comm, filename, amode, info, fh);
+	dft_rank_late();
 	r = dft_span_begin("MPI_File_open", "MPIIO");
 	ret = LIB_REAL(MPI_File_open)(comm, filename, amode, info, fh);
 	e = errno;

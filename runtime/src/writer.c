@@ -823,6 +823,36 @@ static int open_trace(void)
 	return 0;
 }
 
+/* PR and process_name, when the rank is known */
+static void rank_records(struct dft_thread *t)
+{
+	char r[32], rn[48];
+
+	if (G.rank < 0)
+		return;
+	snprintf(r, sizeof(r), "%d", G.rank);
+	snprintf(rn, sizeof(rn), "Rank %d", G.rank);
+	ev_meta(t, "PR", "rank", 0, r);
+	ev_meta(t, "process_name", rn, 0, "process_name");
+}
+
+/* A trace that started before MPI_Init with no launcher's rank: the rank
+ * records once MPI is up (called by the MPI-IO layer, which knows MPI is
+ * there; the header asked too early). */
+void dft_rank_late(void)
+{
+	struct dft_thread *t;
+
+	if (DFT_LIKELY(G.rank >= 0) || !dft_on_any || dft_pending || dft_guard)
+		return;
+	dft_guard++;
+	pthread_mutex_lock(&G.init_lock);
+	if (G.rank < 0 && (G.rank = dft_mpi_rank()) >= 0 && (t = dft_self()))
+		rank_records(t);
+	pthread_mutex_unlock(&G.init_lock);
+	dft_guard--;
+}
+
 /* Records every file starts with: "[", HH, thread_name, FH of the working
  * directory, SH of the command line and exec name, start. */
 static void write_header(void)
@@ -856,14 +886,7 @@ static void write_header(void)
 		ev_meta(t, "SH", G.exec_name, 1, exech);
 	if (G.rank < 0)		/* no launcher said: ask MPI, if it is up */
 		G.rank = dft_mpi_rank();
-	if (G.rank >= 0) {
-		char r[32], rn[48];
-
-		snprintf(r, sizeof(r), "%d", G.rank);
-		snprintf(rn, sizeof(rn), "Rank %d", G.rank);
-		ev_meta(t, "PR", "rank", 0, r);
-		ev_meta(t, "process_name", rn, 0, "process_name");
-	}
+	rank_records(t);
 	localtime_r(&now, &tm);
 	asctime_r(&tm, date);
 	date[strcspn(date, "\n")] = '\0';
