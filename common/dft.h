@@ -453,6 +453,7 @@ enum {	/* dft_trace_ev.has */
 	DFT_EV_NOTJSON = 1 << 19,	/* raw line (only with t->raw_lines) */
 	DFT_EV_BADNUM = 1 << 20,	/* ts, dur or size not a number (the
 					 * reader counts such a line as bad) */
+	DFT_EV_COLLECTIVE = 1 << 21,	/* args.collective (MPI-IO, HDF5) */
 };
 enum {	/* dft_trace_ev.style: what the line looked like */
 	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
@@ -479,6 +480,7 @@ struct dft_trace_ev {
 	int64_t src_line;		/* args.line or args.lineno */
 	int64_t ret, count, offset, size, whence, fd, epoch, step;
 	int64_t dft_cnt, dur_sum, ret_sum, size_sum;
+	int64_t collective;
 };
 #define DFT_TRACE_KEEP_BAD 5	/* bad lines remembered for messages */
 struct dft_trace {

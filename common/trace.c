@@ -1045,6 +1045,10 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 		else if (KEY("ret_sum"))
 			set_num(ev, v, &ev->ret_sum, DFT_EV_RET_SUM);
 		break;
+	case 10:
+		if (KEY("collective"))
+			set_num(ev, v, &ev->collective, DFT_EV_COLLECTIVE);
+		break;
 	case 8:
 		if (KEY("hostname") && v->kind == V_STR) {
 			ev->hostname = v->s;

@@ -40,6 +40,8 @@ const struct map_def map_defs[M_N] = {
 	[M_PROCIO] = { "procio", 1, 0, "P" },
 	[M_FILEPROCT] = { "fileproct", 2, 1, "FP" },
 	[M_LOOP] = { "loop", 5, 0, "ST" },
+	[M_MPIFILE] = { "mpifile", MF_NF, 0, "F" },
+	[M_MPIFILEPROC] = { "mpifileproc", 1, 0, "FP" },
 };
 
 const char *const ioc_name[IOC_N] = {
@@ -160,21 +162,14 @@ contains(const char *s, size_t n, const char *lit)
 
 static const char *const rd_names[] = {
 	"read", "pread", "pread64", "preadv", "preadv2", "readv", "fread",
-	"fread_unlocked", "MPI_File_read", "MPI_File_read_at",
-	"MPI_File_read_all", "MPI_File_read_at_all", "MPI_File_iread",
-	"MPI_File_iread_at", "MPI_File_read_shared", "MPI_File_read_ordered",
-	NULL
+	"fread_unlocked", NULL
 };
 static const char *const wr_names[] = {
 	"write", "pwrite", "pwrite64", "pwritev", "pwritev2", "writev",
-	"fwrite", "fwrite_unlocked", "MPI_File_write", "MPI_File_write_at",
-	"MPI_File_write_all", "MPI_File_write_at_all", "MPI_File_iwrite",
-	"MPI_File_iwrite_at", "MPI_File_write_shared",
-	"MPI_File_write_ordered", NULL
+	"fwrite", "fwrite_unlocked", NULL
 };
 static const char *const sync_names[] = {
-	"fsync", "fdatasync", "msync", "sync", "fflush", "MPI_File_sync",
-	NULL
+	"fsync", "fdatasync", "msync", "sync", "fflush", NULL
 };
 static const char *const meta_names[] = {
 	"open", "open64", "openat", "openat64", "creat", "creat64", "close",
@@ -187,9 +182,7 @@ static const char *const meta_names[] = {
 	"truncate64", "link", "linkat", "unlink", "unlinkat", "mkdir",
 	"mkdirat", "rmdir", "opendir", "fdopendir", "closedir", "readdir",
 	"readdir64", "readlink", "readlinkat", "remove", "rename", "renameat",
-	"seek", "MPI_File_open", "MPI_File_close", "MPI_File_seek",
-	"MPI_File_set_view", "MPI_File_get_size", "MPI_File_set_size",
-	"MPI_File_delete", NULL
+	"seek", NULL
 };
 static const char *const positional[] = {
 	"pread", "pread64", "preadv", "preadv2", "pwrite", "pwrite64",
@@ -198,7 +191,8 @@ static const char *const positional[] = {
 
 /*
  * Classifies a (name, cat) pair: FN_* bits, and *ioc for I/O events.
- * I/O = categories POSIX, STDIO (any case) and MPIIO; application = C_APP,
+ * I/O (the data layer) = categories POSIX and STDIO (any case); MPIIO and
+ * HDF5 are layers of their own above it (mpiio.c); application = C_APP,
  * CPP_APP and every other category except the tracer's own (dftracer),
  * MPI and the service counters (sys, io, net).
  */
@@ -208,13 +202,12 @@ fn_kind(const char *name, size_t n, const char *cat, size_t cn, int *ioc)
 	int k = 0;
 
 	*ioc = IOC_NONE;
-	if (cat_is(cat, cn, "posix") || cat_is(cat, cn, "stdio") ||
-	    cat_is(cat, cn, "mpiio")) {
+	if (cat_is(cat, cn, "mpiio") || cat_is(cat, cn, "hdf5"))
+		return mpiio_kind(name, n, cat_is(cat, cn, "hdf5"), ioc);
+	if (cat_is(cat, cn, "posix") || cat_is(cat, cn, "stdio")) {
 		k |= FN_IO;
 		if (cat_is(cat, cn, "stdio"))
 			k |= FN_STDIO;
-		if (cat_is(cat, cn, "mpiio"))
-			k |= FN_MPIIO;
 		if (name_in(name, n, rd_names))
 			*ioc = IOC_READ;
 		else if (name_in(name, n, wr_names))
@@ -239,8 +232,7 @@ fn_kind(const char *name, size_t n, const char *cat, size_t cn, int *ioc)
 		}
 		if (*ioc == IOC_META && contains(name, n, "dir"))
 			k |= FN_DIRFN;
-		if (name_in(name, n, positional) ||
-		    (k & FN_MPIIO && contains(name, n, "_at")))
+		if (name_in(name, n, positional))
 			k |= FN_POSITIONAL;
 		if (n == 5 && (memcmp(name, "fread", 5) == 0 ||
 			       memcmp(name, "fwrite", 5) == 0))
@@ -249,9 +241,6 @@ fn_kind(const char *name, size_t n, const char *cat, size_t cn, int *ioc)
 			k |= FN_ELEMENTS;
 		if (contains(name, n, "fork") || contains(name, n, "spawn"))
 			k |= FN_FORK;
-		if ((k & FN_MPIIO) && (contains(name, n, "_all") ||
-				       contains(name, n, "_ordered")))
-			k |= FN_COLLECTIVE;
 		return k;
 	}
 	if (cat_is(cat, cn, "dftracer") || cat_is(cat, cn, "sys") ||
@@ -350,7 +339,7 @@ struct ctx {
 	struct dft_tmap thrs;	/* thread key -> struct thr */
 	struct dft_tmap files;	/* file key -> struct filest (index = M_FILE) */
 	struct dft_tmap pos;	/* proc idx, file idx -> posst */
-	int64_t *iface[3];
+	int64_t *iface[2];
 	/* caches */
 	struct thr *lt;
 	int64_t lt_pid, lt_tid;
@@ -367,6 +356,7 @@ struct ctx {
 	int64_t bin_us;
 	struct dft_buf kb;
 	struct iset *pio;	/* per local process: union of I/O intervals */
+	struct iset *mpio;	/* per local process: its MPI-IO intervals */
 	size_t npio;
 	size_t ilimit;		/* intervals_max */
 };
@@ -603,8 +593,12 @@ thr_get(struct ctx *c, const struct dft_trace_ev *ev)
 			size_t nn = th->proc + 1;
 
 			c->pio = dft_xreallocarray(c->pio, nn, sizeof(*c->pio));
-			for (size_t i = c->npio; i < nn; i++)
+			c->mpio = dft_xreallocarray(c->mpio, nn,
+						    sizeof(*c->mpio));
+			for (size_t i = c->npio; i < nn; i++) {
 				iset_init(&c->pio[i], c->ilimit);
+				iset_init(&c->mpio[i], c->ilimit);
+			}
 			c->npio = nn;
 		}
 	}
@@ -816,7 +810,7 @@ sum_io(int64_t *s, int ioc, int64_t n, int64_t dur, int64_t bytes,
 	}
 }
 
-static void
+void
 layer_add(struct agg *a, int l, int ioc, int64_t n, int64_t dur,
 	  int64_t bytes)
 {
@@ -839,7 +833,7 @@ layer_add(struct agg *a, int l, int ioc, int64_t n, int64_t dur,
 	}
 }
 
-static void
+void
 der_add(struct agg *a, int l, int slot, int64_t n, int64_t dur, int64_t b)
 {
 	int64_t *r = a->layer[l] + LF_DER + 3 * slot;
@@ -1227,10 +1221,15 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 				bytes = ev->ret_sum;
 		} else if ((ev->has & DFT_EV_RET) && ev->ret > 0) {
 			bytes = ev->ret;
+			/* fread/fwrite: ret elements of size bytes (an
+			 * element size taken up to 64 KiB) */
+			int64_t es = ev->size < (1 << 16) ? ev->size :
+				     (1 << 16);
+
 			if ((f->kind & FN_ELEMENTS) && (ev->has & DFT_EV_SIZE) &&
-			    ev->size > 0)
-				bytes = bytes > ((int64_t)1 << 44) / ev->size ?
-					(int64_t)1 << 44 : bytes * ev->size;
+			    es > 0)
+				bytes = bytes > ((int64_t)1 << 44) / es ?
+					(int64_t)1 << 44 : bytes * es;
 		}
 		if (bytes < 0)
 			bytes = 0;
@@ -1249,11 +1248,6 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	}
 	if (f->kind & FN_STDIO)
 		mask |= 1u << C_STDIO;
-	if (f->kind & FN_MPIIO) {
-		a->g[G_MPIIO_N] += n;
-		if (f->kind & FN_COLLECTIVE)
-			a->g[G_MPIIO_COLL] += n;
-	}
 
 	uint32_t fidx = UINT32_MAX;
 	struct filest *fs = file_get(c, ev, &fidx);
@@ -1366,7 +1360,7 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	}
 
 	/* interfaces */
-	int iface = (f->kind & FN_MPIIO) ? 2 : (f->kind & FN_STDIO) ? 1 : 0;
+	int iface = (f->kind & FN_STDIO) ? 1 : 0;
 
 	c->iface[iface][0] += n;
 	c->iface[iface][1] += dur;
@@ -1420,6 +1414,52 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	pend_push(th, &p);
 }
 
+/*
+ * An MPI-IO or HDF5 call (mpiio.c counts it). The time of the lower
+ * layers inside it, per process: for MPI-IO the union of the POSIX and
+ * STDIO requests within its interval (those already in the process's
+ * interval set and the thread's running one); for HDF5 the larger of that
+ * and the MPI-IO calls within it. Inner calls end first, so a trace in end
+ * order has them before the call that encloses them.
+ */
+static int64_t
+upper_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
+	    const struct fninfo *f, int64_t n, int64_t dur)
+{
+	struct upper_ev u = { ev, f->kind, f->ioc, n, dur, 0, NULL, 0, NULL,
+			      0 };
+	int64_t s = ev->ts, e = ev->ts + dur;
+
+	if (ev->ph != DFT_PH_AGG && dur > 0) {
+		int64_t in = iset_within(&c->pio[th->proc], s, e);
+
+		if (th->io_e != INT64_MIN) {
+			int64_t os = th->io_s > s ? th->io_s : s;
+			int64_t oe = th->io_e < e ? th->io_e : e;
+
+			if (oe > os)
+				in += oe - os;
+		}
+		if (f->kind & FN_HDF5) {
+			int64_t m = iset_within(&c->mpio[th->proc], s, e);
+
+			in = m > in ? m : in;
+		} else {
+			iset_add(&c->mpio[th->proc], s, e);
+		}
+		u.inner = in < dur ? in : dur;
+	}
+	if (ev->fhash.p != NULL || ev->fname.p != NULL) {
+		uint32_t fidx;
+
+		file_get(c, ev, &fidx);
+		u.file = dft_tmap_key(&c->loc->m[M_FILE], fidx, &u.filen);
+	}
+	u.proc = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &u.procn);
+	thr_layer_seen(c, th, f->kind & FN_HDF5 ? L_HDF5 : L_MPIIO);
+	return upper_add(c->loc, &u);
+}
+
 static void
 one_event(struct ctx *c, const struct dft_trace_ev *ev)
 {
@@ -1462,6 +1502,8 @@ one_event(struct ctx *c, const struct dft_trace_ev *ev)
 
 		io_event(c, th, ev, f, n, dur);
 		bytes = a->g[G_IO_S + S_B] - before;
+	} else if (f->kind & (FN_MPIIO | FN_HDF5)) {
+		bytes = upper_event(c, th, ev, f, n, dur);
 	} else if (f->kind & FN_MPI) {
 		a->g[G_MPI_EVENTS] += n;
 	}
@@ -1539,7 +1581,7 @@ sane(struct dft_trace_ev *ev)
 	ev->ret = clampv(ev->ret, -D, D);
 	ev->ret_sum = clampv(ev->ret_sum, 0, D);
 	ev->size_sum = clampv(ev->size_sum, 0, D);
-	ev->size = clampv(ev->size, 0, 1 << 16);
+	ev->size = clampv(ev->size, 0, D);
 	ev->offset = clampv(ev->offset, -O, O);
 	ev->dft_cnt = clampv(ev->dft_cnt, 0, C);
 }
@@ -1761,7 +1803,8 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx,
 		c.bin_us = 1000000;
 	c.iface[0] = agg_row(&loc, M_IFACE, "posix", 5);
 	c.iface[1] = agg_row(&loc, M_IFACE, "stdio", 5);
-	c.iface[2] = agg_row(&loc, M_IFACE, "mpiio", 5);
+	agg_row(&loc, M_IFACE, "mpiio", 5);
+	agg_row(&loc, M_IFACE, "hdf5", 4);
 
 again:
 	while ((k = dft_trace_next(t, &ev)) == 1) {
@@ -1833,8 +1876,10 @@ again:
 
 		agg_row(&loc, M_PROCIO, k, kn)[0] += iset_total(&c.pio[i]);
 		iset_release(&c.pio[i]);
+		iset_release(&c.mpio[i]);
 	}
 	free(c.pio);
+	free(c.mpio);
 	for (size_t i = 0; i < c.pos.count; i++) {
 		struct posst *ps = dft_tmap_value(&c.pos, i);
 

@@ -56,7 +56,7 @@ enum {
 	FN_IO = 1, FN_STDIO = 2, FN_MPIIO = 4, FN_APP = 8, FN_OPEN = 16,
 	FN_CLOSE = 32, FN_SEEK = 64, FN_STAT = 128, FN_POSITIONAL = 256,
 	FN_ELEMENTS = 512, FN_FORK = 1024, FN_COLLECTIVE = 2048,
-	FN_MPI = 4096, FN_DIRFN = 8192
+	FN_MPI = 4096, FN_DIRFN = 8192, FN_HDF5 = 16384, FN_NONBLOCK = 32768
 };
 
 /* ---- the per-row counters of an I/O sum (files, processes, bins) ------ */
@@ -86,6 +86,7 @@ enum layer_id {
 	L_POSIX,
 	L_APP, L_TRAINING, L_COMPUTE, L_FETCH, L_LOADER, L_LOADER_FORK,
 	L_READER, L_READER_POSIX, L_CKPT, L_CKPT_POSIX, L_OTHER_POSIX,
+	L_MPIIO, L_HDF5,
 	L_N
 };
 #define NDER 10
@@ -95,18 +96,29 @@ struct layer_def {
 	const char *name;
 	int parent;		/* -1 at the root */
 	const char *query;
-	int posix_derived;	/* derived set: 1 posix, 2 loader, 3 reader */
+	int posix_derived;	/* derived set: 1 posix, 2 loader, 3 reader,
+				 * 4 mpiio, 5 hdf5 */
 };
 extern const struct layer_def layer_defs[L_N];
 extern const char *const der_posix[NDER];
 extern const char *const der_loader[NDER];
 extern const char *const der_reader[NDER];
+extern const char *const der_mpiio[NDER];
+extern const char *const der_hdf5[NDER];
+
+/* MPI-IO data calls of one file (M_MPIFILE): per direction (MF_W + x for
+ * writes) calls, time and bytes: all, collective, independent, small
+ * (under small_bytes); and the non-blocking calls. */
+enum { MF_N, MF_T, MF_B, MF_COLL_N, MF_COLL_T, MF_COLL_B, MF_IND_N,
+       MF_IND_T, MF_IND_B, MF_NB_N, MF_SMALL_N, MF_SMALL_T, MF_SMALL_B,
+       MF_W, MF_NF = 2 * MF_W };
 
 /* ---- the aggregate ----------------------------------------------------- */
 enum {
 	G_LINES, G_EVENTS, G_CALLS, G_META_EVENTS, G_BAD_LINES, G_TRUNCATED,
 	G_FILES_READ, G_GEN0, G_GEN1, G_GEN2, G_GEN3, G_TS_MIN, G_TS_MAX,
 	G_UNATTR_T, G_MPI_EVENTS, G_MPIIO_N, G_MPIIO_COLL, G_FETCH_ITER,
+	G_MPIIO_INNER_T, G_HDF5_INNER_T,
 	G_IO_S, G_NF = G_IO_S + S_NF
 };
 /* First times are kept as SPAN_BIG - ts in maximum-merged rows (M_PROCT,
@@ -152,6 +164,8 @@ enum map_id {
 	M_FILEPROCT,	/* file \x1e proc -> -first, last data I/O (max) */
 	M_LOOP,		/* epoch \x1e thread -> wait, compute, span, steps,
 			 * derived */
+	M_MPIFILE,	/* file -> MF_* (MPI-IO data calls) */
+	M_MPIFILEPROC,	/* file \x1e proc -> MPI-IO data calls */
 	M_N
 };
 struct map_def {
@@ -186,6 +200,28 @@ typedef int (*next_fn)(struct dft_trace *t, int status, void *ctx);
 int agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *ctx,
 	      next_fn next, void *nctx);
 int64_t *agg_row(struct agg *a, int map, const char *k, size_t n);
+void layer_add(struct agg *a, int l, int ioc, int64_t n, int64_t dur,
+	       int64_t bytes);
+void der_add(struct agg *a, int l, int slot, int64_t n, int64_t dur,
+	     int64_t b);
+
+/* ---- the MPI-IO and HDF5 layers (mpiio.c) ------------------------------ */
+/* FN_* bits and *ioc of an MPIIO (hdf5 = 0) or HDF5 call. */
+int mpiio_kind(const char *name, size_t n, int hdf5, int *ioc);
+/* One MPI-IO or HDF5 call as agg.c hands it to mpiio.c. */
+struct upper_ev {
+	const struct dft_trace_ev *ev;
+	int kind, ioc;
+	int64_t n, dur;
+	int64_t inner;		/* lower layers' time inside it (us) */
+	const char *file;	/* local file key, NULL: none */
+	size_t filen;
+	const char *proc;	/* local process key */
+	size_t procn;
+};
+/* Counts the call into its layer, interface, file and process rows;
+ * returns its bytes. */
+int64_t upper_add(struct agg *a, const struct upper_ev *u);
 int fn_kind(const char *name, size_t n, const char *cat, size_t cn,
 	    int *ioc);
 
@@ -198,6 +234,7 @@ struct finding {
 	int score;
 	const char *component;
 	const char *insight, *source, *title;
+	const struct insight *d;	/* its row of the table */
 	char *description;
 	const char *recommendation;
 	json_object *evidence;	/* owned */
@@ -232,6 +269,7 @@ struct run_info {
 	const char *verdict;
 	char *verdict_text;
 	json_object *processes_io;	/* array, owned */
+	json_object *ok_insights;	/* array, owned */
 	int64_t processes_io_more;
 	int64_t sys_n, sys_t, sys_b, sys_files;
 	size_t findings_total, findings_shown;
@@ -274,6 +312,38 @@ extern const size_t ninsights;
 const struct insight *insight_find(const char *code);
 struct finding *finding_add(struct results *r, const struct insight *d,
 			    const char *scope, double value, int score);
+/* The threshold an insight's value is compared with; its auxiliary one
+ * (an absolute count, a size, a time; 0 without). */
+double insight_thr(const struct insight *d);
+double insight_aux(const struct insight *d);
+/* A score from a level: HIGH 4, 5 at four times the threshold; WARN 3,
+ * INFO 2, OK 1. */
+int insight_score(const struct insight *d, enum level lv, double v);
+void finding_evi(struct finding *f, const char *k, int64_t v);
+void finding_evd(struct finding *f, const char *k, double v);
+/* What the insights of one run share: the run's I/O sums, the shared
+ * files (P15/P16, P18/P19, P21/P22) and the application's sums and files
+ * (dft's own rules). */
+struct rules_ctx {
+	struct agg *a;
+	struct results *r;
+	const int64_t *g;	/* the run's I/O sums */
+	struct dft_tmap np;	/* shared file -> processes with data I/O */
+	struct dft_tmap shared;	/* the shared files, as a set */
+	struct dft_tmap st;	/* shared file -> struct strag */
+	int64_t nshared;
+	int64_t app[S_NF];	/* the sums without system files */
+	struct dft_tmap appf;	/* the application files */
+};
+/* mpiio.c's insights (rows of the table) */
+void i_mpiio_collective(struct rules_ctx *c, const struct insight *d);
+void i_mpiio_uses_collective(struct rules_ctx *c, const struct insight *d);
+void i_mpiio_blocking(struct rules_ctx *c, const struct insight *d);
+void i_mpiio_shared_small(struct rules_ctx *c, const struct insight *d);
+/* Sums of the MPI-IO data calls (MF_* of one direction: w = 0 reads, 1
+ * writes) over the application's files; shared: only files two or more
+ * processes call MPI-IO data functions on. Returns the number of files. */
+int64_t mpiio_sums(struct agg *a, int w, int shared, int64_t *out);
 /* rules.c helpers shared with judge.c */
 extern int rules_include_system;
 void app_sums(struct agg *a, int64_t *out);

@@ -106,7 +106,8 @@ static const char *const priority[] = {
 	"D03",
 	"D04",
 	"P10",
-	"M01",
+	"M01", "M02", "M03",
+	"M06", "M07",
 	"P01", "P02", "P03", "P04", "W02", "W04",
 	"X04",
 	/* P12, P14 (mostly sequential) are not findings */
@@ -171,18 +172,19 @@ cmp_fcand(const void *x, const void *y)
 	return strcmp(a->k, b->k);
 }
 
-/* Top 5 application files by column col of the file view (seconds). */
+/* Top 5 application files by column col (seconds) of a file-keyed map
+ * (the file view, or the MPI-IO files). */
 static json_object *
-top_files(struct agg *a, int col, int system, int64_t *more)
+top_files_in(struct agg *a, int map, int col, int system, int64_t *more)
 {
-	size_t n = a->m[M_FILE].count, nc = 0;
+	size_t n = a->m[map].count, nc = 0;
 	struct fcand *c = dft_xcalloc(n + 1, sizeof(*c));
 	json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < n; i++) {
 		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
-		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		const char *k = dft_tmap_key(&a->m[map], i, &kn);
+		const int64_t *s = dft_tmap_value(&a->m[map], i);
 		int sys = is_system_path(k, kn);
 
 		if (s[col] <= 0)
@@ -205,6 +207,12 @@ top_files(struct agg *a, int col, int system, int64_t *more)
 	*more = nc > 5 ? (int64_t)(nc - 5) : 0;
 	free(c);
 	return arr;
+}
+
+static json_object *
+top_files(struct agg *a, int col, int system, int64_t *more)
+{
+	return top_files_in(a, M_FILE, col, system, more);
 }
 
 /* Directories by metadata time (the files' parent directories). */
@@ -410,6 +418,20 @@ stake_redundant(struct jctx *j, struct finding *f)
 	}
 }
 
+/* Whether the finding folds the rule of this metric. */
+static int
+has_facet(const struct finding *f, const char *metric)
+{
+	size_t n = f->facets ? json_object_array_length(f->facets) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(json_object_get_string(
+				json_object_array_get_idx(f->facets, i)),
+			   metric) == 0)
+			return 1;
+	return 0;
+}
+
 static void
 stake_small(struct jctx *j, struct finding *f, int w)
 {
@@ -420,11 +442,109 @@ stake_small(struct jctx *j, struct finding *f, int w)
 	double bw = rest_bw(g[w ? S_WB : S_RB], g[w ? S_WT : S_RT], b,
 			    g[w ? S_SMALL_WT : S_SMALL_RT], &dflt);
 
+	int64_t m[MF_W];
+
+	/* small MPI-IO calls on shared files (P15/P16 on the MPI-IO layer)
+	 * enclose the POSIX requests they cause: the larger time counts */
+	if (has_facet(f, w ? "mpiio_shared_small_write_pct" :
+		      "mpiio_shared_small_read_pct") &&
+	    (mpiio_sums(j->a, w, 1, m), m[MF_SMALL_T] / 1e6 > t)) {
+		t = m[MF_SMALL_T] / 1e6;
+		bw = rest_bw(m[MF_B], m[MF_T], m[MF_SMALL_B], m[MF_SMALL_T],
+			     &dflt);
+		f->time_s = t;
+		bw_saving(f, t, m[MF_SMALL_B], bw, dflt, w ?
+			  "this trace's large MPI-IO writes" :
+			  "this trace's large MPI-IO reads");
+		f->files = top_files_in(j->a, M_MPIFILE, MF_W * w +
+					MF_SMALL_T, 0, &f->files_more);
+		return;
+	}
 	f->time_s = t;
 	bw_saving(f, t, b, bw, dflt, w ? "this trace's large writes" :
 		  "this trace's large reads");
 	f->files = top_files(j->a, w ? S_SMALL_WT : S_SMALL_RT, 0,
 			     &f->files_more);
+}
+
+/*
+ * collective_io: M02/M03 put at stake the independent MPI-IO calls of
+ * the directions they fired for; the saving is those bytes at the rate
+ * of this trace's large POSIX requests of the direction (what collective
+ * buffering issues). M01 alone describes the workload.
+ */
+static void
+stake_collective(struct jctx *j, struct finding *f)
+{
+	const int64_t *g = j->g;
+	double t = 0;
+	int64_t b = 0, pb = 0, pt = 0, sb = 0, st = 0;
+	int col = -1, dflt;
+
+	for (int w = 0; w < 2; w++) {
+		int64_t m[MF_W];
+
+		if (!has_facet(f, w ? "mpiio_independent_write_pct" :
+			       "mpiio_independent_read_pct"))
+			continue;
+		mpiio_sums(j->a, w, 0, m);
+		t += m[MF_IND_T] / 1e6;
+		b += m[MF_IND_B];
+		pb += g[w ? S_WB : S_RB];
+		pt += g[w ? S_WT : S_RT];
+		sb += g[w ? S_SMALL_WB : S_SMALL_RB];
+		st += g[w ? S_SMALL_WT : S_SMALL_RT];
+		col = MF_W * w + MF_IND_T;
+	}
+	if (col < 0) {
+		f->time_s = f->saving_s = 0;
+		f->saving_model = dft_xstrdup(
+			"none: this finding describes the workload");
+		return;
+	}
+	double bw = rest_bw(pb, pt, sb, st, &dflt);
+
+	f->time_s = t;
+	bw_saving(f, t, b, bw, dflt, "this trace's large POSIX requests");
+	f->files = top_files_in(j->a, M_MPIFILE, col, 0, &f->files_more);
+}
+
+/*
+ * async_io: M06/M07 put at stake the blocking MPI-IO calls of their
+ * directions; non-blocking calls can hide them at most behind the time
+ * the processes spend outside MPI-IO (their summed spans minus the MPI-IO
+ * layer's time).
+ */
+static void
+stake_async(struct jctx *j, struct finding *f)
+{
+	double t = 0;
+	int col = -1;
+
+	for (int w = 0; w < 2; w++) {
+		int64_t m[MF_W];
+
+		if (!has_facet(f, w ? "mpiio_nonblocking_write_pct" :
+			       "mpiio_nonblocking_read_pct"))
+			continue;
+		mpiio_sums(j->a, w, 0, m);
+		t += m[MF_T] / 1e6;
+		col = MF_W * w + MF_T;
+	}
+	double out = j->ri->proc_wall_s -
+		     j->a->layer[L_MPIIO][LF_T] / 1e6;
+
+	if (out < 0)
+		out = 0;
+	f->time_s = t;
+	f->saving_s = t < out ? t : out;
+	f->saving_model = dft_xasprintf(
+		"overlap: non-blocking calls hide the blocking MPI-IO time "
+		"(%.3f s) at most behind the %.3f s the processes spend "
+		"outside MPI-IO", t, out);
+	if (col >= 0)
+		f->files = top_files_in(j->a, M_MPIFILE, col, 0,
+					&f->files_more);
 }
 
 static void
@@ -669,6 +789,10 @@ stake(struct jctx *j, struct finding *f)
 		stake_fsbw(j, f);
 	else if (strcmp(c, "write_time") == 0)
 		stake_write_time(j, f);
+	else if (strcmp(c, "collective_io") == 0)
+		stake_collective(j, f);
+	else if (strcmp(c, "async_io") == 0)
+		stake_async(j, f);
 	else if (strcmp(c, "system") == 0)
 		stake_system(j, f);
 	else {
@@ -747,8 +871,7 @@ fold_into(struct finding *dst, const struct finding *src)
 static const char *
 class_of(const struct finding *f)
 {
-	return code_index(f->insight) >= 0 ?
-	       insight_find(f->insight)->cls : NULL;
+	return f->d != NULL && code_index(f->insight) >= 0 ? f->d->cls : NULL;
 }
 
 static const char *
@@ -1078,6 +1201,24 @@ judge(struct agg *a, struct run_info *ri, struct results *r)
 	for (size_t i = 0; i < a->m[M_LOOP].count; i++)
 		j.loop_wait += ((int64_t *)dft_tmap_value(&a->m[M_LOOP], i))[0]
 			       / 1e6;
+	/* insights at level OK (P12/P14 mostly sequential, M04/M05
+	 * collectives used, M06/M07 non-blocking used) are no finding: the
+	 * summary lists them */
+	ri->ok_insights = json_object_new_array();
+	for (size_t i = 0; i < raw_n; i++) {
+		const struct finding *f = &r->f[i];
+
+		if (f->d == NULL || f->d->level != LV_OK)
+			continue;
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "insight", dft_jstr(f->insight));
+		json_object_object_add(o, "layer", dft_jstr(f->layer));
+		json_object_object_add(o, "title", dft_jstr(f->title));
+		json_object_object_add(o, "description",
+				       dft_jstr(f->description));
+		json_object_array_add(ri->ok_insights, o);
+	}
 	/* one finding per class: the strongest rule is the primary, the
 	 * others are facets */
 	for (size_t ci = 0; ci < NCODES; ci++) {
@@ -1176,4 +1317,5 @@ run_info_release(struct run_info *ri)
 {
 	free(ri->verdict_text);
 	json_object_put(ri->processes_io);
+	json_object_put(ri->ok_insights);
 }

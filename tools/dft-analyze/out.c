@@ -131,6 +131,9 @@ summary(struct agg *a, const struct run_info *ri)
 			 thr[T_SYSTEM_DOMINATES])));
 		json_object_object_add(o, "system_io", sy);
 	}
+	json_object_object_add(o, "ok_insights", ri->ok_insights ?
+			       json_object_get(ri->ok_insights) :
+			       json_object_new_array());
 	json_object_object_add(o, "findings_total",
 			       dft_jint((int64_t)ri->findings_total));
 	json_object_object_add(o, "findings_shown",
@@ -177,15 +180,22 @@ summary(struct agg *a, const struct run_info *ri)
 	json_object_object_add(o, "io", io);
 
 	json_object *ifc = json_object_new_object();
-	static const char *const ifn[3] = { "posix", "stdio", "mpiio" };
+	static const char *const ifn[4] = { "posix", "stdio", "mpiio",
+					    "hdf5" };
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		const int64_t *r = dft_tmap_get(&a->m[M_IFACE], ifn[i],
 						strlen(ifn[i]), 0, NULL);
 
 		json_object_object_add(ifc, ifn[i], r ? io3(r[0], r[1], r[2]) :
 						    io3(0, 0, 0));
 	}
+	/* HDF5 over MPI-IO: its H5Pset_fapl_mpio calls */
+	json_object *h5;
+
+	if (json_object_object_get_ex(ifc, "hdf5", &h5))
+		json_object_object_add(h5, "over_mpiio", dft_jint(
+			a->layer[L_HDF5][LF_DER + 3 * 7]));
 	json_object_object_add(o, "interfaces", ifc);
 
 	json_object *cats = json_object_new_array();
@@ -223,7 +233,7 @@ summary(struct agg *a, const struct run_info *ri)
 				       json_object_new_string_len(k, (int)nn));
 		json_object_object_add(c, "cat", dft_jstr(cat));
 		json_object_object_add(c, "io_cat",
-			dft_jstr(kind & FN_IO ? ioc_name[ioc] :
+			dft_jstr(kind & (FN_IO | FN_MPIIO | FN_HDF5) ? ioc_name[ioc] :
 				 kind & FN_APP ? "app" : "none"));
 		json_object_object_add(c, "count", dft_jint(r[0]));
 		json_object_object_add(c, "time_s", dft_jdouble(r[1] / 1e6));
@@ -330,9 +340,13 @@ summary(struct agg *a, const struct run_info *ri)
 
 /* ---- layers --------------------------------------------------------------- */
 
+/* The layers of a preset: posix, or dlio's; in both the MPI-IO and HDF5
+ * layers when the trace has their calls. */
 static int
-preset_has(const char *preset, int l)
+preset_has(struct agg *a, const char *preset, int l)
 {
+	if (l == L_MPIIO || l == L_HDF5)
+		return a->layer[l][LF_N] > 0;
 	if (strcmp(preset, "dlio") == 0)
 		return l != L_POSIX;
 	return l == L_POSIX;
@@ -367,7 +381,9 @@ layer_rec(struct agg *a, const char *preset, int l)
 	json_object *der = json_object_new_object();
 	const char *const *names = d->posix_derived == 1 ? der_posix :
 				   d->posix_derived == 2 ? der_loader :
-				   d->posix_derived == 3 ? der_reader : NULL;
+				   d->posix_derived == 3 ? der_reader :
+				   d->posix_derived == 4 ? der_mpiio :
+				   d->posix_derived == 5 ? der_hdf5 : NULL;
 
 	for (int i = 0; names && i < NDER && names[i]; i++) {
 		const int64_t *x = r + LF_DER + 3 * i;
@@ -394,8 +410,20 @@ layer_rec(struct agg *a, const char *preset, int l)
 	double child = 0;
 
 	for (int c = 0; c < L_N; c++)
-		if (layer_defs[c].parent == l && preset_has(preset, c))
+		if (layer_defs[c].parent == l && preset_has(a, preset, c))
 			child += layer_time(a, c);
+	if (l == L_MPIIO || l == L_HDF5) {
+		/* the lower layers' time inside the calls, once */
+		double in = a->g[l == L_MPIIO ? G_MPIIO_INNER_T :
+				 G_HDF5_INNER_T] / 1e6;
+		json_object *io = json_object_new_object();
+
+		json_object_object_add(io, "layer", dft_jstr(
+			l == L_MPIIO ? "posix" : "mpiio+posix"));
+		json_object_object_add(io, "time_s", dft_jdouble(in));
+		json_object_object_add(o, "inner", io);
+		child = in;
+	}
 	json_object_object_add(o, "overhead_s",
 			       dft_jdouble(t - child > 0 ? t - child : 0));
 	json_object *sc = json_object_new_object();
@@ -592,7 +620,7 @@ out_records(FILE *out, struct agg *a, const struct run_info *ri,
 {
 	dft_emit_put(out, summary(a, ri));
 	for (int l = 0; l < L_N; l++)
-		if (preset_has(ri->preset, l))
+		if (preset_has(a, ri->preset, l))
 			dft_emit_put(out, layer_rec(a, ri->preset, l));
 	views(out, a, ri->top);
 	for (size_t i = 0; i < res->n; i++)
@@ -613,6 +641,26 @@ human(double b, char *buf, size_t n)
 	}
 	snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", b, u[i]);
 	return buf;
+}
+
+/* The code of a finding's facet: the first of its insights whose row of
+ * the table has that metric (one metric can belong to two codes, P01 and
+ * W02, and one code to two metrics, P16 on POSIX and on MPI-IO). */
+static const char *
+facet_code(const struct finding *f, const char *metric)
+{
+	size_t n = f->insights ? json_object_array_length(f->insights) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *c = json_object_get_string(
+			json_object_array_get_idx(f->insights, i));
+
+		for (size_t j = 0; j < ninsights; j++)
+			if (strcmp(insights[j].code, c) == 0 &&
+			    strcmp(insights[j].metric, metric) == 0)
+				return c;
+	}
+	return NULL;
 }
 
 static void
@@ -639,13 +687,16 @@ table_findings(FILE *out, const struct run_info *ri, struct results *res)
 		size_t nfa = f->facets ? json_object_array_length(f->facets) : 0;
 
 		fprintf(out, "      rules:");
-		for (size_t k = 0; k < nfa; k++)
-			fprintf(out, "%s %s (%s)", k ? "," : "",
-				json_object_get_string(json_object_array_get_idx(
-					f->facets, k)),
-				json_object_get_string(json_object_array_get_idx(
-					f->insights, k < json_object_array_length(
-						f->insights) ? k : 0)));
+		for (size_t k = 0; k < nfa; k++) {
+			const char *m = json_object_get_string(
+				json_object_array_get_idx(f->facets, k));
+
+			fprintf(out, "%s %s", k ? "," : "", m);
+			const char *code = facet_code(f, m);
+
+			if (code != NULL)
+				fprintf(out, " (%s)", code);
+		}
 		fprintf(out, "; %s = %.4g (threshold %s %.4g)\n", f->metric,
 			f->value, f->op, f->threshold);
 		size_t nfl = f->files ? json_object_array_length(f->files) : 0;
@@ -776,7 +827,7 @@ out_table(FILE *out, struct agg *a, const struct run_info *ri,
 	fprintf(out, "\nLayers (%s)              count     time (s)  frac "
 		"parent\n", ri->preset);
 	for (int l = 0; l < L_N; l++) {
-		if (!preset_has(ri->preset, l))
+		if (!preset_has(a, ri->preset, l))
 			continue;
 		const struct layer_def *d = &layer_defs[l];
 		double t = layer_time(a, l);

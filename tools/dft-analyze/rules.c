@@ -10,9 +10,11 @@
  * and dft rules, one function that computes it from a rules_ctx. The
  * thresholds themselves are in thresholds.c.
  *
- * Not computed, because a trace does not carry what they need: P07
- * (memory alignment), M02-M10 (MPI-IO hints and collective buffering),
- * W07 (unoverlapped I/O needs per-interval overlap).
+ * The MPI-IO insights (M02-M07, P15/P16 on the MPI-IO layer) are rows
+ * here whose functions live in mpiio.c. Not computed, because a trace does
+ * not carry what they need: P07 (memory alignment), M08-M10 (MPI-IO
+ * hints: aggregators per node), W07 (unoverlapped I/O needs per-interval
+ * overlap).
  */
 #include <errno.h>
 #include <math.h>
@@ -65,6 +67,8 @@ const struct layer_def layer_defs[L_N] = {
 			   "cat in (posix, stdio), path ~ /checkpoint", 1 },
 	[L_OTHER_POSIX] = { "other_posix", -1,
 			    "cat in (posix, stdio), other paths", 1 },
+	[L_MPIIO] = { "mpiio", -1, "cat == MPIIO", 4 },
+	[L_HDF5] = { "hdf5", -1, "cat == HDF5", 5 },
 };
 const char *const der_posix[NDER] = {
 	"data", "read", "write", "metadata", "open", "close", "seek", "stat",
@@ -289,25 +293,25 @@ functions_for(struct agg *a, uint32_t cmask, const struct dft_tmap *files,
 /* ---- findings ----------------------------------------------------------- */
 
 /* The threshold an insight's value is compared with. */
-static double
-thr_of(const struct insight *d)
+double
+insight_thr(const struct insight *d)
 {
 	return d->thr < T_N ? thr[d->thr] : d->thr_fixed;
 }
 
 /* The auxiliary threshold (an absolute count, a size, a time). */
-static double
-aux_of(const struct insight *d)
+double
+insight_aux(const struct insight *d)
 {
 	return d->aux < T_N ? thr[d->aux] : 0;
 }
 
 /* A score from a Drishti level: HIGH is 4, 5 at four times the
  * threshold; WARN 3, INFO 2, OK 1. */
-static int
-level_score(const struct insight *d, enum level lv, double v)
+int
+insight_score(const struct insight *d, enum level lv, double v)
 {
-	return lv == LV_HIGH ? score_high(v, thr_of(d)) : (int)lv;
+	return lv == LV_HIGH ? score_high(v, insight_thr(d)) : (int)lv;
 }
 
 /*
@@ -327,6 +331,7 @@ finding_add(struct results *r, const struct insight *d, const char *scope,
 	struct finding *f = &r->f[r->n++];
 
 	memset(f, 0, sizeof(*f));
+	f->d = d;
 	f->insight = d->code;
 	f->source = d->source;
 	f->metric = d->metric;
@@ -334,7 +339,7 @@ finding_add(struct results *r, const struct insight *d, const char *scope,
 	f->view = d->view;
 	f->scope = dft_xstrdup(scope);
 	f->value = value;
-	f->threshold = thr_of(d);
+	f->threshold = insight_thr(d);
 	f->op = d->op;
 	f->score = score;
 	f->component = "io";
@@ -353,14 +358,14 @@ add(struct results *r, const char *code, const char *scope, double value,
 	return finding_add(r, insight_find(code), scope, value, score);
 }
 
-static void
-ev_i(struct finding *f, const char *k, int64_t v)
+void
+finding_evi(struct finding *f, const char *k, int64_t v)
 {
 	json_object_object_add(f->evidence, k, dft_jint(v));
 }
 
-static void
-ev_d(struct finding *f, const char *k, double v)
+void
+finding_evd(struct finding *f, const char *k, double v)
 {
 	json_object_object_add(f->evidence, k, dft_jdouble(v));
 }
@@ -555,20 +560,6 @@ shared_stats(struct agg *a, const struct dft_tmap *shared,
 
 /* ---- Drishti's insights: one function per insight ------------------------ */
 
-/* What the insights of one run share: the run's I/O sums, the shared
- * files (P15/P16, P18/P19, P21/P22) and the application's sums and files
- * (dft's own rules). */
-struct rules_ctx {
-	struct agg *a;
-	struct results *r;
-	const int64_t *g;	/* the run's I/O sums */
-	struct dft_tmap np;	/* shared file -> processes with data I/O */
-	struct dft_tmap shared;	/* the shared files, as a set */
-	struct dft_tmap st;	/* shared file -> struct strag */
-	int64_t nshared;
-	int64_t app[S_NF];	/* the sums without system files */
-	struct dft_tmap appf;	/* the application files */
-};
 
 /* S01 STDIO share of bytes */
 static void
@@ -579,13 +570,13 @@ i_stdio(struct rules_ctx *c, const struct insight *d)
 	double v = frac(g[S_STDIO_B], bytes);
 	struct finding *f;
 
-	if (bytes <= 0 || v <= thr_of(d))
+	if (bytes <= 0 || v <= insight_thr(d))
 		return;
-	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
-	ev_i(f, "stdio_bytes", g[S_STDIO_B]);
-	ev_i(f, "total_bytes", bytes);
-	ev_i(f, "stdio_requests", g[S_STDIO_N]);
-	ev_d(f, "stdio_time_s", g[S_STDIO_T] / 1e6);
+	f = finding_add(c->r, d, "all", v, insight_score(d, d->level, v));
+	finding_evi(f, "stdio_bytes", g[S_STDIO_B]);
+	finding_evi(f, "total_bytes", bytes);
+	finding_evi(f, "stdio_requests", g[S_STDIO_N]);
+	finding_evd(f, "stdio_time_s", g[S_STDIO_T] / 1e6);
 	f->functions = functions_for(c->a, 1u << C_STDIO, NULL, NULL);
 	f->description = dft_xasprintf(
 		"%.1f%% of the bytes (%lld of %lld) go through STDIO",
@@ -604,11 +595,11 @@ i_intensity(struct rules_ctx *c, const struct insight *d)
 	int wr = wn > rn;
 	struct finding *f;
 
-	if (tot <= 0 || v <= thr_of(d) || wr != d->w)
+	if (tot <= 0 || v <= insight_thr(d) || wr != d->w)
 		return;
-	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
-	ev_i(f, by ? "read_bytes" : "reads", rn);
-	ev_i(f, by ? "write_bytes" : "writes", wn);
+	f = finding_add(c->r, d, "all", v, insight_score(d, d->level, v));
+	finding_evi(f, by ? "read_bytes" : "reads", rn);
+	finding_evi(f, by ? "write_bytes" : "writes", wn);
 	f->functions = functions_for(c->a, 1u << (wr ? C_WRITE : C_READ),
 				     NULL, NULL);
 	f->description = by ?
@@ -629,19 +620,19 @@ i_small(struct rules_ctx *c, const struct insight *d)
 	double v = frac(sm, n);
 	struct finding *f;
 
-	if (n == 0 || v <= thr_of(d))
+	if (n == 0 || v <= insight_thr(d))
 		return;
-	int abs_ok = sm > aux_of(d);
+	int abs_ok = sm > insight_aux(d);
 
 	f = finding_add(c->r, d, "all", v,
-			level_score(d, abs_ok ? d->level : LV_WARN, v));
-	ev_i(f, w ? "small_writes" : "small_reads", sm);
-	ev_i(f, w ? "writes" : "reads", n);
-	ev_i(f, "small_bytes", (int64_t)thr[T_SMALL_BYTES]);
-	ev_i(f, "small_requests_absolute", (int64_t)aux_of(d));
-	ev_d(f, "small_time_s", g[w ? S_SMALL_WT : S_SMALL_RT] / 1e6);
-	ev_d(f, "io_time_s", g[S_T] / 1e6);
-	ev_i(f, w ? "write_bytes" : "read_bytes", by);
+			insight_score(d, abs_ok ? d->level : LV_WARN, v));
+	finding_evi(f, w ? "small_writes" : "small_reads", sm);
+	finding_evi(f, w ? "writes" : "reads", n);
+	finding_evi(f, "small_bytes", (int64_t)thr[T_SMALL_BYTES]);
+	finding_evi(f, "small_requests_absolute", (int64_t)insight_aux(d));
+	finding_evd(f, "small_time_s", g[w ? S_SMALL_WT : S_SMALL_RT] / 1e6);
+	finding_evd(f, "io_time_s", g[S_T] / 1e6);
+	finding_evi(f, w ? "write_bytes" : "read_bytes", by);
 	json_object_object_add(f->evidence, "files", small_files(c->a, w));
 	f->functions = functions_for(c->a, 1u << (w ? C_SMALL_W : C_SMALL_R),
 				     NULL, NULL);
@@ -661,18 +652,18 @@ i_misaligned(struct rules_ctx *c, const struct insight *d)
 	double v = frac(g[S_MISAL], g[S_ALIGN_CHECKED]);
 	struct finding *f;
 
-	if (g[S_ALIGN_CHECKED] <= 0 || v <= thr_of(d))
+	if (g[S_ALIGN_CHECKED] <= 0 || v <= insight_thr(d))
 		return;
-	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
-	ev_i(f, "misaligned", g[S_MISAL]);
-	ev_i(f, "requests", g[S_ALIGN_CHECKED]);
-	ev_i(f, "file_alignment", (int64_t)aux_of(d));
+	f = finding_add(c->r, d, "all", v, insight_score(d, d->level, v));
+	finding_evi(f, "misaligned", g[S_MISAL]);
+	finding_evi(f, "requests", g[S_ALIGN_CHECKED]);
+	finding_evi(f, "file_alignment", (int64_t)insight_aux(d));
 	f->functions = functions_for(c->a, 1u << C_MISAL, NULL, NULL);
 	f->description = dft_xasprintf(
 		"%lld of %lld requests (%.1f%%) start at an offset "
 		"that is not a multiple of %lld", (long long)g[S_MISAL],
 		(long long)g[S_ALIGN_CHECKED], 100 * v,
-		(long long)aux_of(d));
+		(long long)insight_aux(d));
 }
 
 /* P09 / P10 (d->w) redundant traffic (Drishti: bytes above the highest
@@ -706,11 +697,11 @@ i_redundant(struct rules_ctx *c, const struct insight *d)
 		return;
 	double v = frac(moved, extent);
 
-	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
-	ev_i(f, w ? "bytes_written" : "bytes_read", moved);
-	ev_i(f, "highest_offsets", extent);
-	ev_i(f, "redundant_bytes", red);
-	ev_i(f, "files", nfiles);
+	f = finding_add(c->r, d, "all", v, insight_score(d, d->level, v));
+	finding_evi(f, w ? "bytes_written" : "bytes_read", moved);
+	finding_evi(f, "highest_offsets", extent);
+	finding_evi(f, "redundant_bytes", red);
+	finding_evi(f, "files", nfiles);
 	f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ), NULL,
 				     NULL);
 	f->description = dft_xasprintf(
@@ -734,19 +725,19 @@ i_random(struct rules_ctx *c, const struct insight *d)
 	if (tot == 0)
 		return;
 	double v = frac(rnd, tot);
-	int over = v > thr_of(d);
+	int over = v > insight_thr(d);
 
 	if (over == d->under)
 		return;
-	int abs_ok = rnd > aux_of(d);
+	int abs_ok = rnd > insight_aux(d);
 
 	f = finding_add(c->r, d, "all", v,
-			level_score(d, over && !abs_ok ? LV_WARN : d->level,
+			insight_score(d, over && !abs_ok ? LV_WARN : d->level,
 				    v));
-	ev_i(f, w ? "random_writes" : "random_reads", rnd);
-	ev_i(f, w ? "sequential_writes" : "sequential_reads",
+	finding_evi(f, w ? "random_writes" : "random_reads", rnd);
+	finding_evi(f, w ? "sequential_writes" : "sequential_reads",
 	     g[w ? S_SEQ_W : S_SEQ_R]);
-	ev_i(f, w ? "consecutive_writes" : "consecutive_reads",
+	finding_evi(f, w ? "consecutive_writes" : "consecutive_reads",
 	     g[w ? S_CONS_W : S_CONS_R]);
 	f->functions = functions_for(c->a, 1u << (over ?
 				     (w ? C_RAND_W : C_RAND_R) :
@@ -779,15 +770,15 @@ i_shared_small(struct rules_ctx *c, const struct insight *d)
 	}
 	double v = frac(sm, n);
 
-	if (n == 0 || v <= thr_of(d))
+	if (n == 0 || v <= insight_thr(d))
 		return;
-	int abs_ok = sm > aux_of(d);
+	int abs_ok = sm > insight_aux(d);
 
 	f = finding_add(c->r, d, "shared files", v,
-			level_score(d, abs_ok ? d->level : LV_WARN, v));
-	ev_i(f, w ? "small_writes" : "small_reads", sm);
-	ev_i(f, w ? "writes" : "reads", n);
-	ev_i(f, "shared_files", c->nshared);
+			insight_score(d, abs_ok ? d->level : LV_WARN, v));
+	finding_evi(f, w ? "small_writes" : "small_reads", sm);
+	finding_evi(f, w ? "writes" : "reads", n);
+	finding_evi(f, "shared_files", c->nshared);
 	f->functions = functions_for(c->a, 1u << (w ? C_SMALL_W : C_SMALL_R),
 				     &c->shared, NULL);
 	f->description = dft_xasprintf(
@@ -817,7 +808,7 @@ i_straggler(struct rules_ctx *c, const struct insight *d)
 		if (x->n < 2 || tot == 0)
 			continue;
 		v = frac(mx - mn, tot);
-		if (v <= thr_of(d))
+		if (v <= insight_thr(d))
 			continue;
 		cd[nc].v = v;
 		cd[nc].k = dft_tmap_key(st, i, NULL);
@@ -834,18 +825,18 @@ i_straggler(struct rules_ctx *c, const struct insight *d)
 		int64_t tot = kind ? x->tott : x->totb;
 
 		v = cd[ci].v;
-		f = finding_add(c->r, d, k, v, level_score(d, d->level, v));
+		f = finding_add(c->r, d, k, v, insight_score(d, d->level, v));
 		if (kind) {
-			ev_d(f, "slowest_time_s", mx / 1e6);
-			ev_d(f, "fastest_time_s", mn / 1e6);
-			ev_d(f, "total_time_s", tot / 1e6);
+			finding_evd(f, "slowest_time_s", mx / 1e6);
+			finding_evd(f, "fastest_time_s", mn / 1e6);
+			finding_evd(f, "total_time_s", tot / 1e6);
 		} else {
-			ev_i(f, "largest_bytes", mx);
-			ev_i(f, "smallest_bytes", mn);
-			ev_i(f, "total_bytes", tot);
+			finding_evi(f, "largest_bytes", mx);
+			finding_evi(f, "smallest_bytes", mn);
+			finding_evi(f, "total_bytes", tot);
 		}
-		ev_i(f, "processes", x->n);
-		ev_i(f, "files_over_threshold", (int64_t)nc);
+		finding_evi(f, "processes", x->n);
+		finding_evi(f, "files_over_threshold", (int64_t)nc);
 		struct dft_tmap one;
 
 		dft_tmap_init(&one, sizeof(int64_t));
@@ -899,12 +890,12 @@ i_size_imbalance(struct rules_ctx *c, const struct insight *d)
 	dft_tmap_release(&pb);
 	double v = mx > 0 ? frac(mx - mn, mx) : 0;
 
-	if (nproc < 2 || mx <= 0 || v <= thr_of(d))
+	if (nproc < 2 || mx <= 0 || v <= insight_thr(d))
 		return;
-	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
-	ev_i(f, "largest_bytes", mx);
-	ev_i(f, "smallest_bytes", mn);
-	ev_i(f, "processes", nproc);
+	f = finding_add(c->r, d, "all", v, insight_score(d, d->level, v));
+	finding_evi(f, "largest_bytes", mx);
+	finding_evi(f, "smallest_bytes", mn);
+	finding_evi(f, "processes", nproc);
 	f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ), NULL,
 				     NULL);
 	f->description = dft_xasprintf(
@@ -926,7 +917,7 @@ i_metadata_rank(struct rules_ctx *c, const struct insight *d)
 		const int64_t *s = dft_tmap_value(&a->m[M_PROC], i);
 		const char *pk = dft_tmap_key(&a->m[M_PROC], i, NULL);
 
-		if (s[S_MT] > aux_of(d) * 1e6)
+		if (s[S_MT] > insight_aux(d) * 1e6)
 			over++;
 		if (s[S_MT] > worst || (s[S_MT] == worst && wp != NULL &&
 					strcmp(pk, wp) < 0)) {
@@ -937,32 +928,38 @@ i_metadata_rank(struct rules_ctx *c, const struct insight *d)
 	if (over == 0)
 		return;
 	f = finding_add(c->r, d, "all", (double)over,
-			level_score(d, d->level, (double)over));
-	ev_i(f, "processes_over", over);
-	ev_d(f, "metadata_time_rank_s", aux_of(d));
-	ev_d(f, "worst_metadata_time_s", worst / 1e6);
+			insight_score(d, d->level, (double)over));
+	finding_evi(f, "processes_over", over);
+	finding_evd(f, "metadata_time_rank_s", insight_aux(d));
+	finding_evd(f, "worst_metadata_time_s", worst / 1e6);
 	json_object_object_add(f->evidence, "worst_process", dft_jstr(wp));
 	f->functions = functions_for(a, 1u << C_META, NULL, NULL);
 	f->description = dft_xasprintf(
 		"%lld process(es) spend more than %.0f s in metadata calls "
-		"(worst %.1f s)", (long long)over, aux_of(d), worst / 1e6);
+		"(worst %.1f s)", (long long)over, insight_aux(d), worst / 1e6);
 }
 
-/* M01 MPI without MPI-IO */
+/* M01 MPI without MPI-IO: an MPI run (MPI events) with no MPI-IO call
+ * and POSIX data I/O on a shared file, where MPI-IO could coordinate the
+ * processes */
 static void
 i_no_mpiio(struct rules_ctx *c, const struct insight *d)
 {
 	struct agg *a = c->a;
 	struct finding *f;
 
-	if (a->g[G_MPI_EVENTS] <= 0 || a->g[G_MPIIO_N] != 0)
+	if (a->g[G_MPI_EVENTS] <= 0 || a->g[G_MPIIO_N] != 0 ||
+	    c->nshared == 0)
 		return;
-	f = finding_add(c->r, d, "all", 0, level_score(d, d->level, 0));
-	ev_i(f, "mpi_events", a->g[G_MPI_EVENTS]);
-	f->functions = json_object_new_array();
+	f = finding_add(c->r, d, "all", 0, insight_score(d, d->level, 0));
+	finding_evi(f, "mpi_events", a->g[G_MPI_EVENTS]);
+	finding_evi(f, "shared_files", c->nshared);
+	f->functions = functions_for(a, (1u << C_READ) | (1u << C_WRITE),
+				     &c->shared, NULL);
 	f->description = dft_xasprintf(
-		"the application uses MPI (%lld events) but no MPI-IO",
-		(long long)a->g[G_MPI_EVENTS]);
+		"the application uses MPI (%lld events) but no MPI-IO, and "
+		"its processes do POSIX data I/O on %lld shared file(s)",
+		(long long)a->g[G_MPI_EVENTS], (long long)c->nshared);
 }
 
 /* ---- WisIO rules on view rows ------------------------------------------- */
@@ -987,9 +984,9 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	if (s[S_T] > 0 && v >= thr[T_WISIO_METADATA_TIME]) {
 		f = add(r, "W01", key, v, base);
 		f->view = view;
-		ev_i(f, "metadata_ops", s[S_MN]);
-		ev_d(f, "metadata_time_s", s[S_MT] / 1e6);
-		ev_d(f, "io_time_s", s[S_T] / 1e6);
+		finding_evi(f, "metadata_ops", s[S_MN]);
+		finding_evd(f, "metadata_time_s", s[S_MT] / 1e6);
+		finding_evd(f, "io_time_s", s[S_T] / 1e6);
 		f->io_share = share;
 		f->functions = functions_for(a, 1u << C_META, files, proc);
 		f->description = dft_xasprintf(
@@ -1005,8 +1002,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 		f = add(r, "W02", key, v, base < 2 ? base : 2);
 		f->view = view;
 		f->recommendation = wr ? "write-heavy" : "read-heavy";
-		ev_i(f, "reads", s[S_RN]);
-		ev_i(f, "writes", s[S_WN]);
+		finding_evi(f, "reads", s[S_RN]);
+		finding_evi(f, "writes", s[S_WN]);
 		f->io_share = share;
 		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
 					     files, proc);
@@ -1022,8 +1019,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	if (pat > 0 && v > thr[T_WISIO_RANDOM]) {
 		f = add(r, "W03", key, v, base);
 		f->view = view;
-		ev_i(f, "random", s[S_RND_R] + s[S_RND_W]);
-		ev_i(f, "requests", pat);
+		finding_evi(f, "random", s[S_RND_R] + s[S_RND_W]);
+		finding_evi(f, "requests", pat);
 		f->io_share = share;
 		f->functions = functions_for(a, (1u << C_RAND_R) |
 					     (1u << C_RAND_W), files, proc);
@@ -1039,8 +1036,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 		f = add(r, "W04", key, v, base < 2 ? base : 2);
 		f->view = view;
 		f->recommendation = wr ? "write-heavy" : "read-heavy";
-		ev_i(f, "read_bytes", s[S_RB]);
-		ev_i(f, "write_bytes", s[S_WB]);
+		finding_evi(f, "read_bytes", s[S_RB]);
+		finding_evi(f, "write_bytes", s[S_WB]);
 		f->io_share = share;
 		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
 					     files, proc);
@@ -1063,11 +1060,11 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 			continue;
 		f = add(r, w ? "W06" : "W05", key, v, base);
 		f->view = view;
-		ev_i(f, w ? "writes" : "reads", n);
-		ev_d(f, w ? "write_time_s" : "read_time_s", t / 1e6);
-		ev_d(f, "io_time_s", s[S_T] / 1e6);
-		ev_d(f, "mean_request_bytes", mean);
-		ev_i(f, "wisio_small_size", (int64_t)thr[T_WISIO_SMALL_SIZE]);
+		finding_evi(f, w ? "writes" : "reads", n);
+		finding_evd(f, w ? "write_time_s" : "read_time_s", t / 1e6);
+		finding_evd(f, "io_time_s", s[S_T] / 1e6);
+		finding_evd(f, "mean_request_bytes", mean);
+		finding_evi(f, "wisio_small_size", (int64_t)thr[T_WISIO_SMALL_SIZE]);
 		f->io_share = share;
 		f->functions = functions_for(a, 1u << (w ? C_WRITE : C_READ),
 					     files, proc);
@@ -1165,10 +1162,10 @@ checkpoint(struct agg *a, struct results *r, double app)
 
 	f = add(r, "D03", "all", v, v > thr[T_DLIO_CHECKPOINT_TIME] ?
 		score_high(v, thr[T_DLIO_CHECKPOINT_TIME]) : 2);
-	ev_d(f, "checkpoint_time_s", ck);
-	ev_d(f, "checkpoint_io_time_s", ckio);
-	ev_d(f, "app_time_s", base);
-	ev_i(f, "checkpoint_posix_bytes", a->layer[L_CKPT_POSIX][LF_B]);
+	finding_evd(f, "checkpoint_time_s", ck);
+	finding_evd(f, "checkpoint_io_time_s", ckio);
+	finding_evd(f, "app_time_s", base);
+	finding_evi(f, "checkpoint_posix_bytes", a->layer[L_CKPT_POSIX][LF_B]);
 	f->functions = functions_for(a, 1u << C_CKPT, NULL, NULL);
 	if (json_object_array_length(f->functions) == 0) {
 		/* the checkpoint functions by their own time */
@@ -1246,13 +1243,13 @@ dlio(struct agg *a, struct results *r, int dlio_preset)
 			score_high(v, thr[T_DLIO_FETCH_PRESSURE]) :
 			score_frac(v) > 0 ? score_frac(v) : 1);
 		f->forced = dlio_preset;
-		ev_d(f, "wait_time_s", lw / 1e6);
-		ev_d(f, "compute_time_s", lc / 1e6);
-		ev_d(f, "loop_time_s", lspan / 1e6);
-		ev_i(f, "waits", lsteps);
-		ev_i(f, "epochs", (int64_t)ep1.count);
-		ev_d(f, "fetch_time_s", fetch);
-		ev_d(f, "training_time_s", layer_time(a, L_TRAINING));
+		finding_evd(f, "wait_time_s", lw / 1e6);
+		finding_evd(f, "compute_time_s", lc / 1e6);
+		finding_evd(f, "loop_time_s", lspan / 1e6);
+		finding_evi(f, "waits", lsteps);
+		finding_evi(f, "epochs", (int64_t)ep1.count);
+		finding_evd(f, "fetch_time_s", fetch);
+		finding_evd(f, "training_time_s", layer_time(a, L_TRAINING));
 		json_object_object_add(f->evidence, "wait_derived",
 				       json_object_new_boolean(lder));
 		json_object *pe = json_object_new_array();
@@ -1346,10 +1343,10 @@ dlio(struct agg *a, struct results *r, int dlio_preset)
 		score_high(worst, thr[T_DLIO_EPOCH_STRAGGLER]) :
 		worst > 0 ? 2 : 1);
 	f->forced = 1;
-	ev_i(f, "epochs", (int64_t)ep.count);
-	ev_i(f, "threads", wthreads);
-	ev_d(f, "slowest_reader_time_s", wmax / 1e6);
-	ev_d(f, "mean_reader_time_s", wmean / 1e6);
+	finding_evi(f, "epochs", (int64_t)ep.count);
+	finding_evi(f, "threads", wthreads);
+	finding_evd(f, "slowest_reader_time_s", wmax / 1e6);
+	finding_evd(f, "mean_reader_time_s", wmean / 1e6);
 	f->functions = functions_for(a, 1u << C_READ, NULL, NULL);
 	f->description = wk ?
 		dft_xasprintf("in epoch %s the slowest of %lld reader threads "
@@ -1382,10 +1379,10 @@ fs_bw(struct agg *a, struct results *r)
 	f = add(r, "D04", "all", bw, sc);
 	f->layer = layer_defs[l].name;
 	f->forced = 1;
-	ev_i(f, "read_bytes", rb);
-	ev_d(f, "read_time_s", rt / 1e6);
-	ev_i(f, "reads", a->layer[l][LF_RN]);
-	ev_d(f, "bw_mb_s", bw);
+	finding_evi(f, "read_bytes", rb);
+	finding_evd(f, "read_time_s", rt / 1e6);
+	finding_evi(f, "reads", a->layer[l][LF_RN]);
+	finding_evd(f, "bw_mb_s", bw);
 	f->functions = functions_for(a, 1u << C_READ, NULL, NULL);
 	f->description = dft_xasprintf(
 		"the %s layer reads at %.1f MB/s per request time (%lld "
@@ -1484,12 +1481,12 @@ i_metadata(struct rules_ctx *c, const struct insight *d)
 	double v = frac(g[S_MT], g[S_T]);
 	struct finding *f;
 
-	if (g[S_T] <= 0 || g[S_MN] <= 0 || v < thr_of(d))
+	if (g[S_T] <= 0 || g[S_MN] <= 0 || v < insight_thr(d))
 		return;
-	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
-	ev_i(f, "metadata_ops", g[S_MN]);
-	ev_d(f, "metadata_time_s", g[S_MT] / 1e6);
-	ev_d(f, "io_time_s", g[S_T] / 1e6);
+	f = finding_add(c->r, d, "all", v, insight_score(d, d->level, v));
+	finding_evi(f, "metadata_ops", g[S_MN]);
+	finding_evd(f, "metadata_time_s", g[S_MT] / 1e6);
+	finding_evd(f, "io_time_s", g[S_T] / 1e6);
 	f->calls = calls_of(c->a, IOC_META);
 	f->functions = functions_for(c->a, 1u << C_META, &c->appf, NULL);
 	f->description = dft_xasprintf(
@@ -1506,16 +1503,16 @@ i_sync(struct rules_ctx *c, const struct insight *d)
 	double v = frac(g[S_YT], g[S_T]);
 	struct finding *f;
 
-	if (g[S_T] <= 0 || g[S_YN] < aux_of(d) || v < thr_of(d))
+	if (g[S_T] <= 0 || g[S_YN] < insight_aux(d) || v < insight_thr(d))
 		return;
 	double per = g[S_WN] > 0 ? (double)g[S_YN] / (double)g[S_WN] : 0;
 
-	f = finding_add(c->r, d, "all", v, level_score(d, d->level, v));
-	ev_i(f, "syncs", g[S_YN]);
-	ev_d(f, "sync_time_s", g[S_YT] / 1e6);
-	ev_i(f, "writes", g[S_WN]);
-	ev_d(f, "syncs_per_write", per);
-	ev_d(f, "io_time_s", g[S_T] / 1e6);
+	f = finding_add(c->r, d, "all", v, insight_score(d, d->level, v));
+	finding_evi(f, "syncs", g[S_YN]);
+	finding_evd(f, "sync_time_s", g[S_YT] / 1e6);
+	finding_evi(f, "writes", g[S_WN]);
+	finding_evd(f, "syncs_per_write", per);
+	finding_evd(f, "io_time_s", g[S_T] / 1e6);
 	f->calls = calls_of(c->a, IOC_SYNC);
 	f->functions = functions_for(c->a, 1u << C_SYNC, &c->appf, NULL);
 	f->description = dft_xasprintf(
@@ -1550,15 +1547,15 @@ i_reread(struct rules_ctx *c, const struct insight *d)
 	}
 	double v = dist > 0 ? (double)rb / (double)dist : 0;
 
-	if (rb - dist < aux_of(d) || v < thr_of(d))
+	if (rb - dist < insight_aux(d) || v < insight_thr(d))
 		return;
 	f = finding_add(c->r, d, "all", v, (int)d->level);
-	ev_i(f, "bytes_read", rb);
-	ev_i(f, "distinct_bytes", dist);
-	ev_i(f, "redundant_bytes", rb - dist);
-	ev_i(f, "reread_requests", g[S_REREAD_N]);
-	ev_d(f, "reread_time_s", g[S_REREAD_T] / 1e6);
-	ev_i(f, "files", nfiles);
+	finding_evi(f, "bytes_read", rb);
+	finding_evi(f, "distinct_bytes", dist);
+	finding_evi(f, "redundant_bytes", rb - dist);
+	finding_evi(f, "reread_requests", g[S_REREAD_N]);
+	finding_evd(f, "reread_time_s", g[S_REREAD_T] / 1e6);
+	finding_evi(f, "files", nfiles);
 	f->functions = functions_for(a, 1u << C_REREAD, &c->appf, NULL);
 	f->description = dft_xasprintf(
 		"%lld bytes read from %lld file(s) hold %lld distinct "
@@ -1691,6 +1688,62 @@ const struct insight insights[] = {
 	  "No MPI-IO usage",
 	  "consider MPI-IO (collective reads and writes) for shared data",
 	  i_no_mpiio },
+	/* MPI-IO (mpiio.c), from the MPIIO layer's data calls */
+	{ "M02", "collective_io", "drishti", "mpiio_independent_read_pct",
+	  "mpiio", "app", HIGH, T_COLLECTIVE_OPERATIONS, 0,
+	  T_COLLECTIVE_OPERATIONS_ABS, ">", 0, 0,
+	  "MPI-IO without collective reads",
+	  "use collective reads (MPI_File_read_all, MPI_File_read_at_all) "
+	  "so that MPI-IO can aggregate the processes' requests (two-phase "
+	  "I/O); with HDF5, H5Pset_dxpl_mpio(H5FD_MPIO_COLLECTIVE)",
+	  i_mpiio_collective },
+	{ "M03", "collective_io", "drishti", "mpiio_independent_write_pct",
+	  "mpiio", "app", HIGH, T_COLLECTIVE_OPERATIONS, 0,
+	  T_COLLECTIVE_OPERATIONS_ABS, ">", 1, 0,
+	  "MPI-IO without collective writes",
+	  "use collective writes (MPI_File_write_all, "
+	  "MPI_File_write_at_all) so that MPI-IO can aggregate the "
+	  "processes' requests (two-phase I/O); with HDF5, "
+	  "H5Pset_dxpl_mpio(H5FD_MPIO_COLLECTIVE)", i_mpiio_collective },
+	{ "M04", NULL, "drishti", "mpiio_collective_read_pct", "mpiio", "app",
+	  OK, NONE, 0, NONE, ">", 0, 0,
+	  "Collective MPI-IO reads", "none needed", i_mpiio_uses_collective },
+	{ "M05", NULL, "drishti", "mpiio_collective_write_pct", "mpiio",
+	  "app", OK, NONE, 0, NONE, ">", 1, 0,
+	  "Collective MPI-IO writes", "none needed",
+	  i_mpiio_uses_collective },
+	{ "M06", "async_io", "drishti", "mpiio_nonblocking_read_pct", "mpiio",
+	  "app", WARN, NONE, 0, NONE, "==", 0, 0,
+	  "Blocking MPI-IO reads only",
+	  "overlap reads with computation: MPI_File_iread / iread_at / "
+	  "iread_all, split collectives (MPI_File_read_all_begin/end), or "
+	  "the HDF5 asynchronous VOL connector", i_mpiio_blocking },
+	{ "M06", NULL, "drishti", "mpiio_nonblocking_read_pct", "mpiio",
+	  "app", OK, NONE, 0, NONE, ">", 0, 1,
+	  "Non-blocking MPI-IO reads", "none needed", i_mpiio_blocking },
+	{ "M07", "async_io", "drishti", "mpiio_nonblocking_write_pct",
+	  "mpiio", "app", WARN, NONE, 0, NONE, "==", 1, 0,
+	  "Blocking MPI-IO writes only",
+	  "overlap writes with computation: MPI_File_iwrite / iwrite_at / "
+	  "iwrite_all, split collectives (MPI_File_write_all_begin/end), or "
+	  "the HDF5 asynchronous VOL connector", i_mpiio_blocking },
+	{ "M07", NULL, "drishti", "mpiio_nonblocking_write_pct", "mpiio",
+	  "app", OK, NONE, 0, NONE, ">", 1, 1,
+	  "Non-blocking MPI-IO writes", "none needed", i_mpiio_blocking },
+	{ "P15", "small_read", "drishti", "mpiio_shared_small_read_pct",
+	  "mpiio", "app", HIGH, T_SMALL_REQUESTS, 0, T_SMALL_REQUESTS_ABS,
+	  ">", 0, 0,
+	  "Small MPI-IO reads from shared files",
+	  "read larger blocks per call, or let MPI-IO coalesce the "
+	  "processes' requests with collective reads (collective buffering)",
+	  i_mpiio_shared_small },
+	{ "P16", "small_write", "drishti", "mpiio_shared_small_write_pct",
+	  "mpiio", "app", HIGH, T_SMALL_REQUESTS, 0, T_SMALL_REQUESTS_ABS,
+	  ">", 1, 0,
+	  "Small MPI-IO writes to shared files",
+	  "write larger blocks per call, or let MPI-IO coalesce the "
+	  "processes' requests with collective writes (collective "
+	  "buffering)", i_mpiio_shared_small },
 	/* WisIO, on every row of the file, process and time views; the
 	 * level is the row's share of the I/O time (wisio_row) */
 	{ "W01", "metadata", "wisio", "metadata_time_pct", "posix", NULL,

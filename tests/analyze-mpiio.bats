@@ -1,0 +1,160 @@
+#!/usr/bin/env bats
+# dft-analyze's MPI-IO and HDF5 layers and the Drishti MPI-IO insights
+# (dft-analyze(1) "MPI-IO and HDF5"): traces made here by
+# tests/gen-mpiio-trace.awk in the event format of the runtime, every
+# expected number derived from the trace with jq.
+
+load test_helper
+
+# gen MODE N M: a gzipped trace in $BATS_TEST_TMPDIR/MODE.pfw.gz
+gen() {
+	awk -v mode="$1" -v n="$2" -v m="${3:-0}" -f "$REPO/tests/gen-mpiio-trace.awk" |
+		gzip >"$BATS_TEST_TMPDIR/$1.pfw.gz"
+}
+
+# events CAT: the complete events of that category, as one JSON array
+events() {
+	zcat "$BATS_TEST_TMPDIR/$2.pfw.gz" | grep '"ph":"X"' | jq -s -c --arg c "$1" 'map(select(.cat == $c))'
+}
+
+# inner OUTER INNER... TRACE: microseconds of the INNER categories' calls
+# inside the OUTER calls of the same process, each OUTER call taking the
+# larger of its INNER categories' sums (events of one process never overlap
+# within one category here)
+inner() {
+	zcat "$BATS_TEST_TMPDIR/$3.pfw.gz" | grep '"ph":"X"' | jq -s --arg o "$1" --arg i "$2" '
+		. as $all | [$all[] | select(.cat == $o) | . as $x
+		| [($i | split(","))[] as $c | [$all[] | select(.cat == $c and .pid == $x.pid
+			and .ts >= $x.ts and .ts + .dur <= $x.ts + $x.dur) | .dur] | add // 0]
+		| max] | add'
+}
+
+thresholds() {
+	printf 'collective_operations_absolute = 100\nsmall_requests_absolute = 100\n' >"$BATS_TEST_TMPDIR/t.conf"
+}
+
+@test "the MPI-IO layer counts the MPIIO calls; the POSIX calls inside them stay the data layer, counted once" {
+	set -o pipefail
+	gen mpiio 150 4
+	a=$BATS_TEST_TMPDIR/a.ndjson
+	dft-analyze "$BATS_TEST_TMPDIR/mpiio.pfw.gz" >"$a"
+	m=$(events MPIIO mpiio)
+	p=$(events POSIX mpiio)
+	want=$(jq -n -c --argjson m "$m" --argjson in "$(inner MPIIO POSIX mpiio)" '
+		{count: ($m | length), time_us: ($m | map(.dur) | add),
+		 bytes: ($m | map(select(.name | test("read|write")) | .args.size) | add),
+		 inner_us: $in, overhead_us: (($m | map(.dur) | add) - $in),
+		 read_collective: ($m | map(select(.args.collective == 1 and (.name | test("read")))) | length),
+		 write_independent: ($m | map(select(.args.collective == 0 and (.name | test("write")))) | length),
+		 read_nonblocking: ($m | map(select(.args.nonblocking == 1 and (.name | test("read")))) | length),
+		 threads: ($m | map(.pid) | unique | length)}')
+	got=$(jq -c 'select(.type == "layer" and .layer == "mpiio") |
+		{count, time_us: (.time_s * 1e6 | round), bytes,
+		 inner_us: (.inner.time_s * 1e6 | round), overhead_us: (.overhead_s * 1e6 | round),
+		 read_collective: .derived.read_collective.count,
+		 write_independent: .derived.write_independent.count,
+		 read_nonblocking: .derived.read_nonblocking.count, threads}' "$a")
+	[ "$got" = "$want" ]
+	# the summary's I/O is the POSIX calls alone; the interface row is the layer
+	run -0 jq -r --argjson p "$p" --argjson m "$m" 'select(.type == "summary") |
+		[.io.count == ($p | length), (.io.time_s * 1e6 | round) == ($p | map(.dur) | add),
+		 .interfaces.mpiio.count == ($m | length), .interfaces.posix.count == ($p | length),
+		 .interfaces.hdf5.count == 0] | @tsv' "$a"
+	assert_output "$(printf 'true\ttrue\ttrue\ttrue\ttrue')"
+	# the posix layer is the data layer, as without MPI-IO
+	run -0 jq -r --argjson p "$p" 'select(.type == "layer" and .layer == "posix") | .count == ($p | length)' "$a"
+	assert_output true
+}
+
+@test "independent MPI-IO writes: M03 over collective_operations_absolute, M07 blocking, small shared writes on the MPI-IO layer" {
+	set -o pipefail
+	gen mpiio 150 4
+	thresholds
+	t=$BATS_TEST_TMPDIR/mpiio.pfw.gz
+	m=$(events MPIIO mpiio)
+	p=$(events POSIX mpiio)
+	indep=$(jq -n --argjson m "$m" '$m | map(select((.name | test("write")) and .args.collective == 0) | .dur) | add')
+	wr=$(jq -n --argjson m "$m" '$m | map(select(.name | test("write")) | .dur) | add')
+	small=$(jq -n --argjson m "$m" --argjson p "$p" '[($m | map(select((.name | test("write")) and .args.size < 1048576) | .dur) | add),
+		($p | map(select((.name | test("write")) and .args.ret < 1048576) | .dur) | add)] | max')
+	# Drishti's default: more than 1000 MPI-IO writes before M03 speaks
+	[ "$(jq -n --argjson m "$m" '$m | map(select(.name | test("write"))) | length')" -le 1000 ]
+	run -0 bash -c "set -o pipefail; dft-analyze --all '$t' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
+	refute_line M03
+	run -0 bash -c "set -o pipefail; dft-analyze --all -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -c 'select(.type == \"bottleneck\") | {class, insights, t: (.time_s * 1e6 | round), layer}'"
+	assert_line "{\"class\":\"collective_io\",\"insights\":[\"M03\"],\"t\":$indep,\"layer\":\"mpiio\"}"
+	assert_line "{\"class\":\"async_io\",\"insights\":[\"M07\"],\"t\":$wr,\"layer\":\"mpiio\"}"
+	assert_line --regexp "^\\{\"class\":\"small_write\",\"insights\":\\[[^]]*\"P16\"[^]]*\\],\"t\":$small,"
+	refute_output --partial '"M02"'
+	refute_output --partial '"M05"'
+	# the small-write finding folds the MPI-IO rule; collective reads and
+	# non-blocking reads are OK insights of the summary
+	run -0 bash -c "set -o pipefail; dft-analyze --all -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"small_write\") | .facets[]'"
+	assert_line mpiio_shared_small_write_pct
+	run -0 bash -c "set -o pipefail; dft-analyze -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -r 'select(.type == \"summary\") | .ok_insights[] | select(.layer == \"mpiio\") | .insight'"
+	assert_output "$(printf 'M04\nM06')"
+}
+
+@test "HDF5 over MPI-IO: the HDF5 layer, its H5Pset_fapl_mpio, and collective writes (M05) under it" {
+	set -o pipefail
+	gen hdf5 6
+	a=$BATS_TEST_TMPDIR/a.ndjson
+	dft-analyze "$BATS_TEST_TMPDIR/hdf5.pfw.gz" >"$a"
+	h=$(events HDF5 hdf5)
+	want=$(jq -n -c --argjson h "$h" --argjson in "$(inner HDF5 MPIIO,POSIX hdf5)" '
+		{count: ($h | length), time_us: ($h | map(.dur) | add),
+		 bytes: ($h | map(select(.name | test("^H5D(read|write)")) | .args.size) | add),
+		 inner_us: $in, fapl_mpio: ($h | map(select(.name == "H5Pset_fapl_mpio")) | length),
+		 write_collective: ($h | map(select(.name == "H5Dwrite" and .args.collective == 1)) | length)}')
+	got=$(jq -c 'select(.type == "layer" and .layer == "hdf5") |
+		{count, time_us: (.time_s * 1e6 | round), bytes, inner_us: (.inner.time_s * 1e6 | round),
+		 fapl_mpio: .derived.fapl_mpio.count, write_collective: .derived.write_collective.count}' "$a")
+	[ "$got" = "$want" ]
+	[ "$(jq -n --argjson h "$h" '$h | map(select(.name == "H5Pset_fapl_mpio")) | length')" -ge 1 ]
+	run -0 jq -r 'select(.type == "summary") | [.interfaces.hdf5.over_mpiio, (.ok_insights | map(.insight) | index("M05") != null)] | @tsv' "$a"
+	assert_output "$(jq -n -r --argjson h "$h" '[($h | map(select(.name == "H5Pset_fapl_mpio")) | length), true] | @tsv')"
+	# the MPI-IO layer under HDF5 counts its own calls and their POSIX ones
+	run -0 jq -r 'select(.type == "layer" and .layer == "mpiio") | (.inner.time_s * 1e6 | round)' "$a"
+	assert_output "$(inner MPIIO POSIX hdf5)"
+	# no HDF5 call is data-layer I/O
+	run -0 jq -r --argjson p "$(events POSIX hdf5)" 'select(.type == "summary") | .io.count == ($p | length)' "$a"
+	assert_output true
+}
+
+@test "M01 (no MPI-IO) only for an MPI run doing POSIX data I/O on a shared file" {
+	set -o pipefail
+	gen posix 50
+	gen posix1 50
+	run -0 bash -c "set -o pipefail; dft-analyze --all '$BATS_TEST_TMPDIR/posix.pfw.gz' | jq -r 'select(.type == \"bottleneck\" and .class == \"collective_io\") | [.insights[0], .evidence.shared_files, .evidence.mpi_events] | @tsv'"
+	assert_output "$(printf 'M01\t1\t%s' "$(events MPI posix | jq length)")"
+	# a file per process: nothing MPI-IO would coordinate
+	run -0 bash -c "set -o pipefail; dft-analyze --all '$BATS_TEST_TMPDIR/posix1.pfw.gz' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
+	refute_line M01
+	# no MPI events: not an MPI run
+	zcat "$BATS_TEST_TMPDIR/posix.pfw.gz" | grep -v '"cat":"MPI"' | gzip >"$BATS_TEST_TMPDIR/nompi.pfw.gz"
+	run -0 bash -c "set -o pipefail; dft-analyze --all '$BATS_TEST_TMPDIR/nompi.pfw.gz' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
+	refute_line M01
+}
+
+@test "split -> analyze of MPI-IO and HDF5 traces gives every record of the whole" {
+	set -o pipefail
+	thresholds
+	gen mpiio 150 4
+	gen hdf5 40
+	d=$BATS_TEST_TMPDIR
+	for f in "$d/mpiio.pfw.gz" "$d/hdf5.pfw.gz"; do
+		dft-analyze -c "$d/t.conf" -j 1 "$f" | grep -v '"type":"step"' | jq -S -c 'del(.inputs)' >"$d/whole"
+		rm -rf "$d/c"
+		dft-split -s 0.005 -o "$d/c" "$f" >"$d/c.ndjson"
+		[ "$(grep -c '"type":"chunk"' "$d/c.ndjson")" -ge 4 ]
+		dft-analyze -c "$d/t.conf" -j 2 <"$d/c.ndjson" | grep -v '"type":"step"' | jq -S -c 'del(.inputs)' >"$d/parts"
+		diff "$d/whole" "$d/parts"
+		grep -q '"layer":"mpiio"' "$d/whole"
+	done
+	# partials merge to the same records
+	dft-analyze -c "$d/t.conf" --partial "$d/mpiio.pfw.gz" >"$d/p1"
+	dft-analyze -c "$d/t.conf" --partial "$d/hdf5.pfw.gz" >"$d/p2"
+	dft-analyze -c "$d/t.conf" --merge "$d/p1" "$d/p2" | grep -v '"type":"step"' | jq -S -c 'del(.inputs)' >"$d/merged"
+	dft-analyze -c "$d/t.conf" -j 1 "$d/mpiio.pfw.gz" "$d/hdf5.pfw.gz" | grep -v '"type":"step"' | jq -S -c 'del(.inputs)' >"$d/both"
+	diff "$d/both" "$d/merged"
+}

@@ -1,0 +1,434 @@
+/*
+ * mpiio.c - the MPI-IO and HDF5 layers of dft-analyze: which calls of
+ * the MPIIO and HDF5 categories read, write, open or sync; their layer,
+ * interface, file and process counts (agg.c hands every such call here
+ * with the time of the lower layers inside it); and the Drishti MPI-IO
+ * insights they support: M02/M03 (no collective reads / writes), M04/M05
+ * (collectives used), M06/M07 (blocking calls only, or non-blocking used)
+ * and P15/P16 on the MPI-IO layer (small requests to shared files).
+ *
+ * The POSIX layer stays the data layer: an MPI-IO or HDF5 call is never
+ * added to the I/O sums (it encloses the POSIX calls it causes, which are
+ * counted there), so no time or byte is counted twice.
+ *
+ * Does not compute M08-M10 (aggregators per node: the trace does not
+ * carry the MPI-IO hints) or HDF5 insights of its own (the layer is
+ * reported; its MPI-IO calls feed the MPI-IO insights).
+ */
+#include <string.h>
+
+#include "analyze.h"
+
+const char *const der_mpiio[NDER] = {
+	"read_collective", "read_independent", "read_nonblocking",
+	"write_collective", "write_independent", "write_nonblocking",
+	"open", "close", "sync", "other"
+};
+const char *const der_hdf5[NDER] = {
+	"file", "dataset", "group", "read", "write", "read_collective",
+	"write_collective", "fapl_mpio", "other"
+};
+
+static int
+has(const char *s, size_t n, const char *lit)
+{
+	return memmem(s, n, lit, strlen(lit)) != NULL;
+}
+
+static int
+starts(const char *s, size_t n, const char *lit)
+{
+	size_t ln = strlen(lit);
+
+	return n >= ln && memcmp(s, lit, ln) == 0;
+}
+
+/*
+ * MPI-IO: reads and writes are the MPI_File_*read* / *write* calls, but
+ * the _end half of a split collective is only its completion (the _begin
+ * half carries the request); *sync* syncs; the rest (open, close,
+ * set_view, set_size, seek, ...) is metadata. Collective: _all and
+ * _ordered forms (an event's args.collective decides when present);
+ * non-blocking: MPI_File_iread* / iwrite*.
+ * HDF5: H5Dread* reads, H5Dwrite* writes, H5Fflush syncs,
+ * H5Pset_fapl_mpio is a property call (other), the rest is metadata.
+ */
+int
+mpiio_kind(const char *name, size_t n, int hdf5, int *ioc)
+{
+	int k = hdf5 ? FN_HDF5 : FN_MPIIO;
+
+	if (hdf5) {
+		if (starts(name, n, "H5Dread"))
+			*ioc = IOC_READ;
+		else if (starts(name, n, "H5Dwrite"))
+			*ioc = IOC_WRITE;
+		else if (starts(name, n, "H5Fflush"))
+			*ioc = IOC_SYNC;
+		else if (starts(name, n, "H5P"))
+			*ioc = IOC_OTHER;
+		else
+			*ioc = IOC_META;
+		if (starts(name, n, "H5Fopen") || starts(name, n, "H5Fcreate"))
+			k |= FN_OPEN;
+		else if (starts(name, n, "H5Fclose"))
+			k |= FN_CLOSE;
+		return k;
+	}
+	if (has(name, n, "_end"))
+		*ioc = IOC_OTHER;
+	else if (has(name, n, "read"))
+		*ioc = IOC_READ;
+	else if (has(name, n, "write"))
+		*ioc = IOC_WRITE;
+	else if (has(name, n, "sync"))
+		*ioc = IOC_SYNC;
+	else
+		*ioc = IOC_META;
+	if (has(name, n, "_open"))
+		k |= FN_OPEN;
+	else if (has(name, n, "_close"))
+		k |= FN_CLOSE;
+	if (has(name, n, "_all") || has(name, n, "_ordered"))
+		k |= FN_COLLECTIVE;
+	if (starts(name, n, "MPI_File_iread") ||
+	    starts(name, n, "MPI_File_iwrite"))
+		k |= FN_NONBLOCK;
+	return k;
+}
+
+/* The derived slot of an HDF5 call. */
+static int
+hdf5_slot(const struct upper_ev *u)
+{
+	const struct dft_str *nm = &u->ev->name;
+
+	if (starts(nm->p, nm->n, "H5Pset_fapl_mpio"))
+		return 7;
+	if (starts(nm->p, nm->n, "H5F"))
+		return 0;
+	if (starts(nm->p, nm->n, "H5G"))
+		return 2;
+	if (starts(nm->p, nm->n, "H5D") && u->ioc != IOC_READ &&
+	    u->ioc != IOC_WRITE)
+		return 1;
+	return u->ioc == IOC_READ || u->ioc == IOC_WRITE ? -1 : 8;
+}
+
+int64_t
+upper_add(struct agg *a, const struct upper_ev *u)
+{
+	const struct dft_trace_ev *ev = u->ev;
+	int hdf5 = (u->kind & FN_HDF5) != 0;
+	int l = hdf5 ? L_HDF5 : L_MPIIO;
+	int data = u->ioc == IOC_READ || u->ioc == IOC_WRITE;
+	int w = u->ioc == IOC_WRITE;
+	int agg_ev = ev->ph == DFT_PH_AGG;
+	int64_t n = u->n, dur = u->dur, bytes = 0;
+	int coll = (ev->has & DFT_EV_COLLECTIVE) ? ev->collective != 0 :
+		   (u->kind & FN_COLLECTIVE) != 0;
+
+	if (data) {
+		if (agg_ev)
+			bytes = (ev->has & DFT_EV_SIZE_SUM) ? ev->size_sum : 0;
+		else if (ev->has & DFT_EV_SIZE)
+			bytes = ev->size;
+		if (bytes < 0)
+			bytes = 0;
+	}
+	layer_add(a, l, u->ioc, n, dur, bytes);
+	a->g[hdf5 ? G_HDF5_INNER_T : G_MPIIO_INNER_T] += u->inner;
+	int64_t *ifc = agg_row(a, M_IFACE, hdf5 ? "hdf5" : "mpiio",
+			       hdf5 ? 4 : 5);
+
+	ifc[0] += n;
+	ifc[1] += dur;
+	ifc[2] += bytes;
+	if (hdf5) {
+		int s = hdf5_slot(u);
+
+		if (s >= 0)
+			der_add(a, l, s, n, dur, bytes);
+		if (data) {
+			der_add(a, l, w ? 4 : 3, n, dur, bytes);
+			if (coll)
+				der_add(a, l, w ? 6 : 5, n, dur, bytes);
+		}
+		return bytes;
+	}
+	a->g[G_MPIIO_N] += n;
+	if (!data) {
+		der_add(a, l, u->kind & FN_OPEN ? 6 : u->kind & FN_CLOSE ? 7 :
+			u->ioc == IOC_SYNC ? 8 : 9, n, dur, bytes);
+		return bytes;
+	}
+	if (coll)
+		a->g[G_MPIIO_COLL] += n;
+	der_add(a, l, 3 * w + (coll ? 0 : 1), n, dur, bytes);
+	if (u->kind & FN_NONBLOCK)
+		der_add(a, l, 3 * w + 2, n, dur, bytes);
+	if (u->file == NULL)
+		return bytes;
+	int64_t *r = agg_row(a, M_MPIFILE, u->file, u->filen) + MF_W * w;
+
+	r[MF_N] += n;
+	r[MF_T] += dur;
+	r[MF_B] += bytes;
+	if (coll) {
+		r[MF_COLL_N] += n;
+		r[MF_COLL_T] += dur;
+		r[MF_COLL_B] += bytes;
+	} else {
+		r[MF_IND_N] += n;
+		r[MF_IND_T] += dur;
+		r[MF_IND_B] += bytes;
+	}
+	if (u->kind & FN_NONBLOCK)
+		r[MF_NB_N] += n;
+	if (!agg_ev && bytes < (int64_t)thr[T_SMALL_BYTES]) {
+		r[MF_SMALL_N] += n;
+		r[MF_SMALL_T] += dur;
+		r[MF_SMALL_B] += bytes;
+	}
+	struct dft_buf k;
+
+	dft_buf_init(&k);
+	dft_buf_add(&k, u->file, u->filen);
+	dft_buf_addc(&k, '\x1e');
+	dft_buf_add(&k, u->proc, u->procn);
+	agg_row(a, M_MPIFILEPROC, k.s, k.len)[0] += n;
+	dft_buf_release(&k);
+	return bytes;
+}
+
+/* ---- sums ----------------------------------------------------------------- */
+
+static int
+skip(const char *k, size_t n)
+{
+	return !rules_include_system && is_system_path(k, n);
+}
+
+/* How many processes call MPI-IO data functions on file k. */
+static int64_t
+mpi_procs(struct agg *a, const char *k, size_t kn)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; i < a->m[M_MPIFILEPROC].count; i++) {
+		size_t jn;
+		const char *j = dft_tmap_key(&a->m[M_MPIFILEPROC], i, &jn);
+
+		if (jn > kn && j[kn] == '\x1e' && memcmp(j, k, kn) == 0)
+			n++;
+	}
+	return n;
+}
+
+int64_t
+mpiio_sums(struct agg *a, int w, int shared, int64_t *out)
+{
+	int64_t nf = 0;
+
+	memset(out, 0, sizeof(*out) * MF_W);
+	for (size_t i = 0; i < a->m[M_MPIFILE].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_MPIFILE], i, &kn);
+		const int64_t *r = (const int64_t *)dft_tmap_value(
+			&a->m[M_MPIFILE], i) + MF_W * w;
+
+		if (skip(k, kn) || r[MF_N] == 0 ||
+		    (shared && mpi_procs(a, k, kn) < 2))
+			continue;
+		for (int j = 0; j < MF_W; j++)
+			out[j] += r[j];
+		nf++;
+	}
+	return nf;
+}
+
+/* The files (at most 5, by the time of column col of direction w) and a
+ * set of all files with col > 0; shared: only shared files. */
+static json_object *
+mpi_files(struct agg *a, int w, int col, int shared, struct dft_tmap *set)
+{
+	struct dft_tmap *m = &a->m[M_MPIFILE];
+	struct { double v; const char *k; } *c =
+		dft_xcalloc(m->count + 1, sizeof(*c));
+	size_t nc = 0;
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; i < m->count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(m, i, &kn);
+		const int64_t *r = (const int64_t *)dft_tmap_value(m, i) +
+				   MF_W * w;
+
+		if (skip(k, kn) || r[col] <= 0 ||
+		    (shared && mpi_procs(a, k, kn) < 2))
+			continue;
+		dft_tmap_get(set, k, kn, 1, NULL);
+		size_t j = nc++;
+
+		/* insertion by time, then name */
+		while (j > 0 && (c[j - 1].v < (double)r[MF_T] ||
+				 (c[j - 1].v == (double)r[MF_T] &&
+				  strcmp(c[j - 1].k, k) > 0))) {
+			c[j] = c[j - 1];
+			j--;
+		}
+		c[j].v = (double)r[MF_T];
+		c[j].k = k;
+	}
+	for (size_t i = 0; i < nc && i < 5; i++)
+		json_object_array_add(arr, dft_jstr(c[i].k));
+	free(c);
+	return arr;
+}
+
+/* ---- insights ------------------------------------------------------------- */
+
+/*
+ * M02 / M03 (d->w): MPI-IO reads (writes) and none of them collective,
+ * with more than collective_operations_absolute of them (Drishti HIGH).
+ * The files listed are those whose independent share of the direction's
+ * calls is above collective_operations.
+ */
+void
+i_mpiio_collective(struct rules_ctx *c, const struct insight *d)
+{
+	int64_t s[MF_W];
+	int w = d->w;
+	struct dft_tmap files;
+
+	mpiio_sums(c->a, w, 0, s);
+	if (s[MF_N] == 0 || s[MF_COLL_N] != 0 || s[MF_N] <= insight_aux(d))
+		return;
+	double v = (double)s[MF_IND_N] / (double)s[MF_N];
+
+	if (v <= insight_thr(d))
+		return;
+	struct finding *f = finding_add(c->r, d, "all", v,
+					insight_score(d, d->level, v));
+
+	dft_tmap_init(&files, sizeof(int64_t));
+	finding_evi(f, w ? "mpiio_writes" : "mpiio_reads", s[MF_N]);
+	finding_evi(f, "independent", s[MF_IND_N]);
+	finding_evi(f, "collective", s[MF_COLL_N]);
+	finding_evd(f, "independent_time_s", s[MF_IND_T] / 1e6);
+	finding_evi(f, "independent_bytes", s[MF_IND_B]);
+	finding_evi(f, "collective_operations_absolute",
+		    (int64_t)insight_aux(d));
+	json_object_object_add(f->evidence, "files",
+			       mpi_files(c->a, w, MF_IND_N, 0, &files));
+	f->functions = functions_for(c->a, 1u << (w ? C_WRITE : C_READ),
+				     &files, NULL);
+	dft_tmap_release(&files);
+	f->description = dft_xasprintf(
+		"the application uses MPI-IO but no collective %s: %lld "
+		"independent %s calls (%.1f%%) in %.3f s", w ? "writes" :
+		"reads", (long long)s[MF_IND_N], w ? "write" : "read",
+		100 * v, s[MF_IND_T] / 1e6);
+}
+
+/* M04 / M05 (d->w): collective MPI-IO reads (writes) are used (OK). */
+void
+i_mpiio_uses_collective(struct rules_ctx *c, const struct insight *d)
+{
+	int64_t s[MF_W];
+	int w = d->w;
+
+	mpiio_sums(c->a, w, 0, s);
+	if (s[MF_COLL_N] == 0)
+		return;
+	double v = (double)s[MF_COLL_N] / (double)s[MF_N];
+	struct finding *f = finding_add(c->r, d, "all", v,
+					insight_score(d, d->level, v));
+
+	finding_evi(f, w ? "mpiio_writes" : "mpiio_reads", s[MF_N]);
+	finding_evi(f, "collective", s[MF_COLL_N]);
+	finding_evd(f, "collective_time_s", s[MF_COLL_T] / 1e6);
+	f->functions = json_object_new_array();
+	f->description = dft_xasprintf(
+		"%lld of %lld MPI-IO %s calls (%.1f%%) are collective",
+		(long long)s[MF_COLL_N], (long long)s[MF_N],
+		w ? "write" : "read", 100 * v);
+}
+
+/*
+ * M06 / M07 (d->w): MPI-IO reads (writes), none non-blocking (Drishti
+ * WARN); d->under: some are non-blocking (OK).
+ */
+void
+i_mpiio_blocking(struct rules_ctx *c, const struct insight *d)
+{
+	int64_t s[MF_W];
+	int w = d->w;
+
+	mpiio_sums(c->a, w, 0, s);
+	if (s[MF_N] == 0 || (s[MF_NB_N] > 0) != d->under)
+		return;
+	double v = (double)s[MF_NB_N] / (double)s[MF_N];
+	struct finding *f = finding_add(c->r, d, "all", v,
+					insight_score(d, d->level, v));
+
+	finding_evi(f, w ? "mpiio_writes" : "mpiio_reads", s[MF_N]);
+	finding_evi(f, "nonblocking", s[MF_NB_N]);
+	finding_evd(f, w ? "write_time_s" : "read_time_s", s[MF_T] / 1e6);
+	finding_evi(f, "hdf5_over_mpiio",
+		    c->a->layer[L_HDF5][LF_DER + 3 * 7]);
+	f->functions = functions_for(c->a, 1u << (w ? C_WRITE : C_READ),
+				     NULL, NULL);
+	f->description = d->under ?
+		dft_xasprintf("%lld of %lld MPI-IO %s calls are non-blocking",
+			      (long long)s[MF_NB_N], (long long)s[MF_N],
+			      w ? "write" : "read") :
+		dft_xasprintf("all %lld MPI-IO %s calls are blocking (%.3f s): "
+			      "non-blocking calls could overlap them with "
+			      "computation", (long long)s[MF_N],
+			      w ? "write" : "read", s[MF_T] / 1e6);
+}
+
+/*
+ * P15 / P16 (d->w) on the MPI-IO layer: MPI-IO data calls under
+ * small_bytes on files two or more processes call MPI-IO data functions
+ * on, their share over small_requests (HIGH; WARN up to
+ * small_requests_absolute of them).
+ */
+void
+i_mpiio_shared_small(struct rules_ctx *c, const struct insight *d)
+{
+	int64_t s[MF_W];
+	int w = d->w;
+	int64_t nf = mpiio_sums(c->a, w, 1, s);
+	struct dft_tmap files;
+
+	if (s[MF_N] == 0)
+		return;
+	double v = (double)s[MF_SMALL_N] / (double)s[MF_N];
+
+	if (v <= insight_thr(d))
+		return;
+	int abs_ok = s[MF_SMALL_N] > insight_aux(d);
+	struct finding *f = finding_add(c->r, d, "shared files", v,
+		insight_score(d, abs_ok ? d->level : LV_WARN, v));
+
+	dft_tmap_init(&files, sizeof(int64_t));
+	finding_evi(f, w ? "small_writes" : "small_reads", s[MF_SMALL_N]);
+	finding_evi(f, w ? "mpiio_writes" : "mpiio_reads", s[MF_N]);
+	finding_evd(f, "small_time_s", s[MF_SMALL_T] / 1e6);
+	finding_evi(f, "small_bytes", (int64_t)thr[T_SMALL_BYTES]);
+	finding_evi(f, "shared_files", nf);
+	finding_evi(f, "independent", s[MF_IND_N]);
+	json_object_object_add(f->evidence, "files",
+			       mpi_files(c->a, w, MF_SMALL_N, 1, &files));
+	f->functions = functions_for(c->a, 1u << (w ? C_WRITE : C_READ),
+				     &files, NULL);
+	dft_tmap_release(&files);
+	f->description = dft_xasprintf(
+		"%lld of %lld MPI-IO %s calls on %lld shared file(s) are "
+		"smaller than %lld bytes%s", (long long)s[MF_SMALL_N],
+		(long long)s[MF_N], w ? "write" : "read", (long long)nf,
+		(long long)thr[T_SMALL_BYTES],
+		abs_ok ? "" : "; below the absolute count threshold");
+}
