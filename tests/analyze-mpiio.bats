@@ -158,3 +158,45 @@ thresholds() {
 	dft-analyze -c "$d/t.conf" -j 1 "$d/mpiio.pfw.gz" "$d/hdf5.pfw.gz" | grep -v '"type":"step"' | jq -S -c 'del(.inputs)' >"$d/both"
 	diff "$d/both" "$d/merged"
 }
+
+@test "a traced 2-rank MPI program: independent writes give M03, collective ones M05, counted per call" {
+	command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
+		skip "no mpicc/mpirun: Open MPI is not installed (scripts/install-deps installs it)"
+	set -o pipefail
+	make -s -C "$REPO/runtime" all >/dev/null
+	d=$BATS_TEST_TMPDIR
+	mpicc -Wall -Wextra -Werror -o "$d/mpiio_writes" "$REPO/tests/fixtures/analyze/mpiio_writes.c"
+	printf 'collective_operations_absolute = 0\n' >"$d/t.conf"
+	n=12
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	for mode in ind coll; do
+		mkdir -p "$d/$mode/data" "$d/$mode/traces"
+		DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 \
+			DFTRACER_DATA_DIR="$d/$mode/data" DFTRACER_LOG_FILE="$d/$mode/traces/trace" \
+			timeout 60 mpirun --oversubscribe -np 2 -x DFTRACER_ENABLE -x DFTRACER_INIT \
+			-x DFTRACER_INC_METADATA -x DFTRACER_DATA_DIR -x DFTRACER_LOG_FILE \
+			-x LD_PRELOAD="$REPO/runtime/build/lib/libdftracer_preload.so" \
+			"$d/mpiio_writes" "$d/$mode/data/out.dat" "$n" 256 "$mode"
+		dft-analyze -c "$d/t.conf" --all "$d/$mode/traces" >"$d/$mode.ndjson"
+	done
+	# each rank: n writes of 256 ints, one read back
+	run -0 jq -r 'select(.type == "layer" and .layer == "mpiio") |
+		[.derived.write_independent.count, .derived.write_collective.count,
+		 .derived.write_independent.bytes, .derived.read_independent.count] | @tsv' "$d/ind.ndjson"
+	assert_output "$(printf '%s\t0\t%s\t2' $((2 * n)) $((2 * n * 256 * 4)))"
+	run -0 jq -r 'select(.type == "layer" and .layer == "mpiio") |
+		[.derived.write_independent.count, .derived.write_collective.count] | @tsv' "$d/coll.ndjson"
+	assert_output "$(printf '0\t%s' $((2 * n)))"
+	run -0 jq -r 'select(.type == "bottleneck") | .insights[]' "$d/ind.ndjson"
+	assert_line M03
+	run -0 jq -r 'select(.type == "bottleneck") | .insights[]' "$d/coll.ndjson"
+	refute_line M03
+	run -0 jq -r 'select(.type == "summary") | .ok_insights[].insight' "$d/coll.ndjson"
+	assert_line M05
+	# the MPI-IO calls are not data-layer I/O: the POSIX events alone are
+	for mode in ind coll; do
+		want=$(for f in "$d/$mode"/traces/*.pfw.gz; do zcat "$f"; done | grep -c '"cat":"POSIX"')
+		run -0 jq -r 'select(.type == "summary") | .io.count' "$d/$mode.ndjson"
+		assert_output "$want"
+	done
+}
