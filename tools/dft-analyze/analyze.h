@@ -279,6 +279,9 @@ struct fnloc {
 	char *file, *qualname;
 	int64_t line;
 };
+/* Whether p[0..n) contains / starts with lit (judge.c). */
+int str_has(const char *p, size_t n, const char *lit);
+int str_starts(const char *p, size_t n, const char *lit);
 /* Whether a path is a system or runtime file (diagnosis-rules.md §8). */
 int is_system_path(const char *p, size_t n);
 void rules_run(struct agg *a, struct run_info *ri, struct results *res);

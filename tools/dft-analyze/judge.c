@@ -17,14 +17,14 @@
 
 /* ---- system and runtime files ------------------------------------------ */
 
-static int
-has(const char *p, size_t n, const char *lit)
+int
+str_has(const char *p, size_t n, const char *lit)
 {
 	return memmem(p, n, lit, strlen(lit)) != NULL;
 }
 
-static int
-starts(const char *p, size_t n, const char *lit)
+int
+str_starts(const char *p, size_t n, const char *lit)
 {
 	size_t ln = strlen(lit);
 
@@ -72,10 +72,10 @@ is_system_path(const char *p, size_t n)
 	    (n == 4 && memcmp(p, "/sys", 4) == 0))
 		return 1;
 	for (int i = 0; pre[i]; i++)
-		if (starts(p, n, pre[i]))
+		if (str_starts(p, n, pre[i]))
 			return 1;
 	for (int i = 0; mid[i]; i++)
-		if (has(p, n, mid[i]))
+		if (str_has(p, n, mid[i]))
 			return 1;
 	for (int i = 0; suf[i]; i++)
 		if (ends(p, n, suf[i]))

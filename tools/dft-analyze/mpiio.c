@@ -29,20 +29,6 @@ const char *const der_hdf5[NDER] = {
 	"write_collective", "fapl_mpio", "other"
 };
 
-static int
-has(const char *s, size_t n, const char *lit)
-{
-	return memmem(s, n, lit, strlen(lit)) != NULL;
-}
-
-static int
-starts(const char *s, size_t n, const char *lit)
-{
-	size_t ln = strlen(lit);
-
-	return n >= ln && memcmp(s, lit, ln) == 0;
-}
-
 /*
  * MPI-IO: reads and writes are the MPI_File_*read* / *write* calls, but
  * the _end half of a split collective is only its completion (the _begin
@@ -59,40 +45,40 @@ mpiio_kind(const char *name, size_t n, int hdf5, int *ioc)
 	int k = hdf5 ? FN_HDF5 : FN_MPIIO;
 
 	if (hdf5) {
-		if (starts(name, n, "H5Dread"))
+		if (str_starts(name, n, "H5Dread"))
 			*ioc = IOC_READ;
-		else if (starts(name, n, "H5Dwrite"))
+		else if (str_starts(name, n, "H5Dwrite"))
 			*ioc = IOC_WRITE;
-		else if (starts(name, n, "H5Fflush"))
+		else if (str_starts(name, n, "H5Fflush"))
 			*ioc = IOC_SYNC;
-		else if (starts(name, n, "H5P"))
+		else if (str_starts(name, n, "H5P"))
 			*ioc = IOC_OTHER;
 		else
 			*ioc = IOC_META;
-		if (starts(name, n, "H5Fopen") || starts(name, n, "H5Fcreate"))
+		if (str_starts(name, n, "H5Fopen") || str_starts(name, n, "H5Fcreate"))
 			k |= FN_OPEN;
-		else if (starts(name, n, "H5Fclose"))
+		else if (str_starts(name, n, "H5Fclose"))
 			k |= FN_CLOSE;
 		return k;
 	}
-	if (has(name, n, "_end"))
+	if (str_has(name, n, "_end"))
 		*ioc = IOC_OTHER;
-	else if (has(name, n, "read"))
+	else if (str_has(name, n, "read"))
 		*ioc = IOC_READ;
-	else if (has(name, n, "write"))
+	else if (str_has(name, n, "write"))
 		*ioc = IOC_WRITE;
-	else if (has(name, n, "sync"))
+	else if (str_has(name, n, "sync"))
 		*ioc = IOC_SYNC;
 	else
 		*ioc = IOC_META;
-	if (has(name, n, "_open"))
+	if (str_has(name, n, "_open"))
 		k |= FN_OPEN;
-	else if (has(name, n, "_close"))
+	else if (str_has(name, n, "_close"))
 		k |= FN_CLOSE;
-	if (has(name, n, "_all") || has(name, n, "_ordered"))
+	if (str_has(name, n, "_all") || str_has(name, n, "_ordered"))
 		k |= FN_COLLECTIVE;
-	if (starts(name, n, "MPI_File_iread") ||
-	    starts(name, n, "MPI_File_iwrite"))
+	if (str_starts(name, n, "MPI_File_iread") ||
+	    str_starts(name, n, "MPI_File_iwrite"))
 		k |= FN_NONBLOCK;
 	return k;
 }
@@ -103,13 +89,13 @@ hdf5_slot(const struct upper_ev *u)
 {
 	const struct dft_str *nm = &u->ev->name;
 
-	if (starts(nm->p, nm->n, "H5Pset_fapl_mpio"))
+	if (str_starts(nm->p, nm->n, "H5Pset_fapl_mpio"))
 		return 7;
-	if (starts(nm->p, nm->n, "H5F"))
+	if (str_starts(nm->p, nm->n, "H5F"))
 		return 0;
-	if (starts(nm->p, nm->n, "H5G"))
+	if (str_starts(nm->p, nm->n, "H5G"))
 		return 2;
-	if (starts(nm->p, nm->n, "H5D") && u->ioc != IOC_READ &&
+	if (str_starts(nm->p, nm->n, "H5D") && u->ioc != IOC_READ &&
 	    u->ioc != IOC_WRITE)
 		return 1;
 	return u->ioc == IOC_READ || u->ioc == IOC_WRITE ? -1 : 8;
