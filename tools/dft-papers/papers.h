@@ -5,6 +5,7 @@
 #define DFT_PAPERS_H
 
 #include "dft.h"
+#include "http.h"
 
 #define MAX_QUERIES 10
 

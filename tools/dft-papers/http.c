@@ -22,7 +22,7 @@
 
 #include <curl/curl.h>
 
-#include "dft.h"
+#include "http.h"
 
 #define MAX_HOSTS 16
 
