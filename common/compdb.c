@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dft.h"
+#include "compdb.h"
 
 /* Splits a shell-quoted "command" string as POSIX sh would for words. */
 static char **
@@ -471,4 +471,30 @@ dft_compdb_map(struct dft_compdb *db, struct dft_prefix_map *maps, size_t n)
 		if (!maps[i].hits)
 			dft_warn("--prefix-map '%s' matched no compile "
 				 "database entry", maps[i].arg);
+}
+
+/*
+ * The source operands of dft-funcs and dft-lint: C and C++ sources and
+ * headers (man dft-funcs(1), dft-lint(1)).
+ */
+const char *const dft_c_suffixes[] = {
+	".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".CPP", ".CXX",
+	".cp", ".h", ".hh", ".hpp", ".hxx", ".H", ".i", ".ii", NULL
+};
+
+int
+dft_is_c_source(const char *path)
+{
+	int i;
+
+	for (i = 0; dft_c_suffixes[i]; i++)
+		if (dft_has_suffix(path, dft_c_suffixes[i]))
+			return 1;
+	return 0;
+}
+
+int
+dft_is_source(const char *path)
+{
+	return dft_is_c_source(path) || dft_has_suffix(path, ".py");
 }

@@ -12,10 +12,11 @@
 #include <unistd.h>
 
 #include "dft.h"
+#include "trace.h"
 
 int dft_unbuffered;
 
-void
+static void
 dft_reader_init_fp(struct dft_reader *r, FILE *fp, const char *name)
 {
 	memset(r, 0, sizeof(*r));
@@ -99,7 +100,8 @@ utf8_seq(const unsigned char *p, size_t n)
 	return len;
 }
 
-int
+/* 1 when s[0..n) is valid UTF-8 (NUL bytes included), else 0. */
+static int
 dft_utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -120,6 +122,12 @@ dft_utf8_valid(const char *s, size_t n)
 	return 1;
 }
 
+/*
+ * Appends s[0..n) for a human reader (a terminal, Markdown): control
+ * characters (C0 but tab, DEL, C1) and bytes that are not UTF-8 as \xHH,
+ * so an escape sequence from a trace string cannot act on a terminal.
+ * A newline is kept when newlines is set, else it becomes a space.
+ */
 void
 dft_buf_add_visible(struct dft_buf *b, const char *s, size_t n, int newlines)
 {
@@ -145,7 +153,15 @@ dft_buf_add_visible(struct dft_buf *b, const char *s, size_t n, int newlines)
 	}
 }
 
-void
+/*
+ * Byte strings that are not UTF-8 (file names, trace strings): every writer
+ * of JSON text (dft_emit, dft_pass, dft_json_save) writes each byte that is
+ * not part of a valid UTF-8 sequence as the escape \udcXX (XX the byte, 80
+ * to ff: Python's surrogateescape), and every reader (dft_reader_next,
+ * dft_json_load, dft_trace_input_line) turns those escapes back into the
+ * byte. See man dft(7), ENCODING.
+ */
+static void
 dft_json_text_encode(struct dft_buf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -165,7 +181,8 @@ dft_json_text_encode(struct dft_buf *b, const char *s, size_t n)
 	dft_buf_add(b, s + start, n - start);
 }
 
-size_t
+/* Decodes the \udcXX escapes of JSON text s[0..n) in place; new length. */
+static size_t
 dft_json_text_decode(char *s, size_t n)
 {
 	size_t i = 0, o = 0;
@@ -195,6 +212,16 @@ dft_json_text_decode(char *s, size_t n)
 	return o;
 }
 
+/*
+ * A reader over getline(3) that tracks the input's name and line number and
+ * reuses one json_tokener. Blank lines are skipped silently. A line that is
+ * not one JSON object is reported as "dft-x: NAME:LINE: ..." on stderr,
+ * counted in r->bad, and skipped (style rule 11).
+ */
+/*
+ * 1: *out is the next record (caller puts it); 0: end of input;
+ * -1: read error (errno set, message printed).
+ */
 int
 dft_reader_next(struct dft_reader *r, json_object **out)
 {
@@ -260,6 +287,12 @@ dft_worst(int a, int b)
 	return a > b ? a : b;
 }
 
+/*
+ * Runs fn over every input: each operand in argv[0..argc) ("-" = stdin), or
+ * stdin when argc == 0. A file that cannot be opened is reported and makes
+ * the result DFT_EXIT_DATA; the others still run. fn returns an exit code;
+ * the result is the worst of them (malformed lines count as DFT_EXIT_DATA).
+ */
 int
 dft_each_input(int argc, char **argv, dft_input_fn fn, void *ctx)
 {
@@ -322,6 +355,7 @@ emit_line(FILE *out, const char *s, size_t n)
 		write_failed();
 }
 
+/* Writes rec as one compact line. Dies (exit 2) on a write error. */
 void
 dft_emit(FILE *out, json_object *rec)
 {
@@ -345,6 +379,11 @@ dft_pass(FILE *out, const struct dft_reader *r)
 	emit_line(out, r->buf, r->len);
 }
 
+/*
+ * Flushes and closes stdout: write error -> "dft-x: write error: ..." and
+ * returns DFT_EXIT_FATAL; EPIPE -> quiet, returns DFT_EXIT_FATAL; else 0.
+ * Use as: status |= ...; return worst of status.
+ */
 int
 dft_close_stdout(void)
 {
@@ -514,6 +553,7 @@ dft_json_load(const char *path)
 	return o;
 }
 
+/* Writes o as indent-2 JSON atomically (temp + rename). 0 or -1. */
 int
 dft_json_save(const char *path, json_object *o)
 {

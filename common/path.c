@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dft.h"
+#include "tree.h"
 
 char *
 dft_path_join(const char *a, const char *b)
@@ -33,6 +33,7 @@ dft_path_join(const char *a, const char *b)
 	return dft_xasprintf("%.*s/%s", (int)n, a, b);
 }
 
+/* Lexical clean-up: "//", "/./", "x/.." removed; never touches the disk. */
 char *
 dft_path_normalize(const char *p)
 {
@@ -82,6 +83,7 @@ dft_path_normalize(const char *p)
 	return dft_buf_detach(&out);
 }
 
+/* Absolute and normalized against the working directory. Caller frees. */
 char *
 dft_path_absolute(const char *p)
 {
@@ -98,6 +100,7 @@ dft_path_absolute(const char *p)
 	return n;
 }
 
+/* 1 when path (after normalization) is dir itself or below it, else 0. */
 int
 dft_path_is_inside(const char *dir, const char *path)
 {
@@ -198,6 +201,7 @@ dft_rm_rf(const char *path)
 	return rc;
 }
 
+/* Whole file into memory (NUL-terminated), *len optional. NULL+errno. */
 char *
 dft_read_file(const char *path, size_t *lenp)
 {
@@ -253,6 +257,10 @@ tmp_name(const char *path)
 	return dft_xasprintf("%s.dft-tmp.%ld.XXXXXX", path, (long)getpid());
 }
 
+/*
+ * Atomic write: temp file in the same directory, fsync, rename over path,
+ * keeping the old file's mode when it exists. 0 or -1 (nothing half-written).
+ */
 int
 dft_write_file_atomic(const char *path, const void *data, size_t len)
 {
@@ -325,6 +333,7 @@ copy_file(const char *src, const char *dst, mode_t mode)
 	return rc;
 }
 
+/* Recursive copy preserving symlinks and modes; 0 or -1. */
 int
 dft_copy_tree(const char *src, const char *dst)
 {

@@ -64,6 +64,11 @@ fail:
 	_exit(127);
 }
 
+/*
+ * Runs argv (never through a shell). Returns 0 when it ran, with *status:
+ * the exit code, 128+signal when killed, 124 on timeout; -1 when it could
+ * not start (errno set).
+ */
 int
 dft_run(const char *const argv[], const struct dft_proc_opts *opts,
 	int *status)

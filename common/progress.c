@@ -6,6 +6,8 @@
 
 #include "dft.h"
 
+/* Draws "label: done/total" on stderr at most 10 times a second, only when
+ * stderr is a terminal; dft_progress_done() erases the line. */
 void
 dft_progress_init(struct dft_progress *p, const char *label, uint64_t total)
 {

@@ -29,6 +29,11 @@ dft_exe_dir(void)
 	return dft_xstrdup(buf);
 }
 
+/*
+ * Finds a data file of share/dft: $DFT_SHARE_DIR, then the source tree next
+ * to the running binary (build/bin/../../share/dft), then the installed
+ * DFT_DATADIR. Returns the first existing path (caller frees) or NULL.
+ */
 char *
 dft_share_path(const char *rel)
 {

@@ -4,6 +4,11 @@
  */
 #include "dft.h"
 
+/*
+ * Every tool reports its own work as
+ * {"type":"step","v":1,"step":NAME,"tool":PROG,"started_at":ISO,
+ *  "ended_at":ISO,"duration_s":N,"status":"ok"|"failed"|"partial"|"skipped"}
+ */
 void
 dft_step_begin(struct dft_step *s, const char *name)
 {
@@ -12,6 +17,7 @@ dft_step_begin(struct dft_step *s, const char *name)
 	s->t0 = dft_monotonic();
 }
 
+/* Returns the record (caller emits/puts it); extra fields may be added. */
 json_object *
 dft_step_end(struct dft_step *s, const char *status)
 {

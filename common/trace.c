@@ -32,7 +32,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "dft.h"
+#include "trace.h"
 
 #define IN_CHUNK (256 * 1024)
 #define OUT_CHUNK (1024 * 1024)

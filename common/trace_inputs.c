@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dft.h"
+#include "trace.h"
 
 static void
 strv_push(char ***v, size_t *n, size_t *cap, const char *s)

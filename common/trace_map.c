@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dft.h"
+#include "trace.h"
 
 #define VBLOCK 256
 

@@ -73,6 +73,7 @@ dft_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+/* n bytes plus a NUL; unlike strndup, keeps embedded NULs. Caller frees. */
 char *
 dft_xmemdup0(const void *p, size_t n)
 {
@@ -122,32 +123,7 @@ dft_in_list(const char *s, const char *const *l)
 	return NULL;
 }
 
-/*
- * The source operands of dft-funcs and dft-lint: C and C++ sources and
- * headers (man dft-funcs(1), dft-lint(1)).
- */
-const char *const dft_c_suffixes[] = {
-	".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".CC", ".CPP", ".CXX",
-	".cp", ".h", ".hh", ".hpp", ".hxx", ".H", ".i", ".ii", NULL
-};
-
-int
-dft_is_c_source(const char *path)
-{
-	int i;
-
-	for (i = 0; dft_c_suffixes[i]; i++)
-		if (dft_has_suffix(path, dft_c_suffixes[i]))
-			return 1;
-	return 0;
-}
-
-int
-dft_is_source(const char *path)
-{
-	return dft_is_c_source(path) || dft_has_suffix(path, ".py");
-}
-
+/* strtol/strtod with whole-string and range checks: 0 ok, -1 bad. */
 int
 dft_parse_long(const char *s, long min, long max, long *out)
 {

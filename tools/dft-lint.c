@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "dft.h"
+#include "compdb.h"
 #include "cflow.h"
 #include "options.h"
 #include "banned.h"

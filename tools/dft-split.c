@@ -26,8 +26,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "dft.h"
 #include "options.h"
+#include "trace.h"
 
 static const char usage_text[] =
 	"usage: dft-split [-n app] [-o dir] [-s MB] [-j jobs] [--by size|pid]\n"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "dft.h"
+#include "compdb.h"
 
 static int failures;
 

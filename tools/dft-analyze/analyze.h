@@ -19,6 +19,7 @@
 #define ANALYZE_H
 
 #include "dft.h"
+#include "trace.h"
 
 /* ---- thresholds ----------------------------------------------------------- */
 enum thr_id {

@@ -14,6 +14,7 @@
 #define DFT_ANNOTATE_H
 
 #include "dft.h"
+#include "tree.h"
 
 /* ---- lexer (clex.c) ----------------------------------------------------- */
 enum tk_kind { TK_ID, TK_NUM, TK_STR, TK_CHR, TK_PUNCT };

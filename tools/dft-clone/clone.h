@@ -12,6 +12,7 @@
 #include <signal.h>
 
 #include "dft.h"
+#include "tree.h"
 
 #define MAX_DEPTH 64		/* directory and submodule nesting limit */
 

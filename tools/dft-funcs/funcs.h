@@ -12,6 +12,7 @@
 #define DFT_FUNCS_H
 
 #include "dft.h"
+#include "compdb.h"
 #include "srcpos.h"
 
 /* One function found by one job. */

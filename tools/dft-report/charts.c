@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "report.h"
+#include "trace.h"
 
 #define W 760
 #define COL_READ "#2b7bb9"
