@@ -14,7 +14,10 @@ funcs_stable() {
 @test "dft-funcs: --version" { checklist_version dft-funcs; }
 @test "dft-funcs: unknown option" { checklist_unknown_option dft-funcs; }
 @test "dft-funcs: an option without its argument" { checklist_missing_argument dft-funcs -j --jobs -p --prefix-map -r --io-apis; }
-@test "dft-funcs: a bad --jobs names the option and the value" { checklist_bad_value dft-funcs --jobs 0 "an integer from 1 to 256"; }
+@test "dft-funcs: a bad value names the option and the value" {
+	checklist_bad_value dft-funcs --jobs 0 "an integer from 1 to 256"
+	checklist_bad_value dft-funcs --compile-db "$BATS_TEST_TMPDIR/none" "compile_commands.json or its directory"
+}
 @test "dft-funcs: --help and --version on a full disk" { checklist_help_dev_full dft-funcs; }
 @test "dft-funcs: empty input" { checklist_empty_input dft-funcs; }
 @test "dft-funcs: - is stdin, record operands pass through" { checklist_dash_is_stdin dft-funcs; }

@@ -918,8 +918,8 @@ main(int argc, char **argv)
 			streams[nstream++] = argv[i];
 	}
 	if (o.compdb && !dft_exists(o.compdb))
-		dft_usage_error(usage_text, "no compile database at '%s'",
-				o.compdb);
+		dft_bad_value(usage_text, "--compile-db", o.compdb,
+			      "compile_commands.json or its directory");
 
 	dft_step_begin(&step, "funcs");
 	iopath = o.io_apis ? dft_xstrdup(o.io_apis)
