@@ -12,6 +12,11 @@ A=$FIXTURES/annotate
 @test "dft-annotate --help" { checklist_help dft-annotate; }
 @test "dft-annotate --version" { checklist_version dft-annotate; }
 @test "dft-annotate rejects an unknown option" { checklist_unknown_option dft-annotate; }
+@test "dft-annotate names the short option at fault inside a cluster, also after a long option" {
+	checklist_usage_error dft-annotate "unknown option: -q" --strip -dq
+	checklist_usage_error dft-annotate "option requires an argument: -o" -do
+	checklist_usage_error dft-annotate "option requires an argument: --output" --out
+}
 @test "dft-annotate rejects an option without its argument" { checklist_missing_argument dft-annotate -o --output -p --patch --init-args --style; }
 @test "dft-annotate names the option and the value of a bad value" {
 	checklist_bad_value dft-annotate --style x "generic or ai"
