@@ -183,3 +183,109 @@ samples() {
 	run -0 bash -c "dft-compare --alpha 0.2 '$BATS_TEST_TMPDIR/b' '$BATS_TEST_TMPDIR/a' | jq -r 'select(.type == \"verdict\") | .verdict'"
 	assert_output improved
 }
+
+# The iteration record as jq builds it from the same files (the loop's
+# record before dft-compare --iteration wrote it): the expected line.
+iteration_by_jq() {
+	local an=$1 prev=$2 dir=$3 pp=$4 smp=$5 cmp=$6
+	local bl='[.[] | select(.type == "bottleneck" and (.bottleneck == true or .score >= 4))
+		| {key: "\(.metric):\(.view // "app")",
+		   fns: [(.functions // [])[] | select((.share // 0) >= 0.1
+			and (.name | startswith("(") | not)) | .name][:2]}]
+		| group_by(.key) | map({key: .[0].key, fns: (map(.fns[]) | unique)})
+		| map(. + {show: (.key + (if (.fns | length) > 0
+			then " (" + (.fns | join(", ")) + ")" else "" end))})'
+	jq -n -c --argjson bn "$(jq -s -c "$bl" "$an")" --argjson old "$(jq -s -c "$bl" "$prev")" \
+		--argjson applied "$(jq -s -c . "$dir/applied.ndjson")" \
+		--argjson na "$(jq -s -c . "$dir/not_applicable.ndjson")" \
+		--argjson l1 "$(jq -s -c '[.[] | select(.type == "proposal" and .level == "L1") | .id]' "$pp")" \
+		--argjson smp "$(jq -c '{median_s, min_s, max_s, spread_pct, runs: (.runs | length), failed,
+			read_b_s: .read_b_s.median, write_b_s: .write_b_s.median}' "$smp")" \
+		--argjson test "$(jq -c 'select(.type == "verdict") | {name: .test.name, p: .test.p,
+			significant: .test.significant, alpha: .test.alpha, pct: .completion_time.pct,
+			before_s: .completion_time.before, noise_pct, text: .verdict_text}' "$cmp" | head -n 1)" \
+		--arg verdict "$(jq -r 'select(.type == "verdict") | .verdict' "$cmp" | head -n 1)" \
+		--arg rate "$(jq -r 'select(.type == "summary") | (.io.write.bytes // 0) as $b
+			| (.io.write.time_s // 0) as $t | if $t > 0 then $b / $t / 1e9 else 0 end' "$an" | head -n 1)" \
+		--arg comp "$(jq -r 'select(.type == "summary") | .span_s // 0' "$an" | head -n 1)" '
+		([$old[].key]) as $ok | ([$bn[].key]) as $nk
+		| {type: "iteration", v: 2, iteration: 1, run: "opt1", kind: "L2",
+		 change: "applying L2 x.y", applied: $applied, not_applicable: $na, listed_l1: $l1,
+		 bottlenecks: [$bn[].show],
+		 new: [$bn[] | select(.key as $k | $ok | index($k) | not) | .show],
+		 resolved: [$old[] | select(.key as $k | $nk | index($k) | not) | .show],
+		 raw_write_rate_gbs: ($rate | tonumber? // 0), traced_completion_s: ($comp | tonumber? // 0),
+		 completion_s: $smp.median_s, samples: $smp, test: $test,
+		 verdict: $verdict, status: "rolled_back", reason: "no significant gain"}'
+}
+
+@test "--iteration writes the loop's iteration record from its files, as jq made it" {
+	local d=$BATS_TEST_TMPDIR/it
+	mkdir -p "$d"
+	# a finding that names functions (one below 10 %, one a "(...)" bucket)
+	{ cat "$C/after.ndjson"
+	  printf '%s\n' '{"type":"bottleneck","v":2,"metric":"stdio_pct","score":5,"functions":[{"name":"log_line","share":0.5},{"name":"(other)","share":0.3},{"name":"flush","share":0.05}]}'
+	} >"$d/an.ndjson"
+	printf '%s\n' '{"id":"x.y","level":"L2","bottleneck":"small_write_pct","change":"buffer","action":{"env":{"A":"1.0"}}}' >"$d/applied.ndjson"
+	printf '%s\n' '{"id":"z.w","level":"L3","reason":"needs root"}' >"$d/not_applicable.ndjson"
+	printf '%s\n' '{"type":"proposal","id":"a.L1.b","level":"L1"}' '{"type":"proposal","id":"c.L2.d","level":"L2"}' >"$d/papers.ndjson"
+	printf '%s\n' '{"type":"samples","v":1,"config":"iter1","median_s":1.50,"min_s":1.25,"max_s":2.0,"spread_pct":50.0,"failed":0,"runs":[{"wall_s":1.5,"rc":0},{"wall_s":1.25,"rc":0},{"wall_s":2.0,"rc":0}],"read_b_s":{"median":100.0},"write_b_s":{"median":2.5e-5}}' >"$d/samples.ndjson"
+	run -0 dft-compare "$C/samples_before.ndjson" "$C/samples_after.ndjson"
+	printf '%s\n' "$output" >"$d/compare.ndjson"
+	run -0 dft-compare --iteration 1 --run opt1 --status rolled_back --kind L2 \
+		--change "applying L2 x.y" --reason "no significant gain" --previous "$C/before.ndjson" \
+		--actions "$d" --papers "$d/papers.ndjson" --samples "$d/samples.ndjson" \
+		--compared "$d/compare.ndjson" "$d/an.ndjson"
+	assert_output "$(iteration_by_jq "$d/an.ndjson" "$C/before.ndjson" "$d" "$d/papers.ndjson" \
+		"$d/samples.ndjson" "$d/compare.ndjson")"
+	# the functions found: only the named ones over 10 %
+	run -0 jq -r '.bottlenecks[] | select(startswith("stdio_pct"))' <<<"$output"
+	assert_output "stdio_pct:app (log_line)"
+}
+
+@test "--iteration without the optional files: none applied, no samples, no test, nothing new" {
+	run -0 dft-compare --iteration 0 --run traces --status baseline --kind baseline \
+		--change baseline --actions "$BATS_TEST_TMPDIR/none" "$C/before.ndjson"
+	run -0 jq -c '[.applied, .not_applicable, .listed_l1, .new, .resolved, .samples, .test, .verdict, .reason,
+		(.completion_s == .traced_completion_s)]' <<<"$output"
+	assert_output '[[],[],[],[],[],null,null,null,null,true]'
+	# the traced span of the analysis, written as jq writes it
+	run -0 dft-compare --iteration 0 --run traces --status baseline "$C/before.ndjson"
+	[[ "$output" == *"\"traced_completion_s\":$(jq -r 'select(.type == "summary") | .span_s' "$C/before.ndjson"),"* ]] ||
+		fail "$output"
+}
+
+@test "--loop recommends the changes accepted up to the best iteration" {
+	local d=$BATS_TEST_TMPDIR/loop
+	mkdir -p "$d"
+	printf '%s\n' '{"type":"iteration","iteration":0,"status":"baseline","change":"baseline"}' \
+		'{"type":"iteration","iteration":1,"status":"accepted","change":"patch a.patch"}' \
+		'{"type":"iteration","iteration":2,"status":"rolled_back","change":"patch b.patch"}' \
+		'{"type":"iteration","iteration":3,"status":"accepted","change":null,"applied":[{"id":"x","change":"buffer"},{"id":"y"}]}' \
+		'{"type":"iteration","iteration":4,"status":"accepted","change":"late"}' >"$d/it.ndjson"
+	printf '%s\n' '{"id":"z","level":"L3","reason":"needs root"}' >"$d/na.ndjson"
+	run -0 dft-compare --loop --iterations 4 --stop-reason MAX_ITERS --best 3 --repeat 5 \
+		--not-applicable "$d/na.ndjson" "$d/it.ndjson"
+	assert_output "$(jq -s -c --argjson na "$(jq -s -c . "$d/na.ndjson")" '{type: "loop", v: 2, iterations: 4,
+		stop_reason: "MAX_ITERS", best_iteration: 3,
+		recommended: [.[] | select(.iteration <= 3 and .status == "accepted") | .change // (.applied[] | .change // .id)],
+		not_applicable: $na, repeat: 5}' "$d/it.ndjson")"
+	# skipped: nothing run, nothing recommended
+	run -0 dft-compare --loop --stop-reason SKIPPED
+	assert_output '{"type":"loop","v":2,"iterations":0,"stop_reason":"SKIPPED","best_iteration":0,"recommended":[],"not_applicable":[],"repeat":0}'
+}
+
+@test "the options of --iteration and --loop go with their mode" {
+	run -2 --separate-stderr dft-compare --run opt1 "$C/before.ndjson" "$C/after.ndjson"
+	assert_equal "${stderr_lines[0]}" "dft-compare: --run goes with --iteration"
+	run -2 --separate-stderr dft-compare --best 1 "$C/before.ndjson" "$C/after.ndjson"
+	assert_equal "${stderr_lines[0]}" "dft-compare: --best goes with --loop"
+	run -2 --separate-stderr dft-compare --iteration 1 --loop --stop-reason X "$C/before.ndjson"
+	assert_equal "${stderr_lines[0]}" "dft-compare: --iteration and --loop exclude each other"
+	run -2 --separate-stderr dft-compare --iteration 1 --run opt1 "$C/before.ndjson"
+	assert_equal "${stderr_lines[0]}" "dft-compare: --iteration needs --run and --status"
+	run -2 --separate-stderr dft-compare --loop
+	assert_equal "${stderr_lines[0]}" "dft-compare: --loop needs --stop-reason"
+	run -2 --separate-stderr dft-compare --iteration x --run r --status s "$C/before.ndjson"
+	[[ "${stderr_lines[0]}" == "dft-compare: --iteration: bad value 'x'"* ]] || fail "$stderr"
+}

@@ -193,6 +193,11 @@ ws() {
 	run -0 jq -r 'select(.type == "iteration") | .applied[]? | .level' \
 		"$w/records/pipeline.ndjson"
 	[[ "$output" != *L1* ]]
+	# the baseline lists the L1 proposals of the first diagnosis
+	run -0 jq -c 'select(.type == "iteration" and .iteration == 0) | .listed_l1' \
+		"$w/records/pipeline.ndjson"
+	assert_output "$(jq -s -c '[.[] | select(.type == "proposal" and .level == "L1") | .id]' \
+		"$w/records/13_papers.ndjson")"
 	# the bottlenecks of iteration 0 name the function responsible
 	run -0 jq -r 'select(.type == "iteration" and .iteration == 0) | .bottlenecks[]' \
 		"$w/records/pipeline.ndjson"

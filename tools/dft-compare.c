@@ -70,6 +70,17 @@ static const char usage_text[] =
 	"                   [--before-label NAME] [--after-label NAME] "
 	"[--applied IDS]\n"
 	"                   [--top N] BEFORE AFTER\n"
+	"       dft-compare --iteration N --run RUN --status STATUS "
+	"[--kind KIND]\n"
+	"                   [--change TEXT] [--reason TEXT] "
+	"[--previous ANALYSIS]\n"
+	"                   [--actions DIR] [--papers FILE] "
+	"[--samples FILE]\n"
+	"                   [--compared FILE] ANALYSIS\n"
+	"       dft-compare --loop --stop-reason REASON [--iterations N] "
+	"[--best N]\n"
+	"                   [--repeat N] [--not-applicable FILE] "
+	"[ITERATIONS]\n"
 	"       dft-compare -h | --help | -V | --version\n";
 
 static const char help_text[] =
@@ -90,6 +101,21 @@ static const char help_text[] =
 	"      --applied IDS         comma-separated ids of the proposals "
 	"applied\n"
 	"      --top N               view rows per view of a trace directory\n"
+	"\n"
+	"The optimization loop's records (see dft(7) and dft-compare(1)):\n"
+	"      --iteration N         print iteration N's record from its "
+	"ANALYSIS\n"
+	"      --run, --status, --kind, --change, --reason TEXT   its fields\n"
+	"      --previous ANALYSIS   the accepted one before (new, resolved)\n"
+	"      --actions DIR         DIR/applied.ndjson, "
+	"DIR/not_applicable.ndjson\n"
+	"      --papers FILE         the L1 proposals listed\n"
+	"      --samples FILE        its timed runs' samples record\n"
+	"      --compared FILE       dft-compare's output for it "
+	"(test, verdict)\n"
+	"      --loop                print the loop record\n"
+	"      --iterations N, --best N, --repeat N, --stop-reason REASON,\n"
+	"      --not-applicable FILE its fields\n"
 	"  -h, --help                show this help\n"
 	"  -V, --version             show the version\n";
 
@@ -1229,8 +1255,450 @@ emit_verdict(struct side *b, struct side *a, const struct opts *o,
 	return regressed;
 }
 
+/* ---- the optimization loop's records (--iteration, --loop) ------------- */
+
+/* What --iteration and --loop are told; see dft-compare(1). */
+struct loop_opts {
+	long iteration, iterations, best, repeat;
+	const char *run, *status, *kind, *change, *reason;
+	const char *previous, *actions, *papers, *samples, *compared;
+	const char *stop_reason, *not_applicable;
+};
+
+static int
+collect(struct dft_reader *r, void *ctx)
+{
+	json_object *rec;
+	int rc;
+
+	while ((rc = dft_reader_next(r, &rec)) == 1)
+		json_object_array_add(ctx, rec);
+	return rc < 0 ? DFT_EXIT_FATAL : DFT_EXIT_OK;
+}
+
+/* The records of an optional input in an array: a file that does not
+ * exist holds none; bad lines make *status 1. */
+static json_object *
+read_all(const char *path, int *status)
+{
+	json_object *a = json_object_new_array();
+	char *argv[1];
+
+	if (path == NULL || (!dft_exists(path) && errno == ENOENT))
+		return a;
+	argv[0] = (char *)path;
+	*status = dft_worst(*status, dft_each_input(1, argv, collect, a));
+	return a;
+}
+
+/* The first record of type T in the array a, borrowed, or NULL. */
+static json_object *
+first_of(json_object *a, const char *t)
+{
+	size_t n = json_object_array_length(a);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(a, i);
+
+		if (strcmp(dft_record_type(r), t) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+/* A computed number as jq writes it: an integral value without ".0", else
+ * the shortest text that reads back the same. */
+static int
+number_to_string(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	double d = json_object_get_double(o);
+	char tmp[40];
+
+	(void)level;
+	(void)flags;
+	if (!isfinite(d))
+		snprintf(tmp, sizeof(tmp), "null");
+	else if (d == floor(d) && fabs(d) < 1e17)
+		snprintf(tmp, sizeof(tmp), "%.0f", d);
+	else
+		for (int p = 1; p <= 17; p++) {
+			snprintf(tmp, sizeof(tmp), "%.*g", p, d);
+			if (strtod(tmp, NULL) == d)
+				break;
+		}
+	return printbuf_memappend(pb, tmp, (int)strlen(tmp));
+}
+
+static json_object *
+jnumber(double d)
+{
+	json_object *o = json_object_new_double(d);
+
+	if (o == NULL)
+		dft_die("out of memory");
+	json_object_set_serializer(o, number_to_string, NULL, NULL);
+	return o;
+}
+
+/* Every number below o written as jq writes it (the records were made by
+ * jq before, and a copied "100.0" is 100 there). */
+static void
+jq_numbers(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		json_object_set_serializer(o, number_to_string, NULL, NULL);
+		break;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			jq_numbers(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			jq_numbers(v);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* A copy of o's member key (JSON null when absent). */
+static json_object *
+member(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (o != NULL)
+		v = dft_json_path(o, key);
+	return v != NULL ? json_object_get(v) : NULL;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* One active bottleneck of an analysis: "metric:view" and the application
+ * functions responsible (share >= 10 %, at most two per record). */
+struct active {
+	char *key;
+	char **fns;
+	size_t nfns;
+};
+
+static int
+active_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct active *)a)->key,
+		      ((const struct active *)b)->key);
+}
+
+/* The active bottlenecks of the records in a (score 4 or more, or marked
+ * a bottleneck), one per key in key order, functions merged and sorted. */
+static struct active *
+active_bottlenecks(json_object *a, size_t *count)
+{
+	struct active *v = NULL;
+	size_t n = 0, len = json_object_array_length(a), k = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		json_object *r = json_object_array_get_idx(a, i), *fns, *sc;
+		struct dft_buf key;
+		struct active *x;
+		int taken = 0;
+
+		if (strcmp(dft_record_type(r), "bottleneck") != 0)
+			continue;
+		if (!dft_json_bool(r, "bottleneck", 0) &&
+		    !(json_object_object_get_ex(r, "score", &sc) &&
+		      (json_object_is_type(sc, json_type_int) ||
+		       json_object_is_type(sc, json_type_double)) &&
+		      json_object_get_double(sc) >= 4))
+			continue;
+		dft_buf_init(&key);
+		dft_buf_addf(&key, "%s:%s", dft_json_str(r, "metric", "null"),
+			     dft_json_str(r, "view", "app"));
+		for (x = v; x < v + n; x++)
+			if (strcmp(x->key, key.s) == 0)
+				break;
+		if (x == v + n) {
+			v = dft_xrealloc(v, (n + 1) * sizeof(*v));
+			x = &v[n++];
+			x->key = dft_buf_detach(&key);
+			x->fns = NULL;
+			x->nfns = 0;
+		}
+		dft_buf_release(&key);
+		if (!json_object_object_get_ex(r, "functions", &fns) ||
+		    !json_object_is_type(fns, json_type_array))
+			continue;
+		for (size_t j = 0; j < json_object_array_length(fns) &&
+		     taken < 2; j++) {
+			json_object *f = json_object_array_get_idx(fns, j);
+			const char *name = dft_json_str(f, "name", NULL);
+			size_t m;
+
+			if (name == NULL || name[0] == '(' ||
+			    dft_json_double(f, "share", 0) < 0.1)
+				continue;
+			taken++;
+			for (m = 0; m < x->nfns; m++)
+				if (strcmp(x->fns[m], name) == 0)
+					break;
+			if (m < x->nfns)
+				continue;
+			x->fns = dft_xrealloc(x->fns,
+					      (x->nfns + 1) * sizeof(char *));
+			x->fns[x->nfns++] = dft_xstrdup(name);
+		}
+	}
+	qsort(v, n, sizeof(*v), active_cmp);
+	for (k = 0; k < n; k++)
+		qsort(v[k].fns, v[k].nfns, sizeof(char *), str_cmp);
+	*count = n;
+	return v;
+}
+
+static void
+actives_release(struct active *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < v[i].nfns; j++)
+			free(v[i].fns[j]);
+		free(v[i].fns);
+		free(v[i].key);
+	}
+	free(v);
+}
+
+/* "metric:view (f, g)" */
+static json_object *
+active_show(const struct active *x)
+{
+	struct dft_buf b;
+	json_object *s;
+
+	dft_buf_init(&b);
+	dft_buf_adds(&b, x->key);
+	for (size_t j = 0; j < x->nfns; j++)
+		dft_buf_addf(&b, "%s%s", j == 0 ? " (" : ", ", x->fns[j]);
+	if (x->nfns > 0)
+		dft_buf_addc(&b, ')');
+	s = dft_jstr(b.s);
+	dft_buf_release(&b);
+	return s;
+}
+
+/* The shows of the entries of v whose key is not in w (w NULL: all). */
+static json_object *
+shows_not_in(const struct active *v, size_t n, const struct active *w,
+	     size_t m)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		int found = 0;
+
+		for (size_t j = 0; w != NULL && j < m && !found; j++)
+			found = strcmp(v[i].key, w[j].key) == 0;
+		if (!found)
+			json_object_array_add(a, active_show(&v[i]));
+	}
+	return a;
+}
+
+static json_object *
+opt_str(const char *s)
+{
+	return s != NULL && *s != '\0' ? dft_jstr(s) : NULL;
+}
+
+/* The iteration record of dft(7) for configuration lo->iteration. */
+static int
+emit_iteration(const struct loop_opts *lo, const char *analysis)
+{
+	int status = DFT_EXIT_OK;
+	json_object *an = read_all(analysis, &status);
+	json_object *prev = lo->previous != NULL ?
+		read_all(lo->previous, &status) : json_object_get(an);
+	json_object *pp = read_all(lo->papers, &status);
+	json_object *smp_in = read_all(lo->samples, &status);
+	json_object *cmp_in = read_all(lo->compared, &status);
+	json_object *applied = json_object_new_array(), *na, *l1, *rec, *v;
+	json_object *summary = first_of(an, "summary"), *w = NULL;
+	json_object *smp = NULL, *test = NULL, *s, *vd;
+	struct active *bn, *old;
+	size_t nbn, nold;
+	double rate = 0, comp = 0;
+
+	if (lo->actions != NULL) {
+		char *p = dft_path_join(lo->actions, "applied.ndjson");
+		char *q = dft_path_join(lo->actions, "not_applicable.ndjson");
+
+		json_object_put(applied);
+		applied = read_all(p, &status);
+		na = read_all(q, &status);
+		free(p);
+		free(q);
+	} else {
+		na = json_object_new_array();
+	}
+	l1 = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(pp); i++) {
+		json_object *r = json_object_array_get_idx(pp, i);
+
+		if (strcmp(dft_record_type(r), "proposal") == 0 &&
+		    strcmp(dft_json_str(r, "level", ""), "L1") == 0)
+			json_object_array_add(l1, member(r, "id"));
+	}
+	bn = active_bottlenecks(an, &nbn);
+	old = active_bottlenecks(prev, &nold);
+	if (summary != NULL) {
+		double t;
+
+		w = dft_json_path(summary, "io.write");
+		t = dft_json_double(w, "time_s", 0);
+		if (t > 0)
+			rate = dft_json_double(w, "bytes", 0) / t / 1e9;
+		comp = dft_json_double(summary, "span_s", 0);
+	}
+	if ((s = first_of(smp_in, "samples")) != NULL) {
+		json_object *runs = dft_json_path(s, "runs");
+
+		smp = json_object_new_object();
+		json_object_object_add(smp, "median_s", member(s, "median_s"));
+		json_object_object_add(smp, "min_s", member(s, "min_s"));
+		json_object_object_add(smp, "max_s", member(s, "max_s"));
+		json_object_object_add(smp, "spread_pct",
+				       member(s, "spread_pct"));
+		json_object_object_add(smp, "runs", dft_jint(
+			json_object_is_type(runs, json_type_array) ?
+			(int64_t)json_object_array_length(runs) : 0));
+		json_object_object_add(smp, "failed", member(s, "failed"));
+		json_object_object_add(smp, "read_b_s",
+				       member(s, "read_b_s.median"));
+		json_object_object_add(smp, "write_b_s",
+				       member(s, "write_b_s.median"));
+	}
+	if ((vd = first_of(cmp_in, "verdict")) != NULL) {
+		test = json_object_new_object();
+		json_object_object_add(test, "name", member(vd, "test.name"));
+		json_object_object_add(test, "p", member(vd, "test.p"));
+		json_object_object_add(test, "significant",
+				       member(vd, "test.significant"));
+		json_object_object_add(test, "alpha", member(vd, "test.alpha"));
+		json_object_object_add(test, "pct",
+				       member(vd, "completion_time.pct"));
+		json_object_object_add(test, "before_s",
+				       member(vd, "completion_time.before"));
+		json_object_object_add(test, "noise_pct",
+				       member(vd, "noise_pct"));
+		json_object_object_add(test, "text", member(vd, "verdict_text"));
+	}
+	rec = json_object_new_object();
+	json_object_object_add(rec, "type", dft_jstr("iteration"));
+	json_object_object_add(rec, "v", dft_jint(2));
+	json_object_object_add(rec, "iteration", dft_jint(lo->iteration));
+	json_object_object_add(rec, "run", dft_jstr(lo->run));
+	json_object_object_add(rec, "kind", opt_str(lo->kind));
+	json_object_object_add(rec, "change", opt_str(lo->change));
+	json_object_object_add(rec, "applied", applied);
+	json_object_object_add(rec, "not_applicable", na);
+	json_object_object_add(rec, "listed_l1", l1);
+	json_object_object_add(rec, "bottlenecks",
+			       shows_not_in(bn, nbn, NULL, 0));
+	json_object_object_add(rec, "new", shows_not_in(bn, nbn, old, nold));
+	json_object_object_add(rec, "resolved",
+			       shows_not_in(old, nold, bn, nbn));
+	json_object_object_add(rec, "raw_write_rate_gbs", jnumber(rate));
+	v = summary != NULL ? dft_json_path(summary, "span_s") : NULL;
+	json_object_object_add(rec, "traced_completion_s",
+			       v != NULL ? json_object_get(v) : jnumber(comp));
+	json_object_object_add(rec, "completion_s", smp != NULL ?
+			       member(smp, "median_s") :
+			       (v != NULL ? json_object_get(v) : jnumber(comp)));
+	json_object_object_add(rec, "samples", smp);
+	json_object_object_add(rec, "test", test);
+	v = vd != NULL ? dft_json_path(vd, "verdict") : NULL;
+	if (v == NULL && vd != NULL)
+		v = dft_json_path(vd, "overall");
+	json_object_object_add(rec, "verdict", v != NULL ? json_object_get(v) : NULL);
+	json_object_object_add(rec, "status", dft_jstr(lo->status));
+	json_object_object_add(rec, "reason", opt_str(lo->reason));
+	jq_numbers(rec);
+	dft_emit_put(stdout, rec);
+	actives_release(bn, nbn);
+	actives_release(old, nold);
+	json_object_put(an);
+	json_object_put(prev);
+	json_object_put(pp);
+	json_object_put(smp_in);
+	json_object_put(cmp_in);
+	return dft_worst(status, dft_close_stdout());
+}
+
+/* The loop record of dft(7): the changes accepted up to the best
+ * iteration, in order, from the iteration records. */
+static int
+emit_loop(const struct loop_opts *lo, const char *iterations)
+{
+	int status = DFT_EXIT_OK;
+	json_object *its = read_all(iterations, &status);
+	json_object *na = read_all(lo->not_applicable, &status);
+	json_object *rec, *recommended = json_object_new_array();
+
+	for (size_t i = 0; lo->best > 0 && i < json_object_array_length(its);
+	     i++) {
+		json_object *r = json_object_array_get_idx(its, i), *ch, *ap;
+
+		if (strcmp(dft_record_type(r), "iteration") != 0 ||
+		    dft_json_int(r, "iteration", 0) > lo->best ||
+		    strcmp(dft_json_str(r, "status", ""), "accepted") != 0)
+			continue;
+		ch = dft_json_path(r, "change");
+		if (ch != NULL && !json_object_is_type(ch, json_type_null)) {
+			json_object_array_add(recommended, json_object_get(ch));
+			continue;
+		}
+		/* no change text: each applied action's change, or its id */
+		ap = dft_json_path(r, "applied");
+		for (size_t j = 0; json_object_is_type(ap, json_type_array) &&
+		     j < json_object_array_length(ap); j++) {
+			json_object *a = json_object_array_get_idx(ap, j);
+
+			ch = dft_json_path(a, "change");
+			if (ch == NULL || json_object_is_type(ch, json_type_null))
+				ch = dft_json_path(a, "id");
+			json_object_array_add(recommended, ch != NULL ?
+					      json_object_get(ch) : NULL);
+		}
+	}
+	rec = json_object_new_object();
+	json_object_object_add(rec, "type", dft_jstr("loop"));
+	json_object_object_add(rec, "v", dft_jint(2));
+	json_object_object_add(rec, "iterations", dft_jint(lo->iterations));
+	json_object_object_add(rec, "stop_reason", dft_jstr(lo->stop_reason));
+	json_object_object_add(rec, "best_iteration", dft_jint(lo->best));
+	json_object_object_add(rec, "recommended", recommended);
+	json_object_object_add(rec, "not_applicable", na);
+	json_object_object_add(rec, "repeat", dft_jint(lo->repeat));
+	jq_numbers(rec);
+	dft_emit_put(stdout, rec);
+	json_object_put(its);
+	return dft_worst(status, dft_close_stdout());
+}
+
 enum {
 	O_TOL = 256, O_THRESH, O_FAIL, O_LB, O_LA, O_APPLIED, O_TOP, O_ALPHA,
+	/* --iteration */
+	O_ITER, O_RUN, O_STATUS, O_KIND, O_CHANGE, O_REASON, O_PREV,
+	O_ACTIONS, O_PAPERS, O_SAMPLES, O_COMPARED,
+	/* --loop */
+	O_LOOP, O_ITERS, O_STOP, O_BEST, O_REPEAT, O_NA,
 };
 
 int
@@ -1245,6 +1713,23 @@ main(int argc, char **argv)
 		{ "applied", required_argument, NULL, O_APPLIED },
 		{ "top", required_argument, NULL, O_TOP },
 		{ "alpha", required_argument, NULL, O_ALPHA },
+		{ "iteration", required_argument, NULL, O_ITER },
+		{ "run", required_argument, NULL, O_RUN },
+		{ "status", required_argument, NULL, O_STATUS },
+		{ "kind", required_argument, NULL, O_KIND },
+		{ "change", required_argument, NULL, O_CHANGE },
+		{ "reason", required_argument, NULL, O_REASON },
+		{ "previous", required_argument, NULL, O_PREV },
+		{ "actions", required_argument, NULL, O_ACTIONS },
+		{ "papers", required_argument, NULL, O_PAPERS },
+		{ "samples", required_argument, NULL, O_SAMPLES },
+		{ "compared", required_argument, NULL, O_COMPARED },
+		{ "loop", no_argument, NULL, O_LOOP },
+		{ "iterations", required_argument, NULL, O_ITERS },
+		{ "stop-reason", required_argument, NULL, O_STOP },
+		{ "best", required_argument, NULL, O_BEST },
+		{ "repeat", required_argument, NULL, O_REPEAT },
+		{ "not-applicable", required_argument, NULL, O_NA },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1256,9 +1741,14 @@ main(int argc, char **argv)
 	char *tmpdir;
 	const char *td;
 	int c, status, regressions = 0, regressed;
+	struct loop_opts lo;
+	int mode = 0;		/* O_ITER, O_LOOP or 0: the comparison */
+	int mode_opt = 0;	/* an option of one mode, for a message */
+	int mode_of_opt = 0;
 
 	dft_init("dft-compare");
 	memset(&o, 0, sizeof(o));
+	memset(&lo, 0, sizeof(lo));
 	o.tolerance = 5;
 	o.alpha = 0.05;
 	while ((c = dft_getopt(argc, argv, "hV", longopts)) != -1) {
@@ -1285,10 +1775,81 @@ main(int argc, char **argv)
 			o.top = (int)dft_opt_long(usage_text, "--top", optarg, 0,
 						  1000000);
 			break;
+		case O_ITER:
+			lo.iteration = dft_opt_long(usage_text, "--iteration",
+						    optarg, 0, 1000000);
+			mode = mode == O_LOOP ? -1 : O_ITER;
+			break;
+		case O_LOOP: mode = mode == O_ITER ? -1 : O_LOOP; break;
+		case O_RUN: lo.run = optarg; goto iter_opt;
+		case O_STATUS: lo.status = optarg; goto iter_opt;
+		case O_KIND: lo.kind = optarg; goto iter_opt;
+		case O_CHANGE: lo.change = optarg; goto iter_opt;
+		case O_REASON: lo.reason = optarg; goto iter_opt;
+		case O_PREV: lo.previous = optarg; goto iter_opt;
+		case O_ACTIONS: lo.actions = optarg; goto iter_opt;
+		case O_PAPERS: lo.papers = optarg; goto iter_opt;
+		case O_SAMPLES: lo.samples = optarg; goto iter_opt;
+		case O_COMPARED: lo.compared = optarg; goto iter_opt;
+		iter_opt:
+			mode_opt = c;
+			mode_of_opt = O_ITER;
+			break;
+		case O_ITERS:
+			lo.iterations = dft_opt_long(usage_text, "--iterations",
+						     optarg, 0, 1000000);
+			goto loop_opt;
+		case O_BEST:
+			lo.best = dft_opt_long(usage_text, "--best", optarg, 0,
+					       1000000);
+			goto loop_opt;
+		case O_REPEAT:
+			lo.repeat = dft_opt_long(usage_text, "--repeat", optarg,
+						 0, 1000000);
+			goto loop_opt;
+		case O_STOP: lo.stop_reason = optarg; goto loop_opt;
+		case O_NA: lo.not_applicable = optarg; goto loop_opt;
+		loop_opt:
+			mode_opt = c;
+			mode_of_opt = O_LOOP;
+			break;
 		case 'h': return dft_help(usage_text, help_text);
 		case 'V': return dft_version();
 		default: dft_option_error(usage_text, c, argv, longopts);
 		}
+	}
+	if (mode == -1)
+		dft_usage_error(usage_text, "--iteration and --loop exclude "
+				"each other");
+	if (mode_of_opt != 0 && mode != mode_of_opt) {
+		const struct option *lp = longopts;
+
+		while (lp->val != mode_opt)
+			lp++;
+		dft_usage_error(usage_text, "--%s goes with %s", lp->name,
+				mode_of_opt == O_ITER ? "--iteration" :
+				"--loop");
+	}
+	if (mode == O_ITER) {
+		if (lo.run == NULL || lo.status == NULL)
+			dft_usage_error(usage_text, "--iteration needs --run "
+					"and --status");
+		if (argc - optind != 1)
+			dft_usage_error(usage_text, "--iteration: expected one "
+					"operand, ANALYSIS, got %d",
+					argc - optind);
+		return emit_iteration(&lo, argv[optind]);
+	}
+	if (mode == O_LOOP) {
+		if (lo.stop_reason == NULL)
+			dft_usage_error(usage_text, "--loop needs "
+					"--stop-reason");
+		if (argc - optind > 1)
+			dft_usage_error(usage_text, "--loop: expected at most "
+					"one operand, ITERATIONS, got %d",
+					argc - optind);
+		return emit_loop(&lo, argc - optind == 1 ? argv[optind] :
+				 NULL);
 	}
 	if (argc - optind != 2)
 		dft_usage_error(usage_text, "expected two operands, BEFORE and "
