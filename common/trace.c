@@ -44,11 +44,15 @@ struct mem_src {
 	size_t n, pos;
 };
 
-/* The raw (possibly compressed) input of a trace. */
-struct raw {
+/* The raw (possibly compressed) input of a trace: trace.c's alone. */
+struct dft_trace_raw {
+	int fd;			/* -1: none (a memory input) */
+	int gz, eof, in_eof;
+	z_stream *zs;		/* gzip only */
+	unsigned char *in;	/* raw bytes read */
+	size_t in_cap;
+	/* per file: dft_trace_chain starts these again */
 	struct mem_src *mem;
-	unsigned char *p;	/* t->in */
-	size_t len, pos;
 	int member_done;
 	int skipping;		/* discarding an over-long line */
 	int stopped;		/* a chunk ended at its "]" (skip_late) */
@@ -59,7 +63,7 @@ struct raw {
 static ssize_t
 raw_read(struct dft_trace *t, void *dst, size_t n)
 {
-	struct mem_src *m = ((struct raw *)t->zs_raw)->mem;
+	struct mem_src *m = t->raw->mem;
 
 	if (m != NULL) {
 		size_t k = m->n - m->pos < n ? m->n - m->pos : n;
@@ -69,7 +73,7 @@ raw_read(struct dft_trace *t, void *dst, size_t n)
 		return (ssize_t)k;
 	}
 	for (;;) {
-		ssize_t k = read(t->fd, dst, n);
+		ssize_t k = read(t->raw->fd, dst, n);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -110,19 +114,19 @@ stream_problem(struct dft_trace *t, const char *what)
 static int
 gz_need(struct dft_trace *t, size_t want)
 {
-	z_stream *zs = t->zs;
+	z_stream *zs = t->raw->zs;
 
-	while (zs->avail_in < want && !t->in_eof) {
-		if (zs->avail_in > 0 && zs->next_in != t->in)
-			memmove(t->in, zs->next_in, zs->avail_in);
-		zs->next_in = t->in;
-		ssize_t k = raw_read(t, t->in + zs->avail_in,
-				     t->in_cap - zs->avail_in);
+	while (zs->avail_in < want && !t->raw->in_eof) {
+		if (zs->avail_in > 0 && zs->next_in != t->raw->in)
+			memmove(t->raw->in, zs->next_in, zs->avail_in);
+		zs->next_in = t->raw->in;
+		ssize_t k = raw_read(t, t->raw->in + zs->avail_in,
+				     t->raw->in_cap - zs->avail_in);
 
 		if (k < 0)
 			return -1;
 		if (k == 0)
-			t->in_eof = 1;
+			t->raw->in_eof = 1;
 		zs->avail_in += (uInt)k;
 	}
 	return 0;
@@ -132,7 +136,7 @@ gz_need(struct dft_trace *t, size_t want)
 static int
 gz_resync(struct dft_trace *t)
 {
-	z_stream *zs = t->zs;
+	z_stream *zs = t->raw->zs;
 
 	for (;;) {
 		unsigned char *p = zs->next_in;
@@ -151,11 +155,11 @@ gz_resync(struct dft_trace *t)
 
 		zs->next_in = p + n - keep;
 		zs->avail_in = (uInt)keep;
-		if (t->in_eof)
+		if (t->raw->in_eof)
 			return 0;
 		if (gz_need(t, keep + 1) < 0)
 			return -1;
-		if (zs->avail_in <= keep && t->in_eof)
+		if (zs->avail_in <= keep && t->raw->in_eof)
 			return 0;
 	}
 }
@@ -173,8 +177,8 @@ break_line(struct dft_trace *t)
 static int
 fill_gz(struct dft_trace *t)
 {
-	z_stream *zs = t->zs;
-	struct raw *r = t->zs_raw;
+	z_stream *zs = t->raw->zs;
+	struct dft_trace_raw *r = t->raw;
 
 	for (;;) {
 		if (r->member_done) {
@@ -207,7 +211,7 @@ fill_gz(struct dft_trace *t)
 			r->member_done = 0;
 			continue;
 		}
-		if (zs->avail_in == 0 && !t->in_eof && gz_need(t, 1) < 0)
+		if (zs->avail_in == 0 && !t->raw->in_eof && gz_need(t, 1) < 0)
 			return -1;
 		size_t room = t->buf_cap - t->buf_len;
 
@@ -230,7 +234,7 @@ fill_gz(struct dft_trace *t)
 			continue;
 		}
 		if (rc == Z_BUF_ERROR && zs->avail_in == 0) {
-			if (!t->in_eof) {
+			if (!t->raw->in_eof) {
 				if (got > 0)
 					return 1;
 				continue;
@@ -257,14 +261,14 @@ fill_gz(struct dft_trace *t)
 static int
 fill(struct dft_trace *t)
 {
-	return t->gz ? fill_gz(t) : fill_plain(t);
+	return t->raw->gz ? fill_gz(t) : fill_plain(t);
 }
 
 /* The next raw line (without '\n'), or 0 at the end, -1 on read error. */
 static int
 next_line(struct dft_trace *t, char **s, size_t *n)
 {
-	struct raw *r = t->zs_raw;
+	struct dft_trace_raw *r = t->raw;
 
 	for (;;) {
 		char *start = t->buf + t->buf_pos;
@@ -282,7 +286,7 @@ next_line(struct dft_trace *t, char **s, size_t *n)
 			}
 			return 1;
 		}
-		if (t->eof) {
+		if (t->raw->eof) {
 			if (avail == 0)
 				return 0;
 			*s = start;
@@ -321,7 +325,7 @@ next_line(struct dft_trace *t, char **s, size_t *n)
 		if (k < 0)
 			return -1;
 		if (k == 0)
-			t->eof = 1;
+			t->raw->eof = 1;
 	}
 }
 
@@ -333,26 +337,26 @@ trace_init_common(struct dft_trace *t, const char *name, size_t in_cap,
 {
 	memset(t, 0, sizeof(*t));
 	t->name = name;
-	t->fd = -1;
-	t->in_cap = in_cap;
-	t->in = dft_xmalloc(t->in_cap);
+	t->raw = dft_xcalloc(1, sizeof(*t->raw));
+	t->raw->fd = -1;
+	t->raw->in_cap = in_cap;
+	t->raw->in = dft_xmalloc(t->raw->in_cap);
 	t->buf_cap = out_cap;
 	t->buf = dft_xmalloc(t->buf_cap);
-	t->zs_raw = dft_xcalloc(1, sizeof(struct raw));
-	dft_tmap_init(&t->names, sizeof(struct dft_str));
+		dft_tmap_init(&t->names, sizeof(struct dft_str));
 }
 
 /* Reads the first bytes to choose between gzip and plain text. */
 static int
 trace_start(struct dft_trace *t)
 {
-	ssize_t k = raw_read(t, t->in, t->in_cap);
+	ssize_t k = raw_read(t, t->raw->in, t->raw->in_cap);
 
 	if (k < 0)
 		return -1;
 	if (k == 0)
-		t->in_eof = 1;
-	if (k >= 2 && t->in[0] == 0x1f && t->in[1] == 0x8b) {
+		t->raw->in_eof = 1;
+	if (k >= 2 && t->raw->in[0] == 0x1f && t->raw->in[1] == 0x8b) {
 		z_stream *zs = dft_xcalloc(1, sizeof(*zs));
 
 		if (inflateInit2(zs, 15 + 16) != Z_OK) {
@@ -360,15 +364,15 @@ trace_start(struct dft_trace *t)
 			errno = ENOMEM;
 			return -1;
 		}
-		zs->next_in = t->in;
+		zs->next_in = t->raw->in;
 		zs->avail_in = (uInt)k;
-		t->zs = zs;
-		t->gz = 1;
+		t->raw->zs = zs;
+		t->raw->gz = 1;
 		return 0;
 	}
 	if ((size_t)k > t->buf_cap)
 		k = (ssize_t)t->buf_cap;
-	memcpy(t->buf, t->in, (size_t)k);
+	memcpy(t->buf, t->raw->in, (size_t)k);
 	t->buf_len = (size_t)k;
 	t->out_bytes += (uint64_t)k;
 	return 0;
@@ -409,7 +413,7 @@ dft_trace_open(struct dft_trace *t, const char *path)
 		return -1;
 	trace_init_common(t, strcmp(path, "-") == 0 ? "<stdin>" : path,
 			  IN_CHUNK, OUT_CHUNK);
-	t->fd = fd;
+	t->raw->fd = fd;
 	if (trace_start(t) < 0) {
 		int e = errno;
 
@@ -432,27 +436,28 @@ dft_trace_open_mem(struct dft_trace *t, const char *name, const void *data,
 	m = dft_xcalloc(1, sizeof(*m));
 	m->p = data;
 	m->n = n;
-	((struct raw *)t->zs_raw)->mem = m;
+	t->raw->mem = m;
 	trace_start(t);
 }
 
 int
 dft_trace_chain(struct dft_trace *t, const char *path)
 {
-	struct raw *r = t->zs_raw;
+	struct dft_trace_raw *r = t->raw;
 	int fd = open_input(path);
 
 	if (fd < 0)
 		return -1;
-	if (t->zs != NULL) {
-		inflateEnd(t->zs);
-		free(t->zs);
-		t->zs = NULL;
+	if (t->raw->zs != NULL) {
+		inflateEnd(t->raw->zs);
+		free(t->raw->zs);
+		t->raw->zs = NULL;
 	}
-	if (t->fd > 0)
-		close(t->fd);
+	if (t->raw->fd > 0)
+		close(t->raw->fd);
 	free(r->mem);
-	memset(r, 0, sizeof(*r));
+	r->mem = NULL;
+	r->member_done = r->skipping = r->stopped = 0;
 	if (t->jobj != NULL) {
 		json_object_put(t->jobj);
 		t->jobj = NULL;
@@ -463,8 +468,8 @@ dft_trace_chain(struct dft_trace *t, const char *path)
 	t->chunk_part = 0;
 	t->skip_late = 0;
 	t->name = path;
-	t->fd = fd;
-	t->gz = t->eof = t->in_eof = 0;
+	t->raw->fd = fd;
+	t->raw->gz = t->raw->eof = t->raw->in_eof = 0;
 	t->buf_len = t->buf_pos = 0;
 	t->lineno = 0;
 	t->lines = t->bad = t->fallback = t->known_bad = 0;
@@ -475,7 +480,7 @@ dft_trace_chain(struct dft_trace *t, const char *path)
 	t->files++;
 	if (trace_start(t) < 0) {
 		/* nothing more to read from it */
-		t->eof = t->in_eof = 1;
+		t->raw->eof = t->raw->in_eof = 1;
 		return -1;
 	}
 	return 0;
@@ -484,19 +489,20 @@ dft_trace_chain(struct dft_trace *t, const char *path)
 void
 dft_trace_close(struct dft_trace *t)
 {
-	struct raw *r = t->zs_raw;
+	struct dft_trace_raw *r = t->raw;
 
-	if (t->zs != NULL) {
-		inflateEnd(t->zs);
-		free(t->zs);
-	}
-	if (t->fd > 0)
-		close(t->fd);
-	if (r != NULL)
+	if (r != NULL) {
+		if (r->zs != NULL) {
+			inflateEnd(r->zs);
+			free(r->zs);
+		}
+		if (r->fd > 0)
+			close(r->fd);
 		free(r->mem);
-	free(r);
+		free(r->in);
+		free(r);
+	}
 	free(t->chunk_source);
-	free(t->in);
 	free(t->buf);
 	free(t->scratch);
 	if (t->jobj != NULL)
@@ -506,7 +512,6 @@ dft_trace_close(struct dft_trace *t)
 							       i))->p);
 	dft_tmap_release(&t->names);
 	memset(t, 0, sizeof(*t));
-	t->fd = -1;
 }
 
 /* ---- the scanner ----------------------------------------------------------- */
@@ -1558,7 +1563,7 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 		json_object_put(t->jobj);
 		t->jobj = NULL;
 	}
-	if (((struct raw *)t->zs_raw)->stopped)
+	if (t->raw->stopped)
 		return 0;
 	for (;;) {
 		int k = next_line(t, &s, &n);
@@ -1583,7 +1588,7 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 		/* a chunk read as part of a stream ends at its "]" */
 		if (n == 1 && s[0] == ']' && t->skip_late &&
 		    t->chunk_part > 0) {
-			((struct raw *)t->zs_raw)->stopped = 1;
+			t->raw->stopped = 1;
 			return 0;
 		}
 		/* a JSON-array framing: "[{...}", "{...},", "{...}]" */
@@ -1629,7 +1634,8 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 			ev->len = n;
 			ev->lineno = t->lineno;
 			if (json_line(t, ev, s, n) != 0) {
-				int last = t->eof && t->buf_pos == t->buf_len;
+				int last = t->raw->eof &&
+					   t->buf_pos == t->buf_len;
 
 				/* dftracer 2.0.x prints non-string PR metadata
 				 * (core_affinity) as invalid JSON: a known

@@ -97,13 +97,11 @@ struct dft_trace_ev {
 	int64_t collective;
 };
 #define DFT_TRACE_KEEP_BAD 5	/* bad lines remembered for messages */
+struct dft_trace_raw;		/* the input and its gzip state: trace.c's */
 struct dft_trace {
 	const char *name;
-	int fd, gz, eof, in_eof;
-	void *zs;		/* z_stream */
-	void *zs_raw;		/* input state, private to trace.c */
-	unsigned char *in;
-	size_t in_cap;
+	struct dft_trace_raw *raw;
+	/* the line buffers the events point into (the scanner's) */
 	char *buf;		/* uncompressed text */
 	size_t buf_len, buf_pos, buf_cap;
 	char *scratch;		/* unescaped strings */
