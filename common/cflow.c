@@ -111,8 +111,8 @@ other_function(enum CXCursorKind k)
 }
 
 /* c without the implicit casts, parentheses and (void) casts around it. */
-static CXCursor
-unwrap(CXCursor c)
+CXCursor
+dft_cflow_unwrap(CXCursor c)
 {
 	for (;;) {
 		enum CXCursorKind k = clang_getCursorKind(c);
@@ -295,7 +295,7 @@ dft_cflow_call(struct dft_cflow *c, CXCursor call)
 	const char *k = NULL;
 	char *name;
 
-	call = unwrap(call);
+	call = dft_cflow_unwrap(call);
 	if (clang_getCursorKind(call) != CXCursor_CallExpr)
 		return NULL;
 	r = clang_getCursorReferenced(call);
@@ -538,7 +538,7 @@ dft_cflow_cannot_complete(struct dft_cflow *c, CXCursor s)
 	case CXCursor_UnexposedExpr:
 	case CXCursor_ParenExpr:
 	case CXCursor_CStyleCastExpr: {
-		CXCursor u = unwrap(s);
+		CXCursor u = dft_cflow_unwrap(s);
 
 		return !clang_equalCursors(u, s) &&
 		       dft_cflow_cannot_complete(c, u);

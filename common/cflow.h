@@ -52,6 +52,9 @@ struct dft_kids {
 };
 void dft_cflow_kids(CXCursor c, struct dft_kids *k);
 
+/* c without the implicit casts, parentheses and casts around it. */
+CXCursor dft_cflow_unwrap(CXCursor c);
+
 /* 1 when declaration d is at global scope, in std (or __gnu_cxx) or in
  * extern "C": where the C library's names are. */
 int dft_cflow_global(CXCursor d);

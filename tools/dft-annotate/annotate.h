@@ -9,6 +9,9 @@
  * strip.c	removes exactly what cedit.c inserted.
  * diff.c	unified diff of two texts (Myers).
  * py.c		Python files, through share/dft/dft_pyannotate.py.
+ * rewrite.c	--rewrite: the optimization loop's L1 changes (setvbuf,
+ *		posix_fadvise, fdatasync, one sync per loop) at the call
+ *		sites of named functions, parsed with libclang.
  */
 #ifndef DFT_ANNOTATE_H
 #define DFT_ANNOTATE_H
@@ -139,6 +142,27 @@ char *py_strip(const char *s, size_t n, size_t *outlen, const char **why);
 int py_annotate(const char *path, const char *s, size_t n, json_object *funcs,
 		const char *style, char **out, size_t *outlen,
 		struct fresult *r);
+
+/* ---- L1 rewrites (rewrite.c) -------------------------------------------- */
+enum { RW_SETVBUF = 1, RW_FADVISE = 2, RW_FDATASYNC = 4, RW_SYNC_LAST = 8 };
+struct rw_opts {
+	unsigned kinds;		/* RW_* */
+	long stdio_size;	/* setvbuf=SIZE (1 MiB) */
+	const char *advice;	/* fadvise=ADVICE: "SEQUENTIAL", ... */
+};
+/* "setvbuf[=SIZE],fadvise[=ADVICE],fdatasync,sync-last": 0 or -1. */
+int rw_parse_spec(const char *spec, struct rw_opts *o);
+/*
+ * The rewrites o asks for in the functions targets names (array of
+ * {"name", "line"}) of the file path with text s, parsed with args (NULL-
+ * terminated). The new text (caller frees), or NULL: nothing rewritten,
+ * or r->refused says why. r->annotated lists what was rewritten
+ * ({function, rewrite, line, from, to}), r->skipped each candidate left
+ * alone with the reason.
+ */
+char *rw_rewrite(const char *path, const char *s, size_t n, char **args,
+		 int cpp, json_object *targets, const struct rw_opts *o,
+		 size_t *outlen, struct fresult *r);
 
 /* ---- diff (diff.c) ------------------------------------------------------ */
 void diff_unified(struct dft_buf *out, const char *a, size_t na,

@@ -14,6 +14,10 @@
  * It does not: parse the sources itself (the records carry the syntax
  * tree positions; a small lexer checks them), edit headers, or touch a
  * file that changed since its records were made or did not parse.
+ *
+ * --rewrite KINDS is the other mode: the optimization loop's application
+ * changes (rewrite.c), in the functions that `bottleneck' records name,
+ * parsed with libclang; one `rewrite' record per file.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,7 +31,9 @@
 
 static const char usage_text[] =
 	"usage: dft-annotate [-dhisV] [-o dir] [-p file] [--init-args args]\n"
-	"                    [--style generic|ai] [file ...]\n";
+	"                    [--style generic|ai] [file ...]\n"
+	"       dft-annotate --rewrite KINDS [-di] [-o dir] [-p file] [--root dir]\n"
+	"                    [--compile-db file] [--prefix-map old=new] [file ...]\n";
 
 static const char help_text[] =
 	"\n"
@@ -49,7 +55,16 @@ static const char help_text[] =
 	"  -h, --help            show this help\n"
 	"  -V, --version         show the version\n"
 	"\n"
-	"--diff, --in-place and --output exclude each other.\n";
+	"--diff, --in-place and --output exclude each other.\n"
+	"\n"
+	"With --rewrite, makes the optimization loop's application changes\n"
+	"instead, in the functions that bottleneck records name; one rewrite\n"
+	"record per file:\n"
+	"      --rewrite KINDS   setvbuf[=SIZE], fadvise[=ADVICE], fdatasync,\n"
+	"                        sync-last (comma-separated)\n"
+	"      --root DIR        the directory the records' files are under\n"
+	"      --compile-db FILE the compile_commands.json to parse them with\n"
+	"      --prefix-map OLD=NEW  the database's paths under OLD are under NEW\n";
 
 struct opts {
 	int in_place;
@@ -59,6 +74,12 @@ struct opts {
 	const char *patch;
 	const char *init_args;
 	const char *style;
+	const char *rewrite;	/* --rewrite KINDS */
+	struct rw_opts rw;
+	const char *root;	/* --root */
+	const char *compdb;	/* --compile-db */
+	struct dft_prefix_map *maps;
+	size_t nmaps;
 };
 
 struct job {
@@ -110,6 +131,38 @@ job_get(struct state *st, const char *root, const char *file)
 	return j;
 }
 
+/* --rewrite: the application functions of a bottleneck record, by file. */
+static void
+rewrite_targets(struct state *st, json_object *rec)
+{
+	json_object *fns = dft_json_path(rec, "functions");
+	size_t i, k;
+
+	for (i = 0; fns && i < json_object_array_length(fns); i++) {
+		json_object *f = json_object_array_get_idx(fns, i);
+		const char *file = dft_json_str(f, "file", NULL);
+		const char *name = dft_json_str(f, "name", NULL);
+		json_object *t;
+		struct job *j;
+		int dup = 0;
+
+		if (!file || !*file || !name || !*name)
+			continue;
+		j = job_get(st, NULL, file);
+		for (k = 0; k < json_object_array_length(j->funcs) && !dup; k++)
+			dup = !strcmp(dft_json_str(json_object_array_get_idx(
+						   j->funcs, k), "name", ""),
+				      name);
+		if (dup)
+			continue;
+		t = json_object_new_object();
+		json_object_object_add(t, "name", dft_jstr(name));
+		json_object_object_add(t, "line",
+				       dft_jint(dft_json_int(f, "line", 0)));
+		json_object_array_add(j->funcs, t);
+	}
+}
+
 static int
 on_input(struct dft_reader *r, void *ctx)
 {
@@ -126,6 +179,12 @@ on_input(struct dft_reader *r, void *ctx)
 			if (st->session)
 				json_object_put(st->session);
 			st->session = rec;
+			continue;
+		}
+		if (st->o->rewrite) {
+			if (!strcmp(type, "bottleneck"))
+				rewrite_targets(st, rec);
+			json_object_put(rec);
 			continue;
 		}
 		if (!strcmp(type, "function") ||
@@ -528,6 +587,120 @@ out:
 	return a;
 }
 
+/* libclang's flags for the file abs: its compile command, or defaults. */
+static char **
+rewrite_args(const struct dft_compdb *db, const char *abs, int *cpp)
+{
+	char **v;
+	char *dir;
+	const char *lang;
+	size_t i;
+
+	for (i = 0; db && i < db->n; i++)
+		if (!strcmp(db->cmds[i].file, abs)) {
+			v = dft_compdb_clang_args(&db->cmds[i], &lang);
+			*cpp = !strcmp(lang, "cpp");
+			return v;
+		}
+	*cpp = !dft_has_suffix(abs, ".c");
+	v = dft_xcalloc(4, sizeof(char *));
+	dir = dft_xstrdup(abs);
+	*strrchr(dir, '/') = '\0';
+	v[0] = dft_xasprintf("-I%s", dir);
+	if (*cpp) {
+		v[1] = dft_xstrdup("-x");
+		v[2] = dft_xstrdup("c++");
+	}
+	free(dir);
+	return v;
+}
+
+/* --rewrite: one file; its rewrite record (dft.7). */
+static json_object *
+do_rewrite(struct state *st, struct job *j, const struct dft_compdb *db)
+{
+	const char *why = NULL, *status = "unchanged";
+	char *src, *dst, *tree = NULL, *text = NULL, *new = NULL, *abs;
+	char *wfail = NULL, **args = NULL;
+	struct dft_file_snap snap = { 0 };
+	size_t n = 0, nn = 0;
+	struct fresult r;
+	json_object *a = json_object_new_object();
+	int cpp = 0;
+
+	if (!j->root) {
+		const char *root = st->o->root ? st->o->root :
+			dft_json_str(dft_json_path(st->session, "paths"),
+				     "source", NULL);
+
+		if (root && j->file[0] != '/')
+			j->root = dft_xstrdup(root);
+	}
+	src = src_path(j);
+	dst = dst_path(st, j, &why, &tree);
+	memset(&r, 0, sizeof(r));
+	r.annotated = json_object_new_array();
+	r.skipped = json_object_new_array();
+	json_object_object_add(a, "type", dft_jstr("rewrite"));
+	json_object_object_add(a, "v", dft_jint(1));
+	json_object_object_add(a, "file", dft_jstr(j->file));
+	json_object_object_add(a, "root", dft_jstr(j->root));
+	json_object_object_add(a, "kinds", dft_jstr(st->o->rewrite));
+	if (!src || (!dst && !st->o->diff)) {
+		r.refused = dft_xstrdup(why ? why : outside_root);
+		goto out;
+	}
+	if (dst && !dft_path_real_inside(tree, dst)) {
+		r.refused = dft_xasprintf("cannot write '%s': its real location "
+					  "is outside '%s'", dst, tree);
+		goto out;
+	}
+	text = dft_read_snap(src, &n, &snap);
+	if (!text) {
+		r.refused = dft_xasprintf("cannot read '%s': %s", src,
+					  strerror(errno));
+		goto out;
+	}
+	abs = dft_path_absolute(src);
+	args = rewrite_args(db, abs, &cpp);
+	new = rw_rewrite(abs, text, n, args, cpp, j->funcs, &st->o->rw, &nn,
+			 &r);
+	free(abs);
+	if (!new)
+		goto out;
+	status = "rewritten";
+	if (deliver(st, j, dst, tree, st->o->in_place ? &snap : NULL, text, n,
+		    new, nn, &wfail) < 0) {
+		status = "failed";
+		st->status = dft_worst(st->status, DFT_EXIT_DATA);
+	}
+out:
+	if (r.refused) {
+		status = "refused";
+		dft_warn("%s: not rewritten: %s", src ? src : j->file,
+			 r.refused);
+		st->refused++;
+		st->status = dft_worst(st->status, DFT_EXIT_DATA);
+		json_object_object_add(a, "reason", dft_jstr(r.refused));
+	} else if (wfail) {
+		json_object_object_add(a, "reason", dft_jstr(wfail));
+	}
+	json_object_object_add(a, "status", dft_jstr(status));
+	json_object_object_add(a, "path", dft_jstr(dst ? dst :
+						 src ? src : j->file));
+	json_object_object_add(a, "rewritten", r.annotated);
+	json_object_object_add(a, "skipped", r.skipped);
+	dft_strv_free(args);
+	free(r.refused);
+	free(wfail);
+	free(tree);
+	free(text);
+	free(new);
+	free(src);
+	free(dst);
+	return a;
+}
+
 static void
 job_release(struct job *j)
 {
@@ -549,7 +722,7 @@ patch_path(struct state *st)
 		return NULL;
 	art = dft_json_str(dft_json_path(st->session, "paths"), "artifacts",
 			   NULL);
-	if (art)
+	if (art && !st->o->rewrite)
 		return dft_path_join(art, st->o->strip ? "annotation-strip.patch"
 					       : "annotation.patch");
 	return NULL;
@@ -568,9 +741,14 @@ main(int argc, char **argv)
 		{ "patch", required_argument, NULL, 'p' },
 		{ "init-args", required_argument, NULL, 1 },
 		{ "style", required_argument, NULL, 2 },
+		{ "rewrite", required_argument, NULL, 3 },
+		{ "root", required_argument, NULL, 4 },
+		{ "compile-db", required_argument, NULL, 5 },
+		{ "prefix-map", required_argument, NULL, 6 },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opts o = { 0, 0, 0, NULL, NULL, "NULL, NULL, NULL", NULL };
+	struct opts o;
+	struct dft_compdb db;
 	struct state st;
 	struct dft_step step;
 	size_t k;
@@ -578,6 +756,8 @@ main(int argc, char **argv)
 	char *pp;
 
 	dft_init("dft-annotate");
+	memset(&o, 0, sizeof(o));
+	o.init_args = "NULL, NULL, NULL";
 	while ((c = dft_getopt(argc, argv, "dhisVo:p:", longopts)) != -1) {
 		switch (c) {
 		case 'd':
@@ -605,6 +785,25 @@ main(int argc, char **argv)
 		case 2:
 			o.style = optarg;
 			break;
+		case 3:
+			o.rewrite = optarg;
+			if (rw_parse_spec(optarg, &o.rw) < 0)
+				dft_bad_value(usage_text, "--rewrite", optarg,
+					      "setvbuf[=SIZE], fadvise[=sequential"
+					      "|random|willneed], fdatasync or "
+					      "sync-last, comma-separated");
+			break;
+		case 4:
+			o.root = optarg;
+			break;
+		case 5:
+			o.compdb = optarg;
+			break;
+		case 6:
+			if (dft_prefix_maps_add(&o.maps, &o.nmaps, optarg) < 0)
+				dft_bad_value(usage_text, "--prefix-map", optarg,
+					      "OLD=NEW");
+			break;
 		default:
 			dft_option_error(usage_text, c, argv, longopts);
 		}
@@ -620,18 +819,34 @@ main(int argc, char **argv)
 		dft_bad_value(usage_text, "--init-args", o.init_args,
 			      "a non-empty line without ';'");
 
+	if (!o.rewrite && (o.root || o.compdb || o.nmaps))
+		dft_usage_error(usage_text, "--root, --compile-db and "
+				"--prefix-map go with --rewrite");
+	if (o.rewrite && o.strip)
+		dft_usage_error(usage_text, "--rewrite and --strip exclude "
+				"each other");
+	if (o.rewrite && !modes)
+		dft_usage_error(usage_text, "--rewrite needs --in-place, "
+				"--output or --diff");
+	dft_compdb_init(&db);
+	if (o.compdb && dft_compdb_load(&db, o.compdb) < 0) {
+		dft_warn("cannot read the compile database '%s':", o.compdb);
+		return DFT_EXIT_FATAL;
+	}
+	dft_compdb_map(&db, o.maps, o.nmaps);
 	memset(&st, 0, sizeof(st));
 	st.o = &o;
 	st.index = json_object_new_object();
 	dft_buf_init(&st.patch);
-	dft_step_begin(&step, "annotate");
+	dft_step_begin(&step, o.rewrite ? "rewrite" : "annotate");
 	st.status = dft_each_input(argc - optind, argv + optind, on_input,
 				   &st);
 	if (!o.style)
 		o.style = !strcmp(dft_json_str(st.session, "preset", ""),
 				  "dlio") ? "ai" : "generic";
 	for (k = 0; k < st.njobs; k++) {
-		json_object *a = do_job(&st, &st.jobs[k]);
+		json_object *a = o.rewrite ? do_rewrite(&st, &st.jobs[k], &db)
+					   : do_job(&st, &st.jobs[k]);
 
 		if (!o.diff)
 			dft_emit(stdout, a);
@@ -651,6 +866,8 @@ main(int argc, char **argv)
 		dft_emit_put(stdout, dft_step_end(&step, st.status ? "partial"
 							      : "ok"));
 	free(st.jobs);
+	dft_compdb_release(&db);
+	dft_prefix_maps_free(o.maps, o.nmaps);
 	json_object_put(st.index);
 	if (st.session)
 		json_object_put(st.session);
