@@ -676,11 +676,11 @@ interrupt_smoke() {
 @test "optimize applies an L2 action, reruns, compares and records the iteration" {
 	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson"
 	w=$(ws)
-	# the bundled catalogue without the tuning library's actions (they
-	# would take the proposal slots and iterations this test is about),
-	# plus one harmless L2 strategy for the sample's first finding
-	# (metadata: the opens of scan_metadata)
-	grep -vF '"LD_PRELOAD":"{tune_lib}"' "$REPO/share/dft/proposals.ndjson" >"$cat"
+	# the bundled catalogue without the tuning library's actions and the
+	# rewrites (they would take the proposal slots and iterations this
+	# test is about), plus one harmless L2 strategy for the sample's first
+	# finding (metadata: the opens of scan_metadata)
+	grep -vF -e '"LD_PRELOAD":"{tune_lib}"' -e '"rewrite":' "$REPO/share/dft/proposals.ndjson" >"$cat"
 	printf '%s\n' '{"type":"strategy","v":1,"id":"metadata.L2.test","class":"metadata","level":"L2","title":"A harmless variable","change":"Set DFT_TEST_NOOP=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_NOOP":"1"},"privilege":"none","rollback":{"env_unset":["DFT_TEST_NOOP"]}}}' >>"$cat"
 	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 3 -w "$ROOT1" sample
 	assert_line --partial "iteration 1: applying L2 metadata.L2.test"
@@ -1221,9 +1221,10 @@ PY
 	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson"
 	w=$(ws)
 	printf 'mpi=true\n' >>"$w/pipeline.state"
-	# the bundled catalogue without the tuning library's actions (they
-	# would take the proposal slots and iterations this test is about)
-	grep -vF '"LD_PRELOAD":"{tune_lib}"' "$REPO/share/dft/proposals.ndjson" >"$cat"
+	# the bundled catalogue without the tuning library's actions and the
+	# rewrites (they would take the proposal slots and iterations this
+	# test is about)
+	grep -vF -e '"LD_PRELOAD":"{tune_lib}"' -e '"rewrite":' "$REPO/share/dft/proposals.ndjson" >"$cat"
 	printf '%s\n' '{"type":"strategy","v":1,"id":"metadata.L2.mpiio_test","class":"metadata","level":"L2","title":"A harmless MPI-IO variable","change":"Set DFT_TEST_MPIIO=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_MPIIO":"1"},"requires":["MPI-IO"],"privilege":"none","rollback":{"env_unset":["DFT_TEST_MPIIO"]}}}' >>"$cat"
 	printf '%s\n' '{"type":"function","v":1,"name":"never_called","io_apis":["mpiio:MPI_File_write_all"]}' \
 		>>"$w/records/08_funcs.ndjson"
