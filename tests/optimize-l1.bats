@@ -54,7 +54,7 @@ mw_p() {
 	assert_line "  iteration 2: rewrite sync.L1.fewer"
 	# the function is the one the diagnosis named
 	run -0 jq -r 'select(.type == "bottleneck" and .class == "sync") | .functions[0] | "\(.name) \(.file)"' \
-		"$w/records/13_analyze.ndjson"
+		"$w"/records/[0-9]*_analyze.ndjson
 	assert_output "journal_append sync.c"
 	for it in 1 2; do
 		run -0 jq -r 'select(.type == "rewrite") | [.status, .rewritten[0].function] | @tsv' "$w/runs/opt$it/rewrite.ndjson"
