@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "annotate.h"
+#include "compdb.h"
 #include "options.h"
 #include "banned.h"
 
