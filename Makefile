@@ -52,7 +52,7 @@ all: $(TOOL_BINS) $(UNIT_BINS) runtime
 
 help:
 	@echo "targets: all check bench demo lint install uninstall clean fuzz"
-	@echo "variables: PREFIX=$(PREFIX) DESTDIR= VALGRIND=1 (check) V=1"
+	@echo "variables: PREFIX=$(PREFIX) DESTDIR= VALGRIND=1 (check) CHECK_JOBS=$(CHECK_JOBS) (check) V=1"
 
 deps:
 	@scripts/install-deps --check >/dev/null 2>&1 || scripts/install-deps
@@ -85,10 +85,21 @@ runtime:
 
 # deps first, then build: the build's pkg-config and llvm-config calls need
 # the packages that deps installs.
+# The test files, the longest first: with GNU parallel, bats runs CHECK_JOBS
+# files at a time (the tests of one file one after the other, as they share
+# its setup_file), so the long ones start at once and the short ones fill in.
+CHECK_JOBS ?= 2
+CHECK_FIRST = tests/pipeline.bats tests/dft-annotate.bats tests/hostile.bats \
+	tests/optimize.bats tests/runtime.bats tests/dft-analyze.bats
+CHECK_FILES = $(filter $(wildcard tests/*.bats),$(CHECK_FIRST)) \
+	$(filter-out $(CHECK_FIRST),$(sort $(wildcard tests/*.bats)))
+CHECK_PAR = $(if $(filter-out 1,$(CHECK_JOBS)),$(if $(shell command -v parallel),\
+	--jobs $(CHECK_JOBS) --no-parallelize-within-files))
+
 check: deps
 	@$(MAKE) --no-print-directory all
 	@# TAP as it comes, then one "N passed, N failed, N skipped" line
-	@{ bats tests/; echo $$? >$(B)/check.rc; } | awk '{ print; fflush() } \
+	@{ bats $(CHECK_PAR) $(CHECK_FILES); echo $$? >$(B)/check.rc; } | awk '{ print; fflush() } \
 		/^ok .* # skip/ { s++; next } /^ok / { p++ } /^not ok / { f++ } \
 		END { printf "%d passed, %d failed, %d skipped\n", p, f, s }'
 	@exit $$(cat $(B)/check.rc)

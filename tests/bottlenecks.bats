@@ -14,7 +14,7 @@ BN="$REPO/tests/apps/bottlenecks"
 RT="$REPO/runtime/build"
 
 setup_file() {
-	make -s -C "$REPO/runtime" all >/dev/null
+	make_locked -s -C "$REPO/runtime" all >/dev/null
 	# sync time only means something on a disk: not on tmpfs
 	DISK="$BATS_FILE_TMPDIR"
 	if [ "$(stat -f -c %T "$DISK")" = tmpfs ]; then

@@ -1083,6 +1083,8 @@ traced_throttled true 1"
 	assert_line --regexp '^step_4_build_install +ok'
 	run -0 --separate-stderr dft-pipeline run -y --offline --no-submodules --stop-after clone -w "$root" "$r/app"
 	[[ "$stderr" != *"could not be fetched"* ]] || fail "$stderr"
+	assert_line --partial "Stopped after step_1_clone as asked (--stop-after)"
+	refute_line "[02] step_2_detect"
 	w="$root/$(head -n 1 "$root/app/.current_run")"
 	run -0 jq -r 'select(.type == "session") | .submodules[] | "\(.path) \(.status)"' "$w/records/01_session.ndjson"
 	assert_output "extern/opt skipped"

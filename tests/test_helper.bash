@@ -31,6 +31,13 @@ for lib in /usr/lib/bats/bats-assert /usr/lib/bats-assert; do
 	[ -f "$lib/load.bash" ] && { load "$lib/load.bash"; break; }
 done
 
+# make ARGS... one at a time: `make check` runs test files in parallel, and
+# every make of runtime/ rewrites its pkg-config files (make.bats,
+# runtime.bats and the setup of the files that use the runtime).
+make_locked() {
+	flock "$REPO/runtime/Makefile" make "$@"
+}
+
 # The version every tool must print: the Makefile's VERSION.
 dft_version() {
 	sed -n 's/^VERSION = //p' "$REPO/Makefile"

@@ -12,7 +12,7 @@ FX="$REPO/tests/fixtures/runtime"
 LIB="$RT/lib/libdft_tune.so"
 
 setup_file() {
-	make -s -C "$REPO/runtime" all >/dev/null
+	make_locked -s -C "$REPO/runtime" all >/dev/null
 	cc -Wall -Wextra -Werror -O2 -pthread -o "$BATS_FILE_TMPDIR/app" "$FX/tune_app.c"
 }
 
