@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # dft-analyze: the trace reader on every fixture generation, the summary
-# numbers (expected values computed independently with zcat | jq and
-# written here), presets, findings with their functions, bad input,
-# --partial/--merge, and split -> analyze.
+# numbers (the expected values derived here from the trace lines with
+# Python's json and zlib, see derived), presets, findings with their functions,
+# bad input, --partial/--merge, and split -> analyze.
 
 load test_helper
 
@@ -12,6 +12,25 @@ GEN2="$TRACES/gen2-dftracer-2.0.2/app-c02066f3eb9b3ec0-app.pfw.gz"
 # summary SELECTOR: the jq value of the summary record of the last run
 summary() {
 	printf '%s\n' "$output" | jq -c "select(.type==\"summary\") | $1"
+}
+
+# derived FILE...: the summary numbers of the traces FILE..., from their
+# lines alone (tests/derive-summary.py says how)
+derived() {
+	python3 "$BATS_TEST_DIRNAME/derive-summary.py" "$@"
+}
+
+# same SELECTOR FILE...: the summary of the last run gives SELECTOR the value
+# derived from FILE... (objects compared with their keys sorted)
+same() {
+	local sel=$1 got want d
+	shift
+	d="$BATS_TEST_TMPDIR/derived.$(printf '%s\n' "$@" | md5sum | cut -c 1-16)"
+	[ -s "$d" ] || derived "$@" >"$d"
+	want=$(jq -S -c "$sel" "$d")
+	got=$(printf '%s\n' "$output" | jq -S -c "select(.type==\"summary\") | $sel")
+	[ -n "$want" ] && [ "$want" != null ] || fail "nothing derived for $sel"
+	[ "$got" = "$want" ] || fail "summary $sel: $got; derived from the trace: $want"
 }
 
 @test "dft-analyze --help" { checklist_help dft-analyze; }
@@ -42,32 +61,42 @@ summary() {
 
 @test "gen0 tiny trace: 12 events, 11 reads, one process" {
 	run -0 --separate-stderr dft-analyze "$TRACES/gen0-tiny.pfw"
-	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.processes,.formats.gen0]')" = "[12,11,0,1,1]" ]
-	[ "$(summary '.functions|map({(.name):.count})|add')" = '{"read":11,"Fread":1}' ]
+	same '[.events,.io.read.count,.io.read.bytes,.processes]' "$TRACES/gen0-tiny.pfw"
+	same '.functions|map({(.name):.count})|add' "$TRACES/gen0-tiny.pfw"
+	[ "$(summary '.formats.gen0')" = 1 ]
 }
 
 @test "gen0 POSIX trace: strings as numbers, inline names, leading space" {
 	run -0 --separate-stderr dft-analyze "$TRACES/gen0-posix.pfw"
-	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes]')" = "[1012,1000,131072000,1,3276800,1]" ]
-	[ "$(summary '.functions|map({(.name):.count})|add|[.read,.open,.close,.__lxstat,.remove]')" = "[1000,3,3,2,1]" ]
+	same '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes]' "$TRACES/gen0-posix.pfw"
+	same '.functions|map({(.name):.count})|add' "$TRACES/gen0-posix.pfw"
 	[ "$(summary '.files')" -ge 1 ]
 }
 
 @test "gen0 DLIO trace: numbers, and the dlio preset" {
 	run -0 --separate-stderr dft-analyze "$TRACES/gen0-dlio-unet3d.pfw.gz"
-	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.io.write.bytes,.processes,.preset]')" = '[93894,5734,21455286649,0,1,"dlio"]' ]
-	[ "$(summary '.functions|map({(.name):.count})|add|[.lseek64,.read,."NPZReader.open",."TorchDataset.__getitem__",."DLIOBenchmark.run"]')" = "[81736,5734,119,119,1]" ]
+	same '[.events,.io.read.count,.io.read.bytes,.io.write.bytes,.processes]' "$TRACES/gen0-dlio-unet3d.pfw.gz"
+	same '.functions|map({(.name):.count})|add' "$TRACES/gen0-dlio-unet3d.pfw.gz"
+	[ "$(summary '.preset')" = '"dlio"' ]
 }
 
 @test "the DLIO trace yields the reader, data_loader and fetch_data layers" {
 	run -0 --separate-stderr dft-analyze "$TRACES/gen0-dlio-unet3d.pfw.gz"
 	layers=$(printf '%s\n' "$output" | jq -r 'select(.type=="layer") | .layer' | tr '\n' ' ')
 	[ "$layers" = "app training compute fetch_data data_loader data_loader_fork reader reader_posix checkpoint checkpoint_posix other_posix " ]
-	run -0 bash -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -c 'select(.type==\"layer\" and (.layer==\"reader\" or .layer==\"data_loader\" or .layer==\"fetch_data\")) | [.layer,.count,.parent,(.time_s>0)]'"
-	assert_line '["data_loader",794,"fetch_data",true]'
-	assert_line '["reader",615,"data_loader",true]'
-	assert_line '["fetch_data",0,"training",true]'
-	run -0 bash -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"layer\" and .layer==\"fetch_data\") | .derived_from'"
+	# the layers' events, from the trace with jq: the categories of the
+	# dlio preset (dft-analyze(1)), the loader's without loop.iter and
+	# loop.yield; fetch_data has none of its own (*.iter)
+	read -r loader reader fetch < <(zcat "$TRACES/gen0-dlio-unet3d.pfw.gz" | jq -R -n -r '[inputs | fromjson? | objects] |
+		[map(select((.cat == "data_loader" or .cat == "dataloader") and .name != "loop.iter" and .name != "loop.yield")),
+		 map(select(.cat == "reader")), map(select(.name | endswith(".iter")))] | map(length) | @tsv')
+	[ "$loader" -gt 0 ] && [ "$reader" -gt 0 ]
+	printf '%s\n' "$output" | jq -c 'select(.type=="layer" and (.layer=="reader" or .layer=="data_loader" or .layer=="fetch_data")) | [.layer,.count,.parent,(.time_s>0)]' >"$BATS_TEST_TMPDIR/layers"
+	run -0 cat "$BATS_TEST_TMPDIR/layers"
+	assert_line "[\"data_loader\",$loader,\"fetch_data\",true]"
+	assert_line "[\"reader\",$reader,\"data_loader\",true]"
+	assert_line "[\"fetch_data\",$fetch,\"training\",true]"
+	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"layer\" and .layer==\"fetch_data\") | .derived_from'"
 	assert_output "training - compute"
 }
 
@@ -82,17 +111,17 @@ summary() {
 	want=$(zcat "$TRACES/gen0-dlio-unet3d.pfw.gz" | grep -E '"(DLIOBenchmark._train|TorchFramework.compute)"' | jq -s -r '
 		map({n: .name, s: (.ts|tonumber), e: ((.ts|tonumber) + (.dur|tonumber))}) | unique as $u
 		| [$u[] | select(.n == "DLIOBenchmark._train")] as $ep
-		| [$ep[] | . as $x | ($x.e - $x.s) - ([$u[] | select(.n == "TorchFramework.compute" and .s >= $x.s and .e <= $x.e) | .e - .s] | add // 0)]
-		| add / 1e6 | . * 1000 | round')
-	run -0 bash -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\" and .class==\"data_loader\") | [.evidence.epochs, (.time_s * 1000 | round)] | @tsv'"
-	assert_output "$(printf '5\t%s' "$want")"
+		| [$ep | length, ([$ep[] | . as $x | ($x.e - $x.s) - ([$u[] | select(.n == "TorchFramework.compute" and .s >= $x.s and .e <= $x.e) | .e - .s] | add // 0)]
+		| add / 1e6 | . * 1000 | round)] | @tsv')
+	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\" and .class==\"data_loader\") | [.evidence.epochs, (.time_s * 1000 | round)] | @tsv'"
+	assert_output "$want"
 }
 
 @test "gen1 CM1 ranks: numbers over four files" {
 	run -0 --separate-stderr dft-analyze "$TRACES"/gen1-cm1/*.pfw.gz
-	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes,.formats.gen1]')" = "[25736,1157,243994,10009,61512836,4,4]" ]
-	[ "$(summary '.functions|map({(.name):.count})|add|[.write,.open,.__xstat,.fopen64,.opendir,.start,.end]')" = "[10009,2091,4239,1708,768,4,4]" ]
-	[ "$(summary '.hosts')" = "1" ]
+	same '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes,.hosts]' "$TRACES"/gen1-cm1/*.pfw.gz
+	same '.functions|map({(.name):.count})|add' "$TRACES"/gen1-cm1/*.pfw.gz
+	[ "$(summary '.formats.gen1')" = "$(ls "$TRACES"/gen1-cm1/*.pfw.gz | wc -l)" ]
 }
 
 @test "gen1 files read with one thread or two give the same records" {
@@ -104,25 +133,39 @@ summary() {
 
 @test "gen2 trace: numbers, hex hashes resolved to names" {
 	run -0 --separate-stderr dft-analyze "$GEN2"
-	[ "$(summary '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes,.formats.gen2]')" = "[517,4,33256,500,32000,1,1]" ]
-	[ "$(summary '.functions|map({(.name):.count})|add|[.write,.write_records,.read_back,.main,.fsync,.pread]')" = "[500,1,1,1,1,1]" ]
-	run -0 bash -c "dft-analyze '$GEN2' | jq -r 'select(.type==\"view\" and .view==\"file\") | .key'"
-	assert_output "/scratch/demo/data/records.bin"
+	same '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes]' "$GEN2"
+	same '.functions|map({(.name):.count})|add' "$GEN2"
+	[ "$(summary '.formats.gen2')" = 1 ]
+	# the files of the I/O events, their FH names found with jq
+	want=$(zcat "$GEN2" | jq -R -n -r '[inputs | fromjson? | objects]
+		| (map(select(.name == "FH") | {key: .args.value, value: .args.name}) | from_entries) as $fh
+		| [.[] | select(.cat == "POSIX" or .cat == "STDIO") | .args.fhash // empty | $fh[.]] | unique[]')
+	[ -n "$want" ]
+	run -0 bash -o pipefail -c "dft-analyze '$GEN2' | jq -r 'select(.type==\"view\" and .view==\"file\") | .key'"
+	assert_output "$want"
 }
 
 @test "gen2 plain trace without a final newline reads the same" {
 	run -0 --separate-stderr dft-analyze "$TRACES"/gen2-dftracer-2.0.2/plain-*.pfw
-	[ "$(summary '[.events,.io.read.bytes,.io.write.count,.io.write.bytes,.bad_lines]')" = "[517,33256,500,32000,0]" ]
+	[ -n "$(tail -c 1 "$TRACES"/gen2-dftracer-2.0.2/plain-*.pfw)" ]
+	same '[.events,.io.read.bytes,.io.write.count,.io.write.bytes]' "$TRACES"/gen2-dftracer-2.0.2/plain-*.pfw
+	same '[.events,.io.read.bytes,.io.write.count,.io.write.bytes]' "$GEN2"
+	[ "$(summary '.bad_lines')" = 0 ]
 }
 
 @test "gen2 preload trace: 16 writes of 4 KiB" {
 	run -0 --separate-stderr dft-analyze "$TRACES"/gen2-dftracer-2.0.2/pre-*.gz
-	[ "$(summary '[.events,.io.write.count,.io.write.bytes,.io.read.bytes,.size_histogram.write[1]]')" = "[23,16,65536,4096,16]" ]
+	same '[.events,.io.write.count,.io.write.bytes,.io.read.bytes,.size_histogram.write]' "$TRACES"/gen2-dftracer-2.0.2/pre-*.gz
 }
 
 @test "the small writes are blamed on write_records" {
-	run -0 bash -c "dft-analyze '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | [.metric,.value,.evidence.small_writes,.functions[0].name,.functions[0].share]'"
-	assert_output '["small_write_pct",1,500,"write_records",1]'
+	# every write is under small_bytes, and write_records encloses them all
+	small=$(dft-analyze --thresholds | sed -n 's/^small_bytes = //p')
+	n=$(zcat "$GEN2" | jq -R -n --argjson s "$small" '[inputs | fromjson? | objects | select(.name == "write")] as $w
+		| if ($w | all(.args.ret < $s)) then $w | length else "not all small" end')
+	[ "$n" -gt 0 ]
+	run -0 bash -o pipefail -c "dft-analyze '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | [.metric,.value,.evidence.small_writes,.functions[0].name,.functions[0].share]'"
+	assert_output "[\"small_write_pct\",1,$n,\"write_records\",1]"
 	run -0 bash -c "dft-analyze -f table '$GEN2'"
 	assert_output --partial "small_write: Many small write requests"
 	assert_output --partial "-> write_records (C_APP) 100.0%"
@@ -147,15 +190,23 @@ summary() {
 	[[ "$stderr" == *"bad.conf:1: unknown threshold 'no_such_threshold'"* ]]
 }
 
-@test "bottlenecks are ordered by time at stake" {
-	run -0 bash -c "dft-analyze --all '$TRACES/gen0-dlio-unet3d.pfw.gz' '$GEN2' | jq -c 'select(.type==\"bottleneck\") | .time_s'"
+@test "bottlenecks are ranked by time at stake, ties by the data-loader stall, then the class name" {
+	run -0 bash -o pipefail -c "dft-analyze --all '$TRACES/gen0-dlio-unet3d.pfw.gz' '$GEN2' | jq -c 'select(.type==\"bottleneck\") | [.rank, .time_s, .class]'"
 	[ "${#lines[@]}" -gt 3 ]
-	[ "$(printf '%s\n' "$output" | sort -gr | tr '\n' ' ')" = "$(printf '%s\n' "$output" | tr '\n' ' ')" ]
+	# the input can fail the rule: several times at stake and a tie
+	[ "$(printf '%s\n' "$output" | jq -s '[.[][1]] | unique | length')" -gt 3 ]
+	[ "$(printf '%s\n' "$output" | jq -s 'group_by(.[1]) | map(select(length > 1)) | length')" -ge 1 ]
+	# dft-analyze(1): time_s highest first; a tie puts data_loader first,
+	# then the class names in order; ranks 1, 2, ... in that order
+	want=$(printf '%s\n' "$output" | jq -s -c 'sort_by(-.[1], (if .[2] == "data_loader" then 0 else 1 end), .[2])
+		| to_entries[] | [.key + 1, .value[1], .value[2]]')
+	assert_output "$want"
 }
 
 @test "gen1 hashes above 2^63 and a crashed file without brackets" {
 	run -0 --separate-stderr dft-analyze "$BAD/gen1-bighash.pfw"
-	[ "$(summary '[.events,.metadata_events,.io.read.bytes,.hosts,.threads,.formats.gen1]')" = "[5,3,3107,1,2,1]" ]
+	same '[.events,.metadata_events,.io.read.bytes,.hosts,.threads]' "$BAD/gen1-bighash.pfw"
+	[ "$(summary '.formats.gen1')" = 1 ]
 	run -0 bash -c "dft-analyze '$BAD/gen1-bighash.pfw' | jq -r 'select(.type==\"view\") | .key' | head -n 2"
 	assert_line "/data/train/img_0001.npz"
 	assert_line "node001#12345"
@@ -163,12 +214,14 @@ summary() {
 
 @test "gen2 aggregated C events count their calls" {
 	run -0 --separate-stderr dft-analyze "$BAD/gen2-agg.pfw"
-	[ "$(summary '[.events,.calls,.io.read.count,.io.read.bytes,.metadata_events]')" = "[3,12,11,45056,3]" ]
+	same '[.events,.calls,.io.read.count,.io.read.bytes,.metadata_events]' "$BAD/gen2-agg.pfw"
+	[ "$(summary '.calls')" -gt "$(summary '.events')" ]
 }
 
 @test "gen3 NDJSON with integer ph and source lines of functions" {
 	run -0 --separate-stderr dft-analyze "$BAD/gen3.pfw"
-	[ "$(summary '[.events,.metadata_events,.io.write.bytes,.formats.gen3]')" = "[4,2,1048576,1]" ]
+	same '[.events,.metadata_events,.io.write.bytes]' "$BAD/gen3.pfw"
+	[ "$(summary '.formats.gen3')" = 1 ]
 	run -0 bash -c "dft-analyze '$BAD/gen3.pfw' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P01\") | .functions[0] | [.name,.file,.line]'"
 	assert_output '["CUSTOM_BLOCK","src/solver.cpp",214]'
 }
@@ -178,7 +231,14 @@ summary() {
 	[[ "$stderr" == *"bad-lines.pfw:5: malformed JSON; line skipped"* ]]
 	[[ "$stderr" == *"bad-lines.pfw:6: not a JSON object; line skipped"* ]]
 	[[ "$stderr" == *"bad-lines.pfw:11: truncated last line; line skipped"* ]]
-	[ "$(summary '[.events,.bad_lines,.truncated_files,.io.write.count]')" = "[3,3,1,2]" ]
+	same '[.events,.io.write.count]' "$BAD/bad-lines.pfw"
+	# bad: not blank, no bracket, and no JSON object once a trailing comma
+	# is dropped; the file ends without a newline, cut
+	bad=$(jq -R -r 'select(test("\\S") and (test("^\\s*[][]\\s*$") | not)) | sub(",\\s*$"; "")
+		| try (fromjson | if type == "object" then empty else "bad" end) catch "bad"' "$BAD/bad-lines.pfw" | wc -l)
+	[ "$bad" -gt 0 ]
+	[ -n "$(tail -c 1 "$BAD/bad-lines.pfw")" ]
+	[ "$(summary '[.bad_lines,.truncated_files]')" = "[$bad,1]" ]
 	run -0 bash -c "dft-analyze '$BAD/bad-lines.pfw' 2>/dev/null | jq -r 'select(.type==\"view\" and .view!=\"time\") | .key'"
 	assert_line '/tmp/a\b A.dat'
 	assert_line 'host "q" é#7'
@@ -188,7 +248,8 @@ summary() {
 	run -1 --separate-stderr dft-analyze "$BAD/truncated.pfw.gz"
 	[[ "$stderr" == *"truncated.pfw.gz:293: gzip stream is truncated"* ]]
 	# zcat reads the same 285 complete event lines before the cut
-	n=$(zcat "$BAD/truncated.pfw.gz" 2>/dev/null | jq -R -c 'fromjson? | select(.ph=="X")' | wc -l)
+	n=$({ zcat "$BAD/truncated.pfw.gz" 2>/dev/null || [ $? -eq 1 ]; } | jq -R -c 'fromjson? | select(.ph=="X")' | wc -l)
+	[ "$n" -gt 0 ]
 	[ "$(summary '.events')" = "$n" ]
 	[ "$(summary '.truncated_files')" = "1" ]
 }
@@ -197,26 +258,26 @@ summary() {
 	run -1 --separate-stderr dft-analyze "$BAD/corrupt-member.pfw.gz"
 	[[ "$stderr" == *"corrupt gzip data skipped"* ]]
 	# the intact second member holds 10 writes, a read and the end event
-	[ "$(summary '.io.write.count')" -ge 10 ]
-	[ "$(summary '.io.read.bytes')" = "4096" ]
+	same '[.io.write.count,.io.read.bytes]' "$BAD/corrupt-member.pfw.gz"
 }
 
 @test "garbage after the last gzip member is reported" {
 	run -1 --separate-stderr dft-analyze "$BAD/trailing-garbage.pfw.gz"
 	[[ "$stderr" == *"garbage after a gzip member"* ]]
-	[ "$(summary '.events')" = "15" ]
+	same '.events' "$BAD/trailing-garbage.pfw.gz"
 }
 
 @test "a trace on standard input, and trace paths on standard input" {
-	run -0 bash -c "zcat '$GEN2' | dft-analyze | jq -c 'select(.type==\"summary\") | [.events,.inputs]'"
-	assert_output '[517,["<stdin>"]]'
-	run -0 bash -c "printf '%s\n' '$GEN2' | dft-analyze | jq -c 'select(.type==\"summary\") | .events'"
-	assert_output "517"
+	n=$(derived "$GEN2" | jq .events)
+	run -0 bash -o pipefail -c "zcat '$GEN2' | dft-analyze | jq -c 'select(.type==\"summary\") | [.events,.inputs]'"
+	assert_output "[$n,[\"<stdin>\"]]"
+	run -0 bash -o pipefail -c "printf '%s\n' '$GEN2' | dft-analyze | jq -c 'select(.type==\"summary\") | .events'"
+	assert_output "$n"
 }
 
 @test "an operand that is a pipe is read whole (no chunk line is looked for in it)" {
 	run -0 --separate-stderr dft-analyze <(zcat "$GEN2")
-	[ "$(summary '[.events,.io.write.bytes]')" = "[517,32000]" ]
+	same '[.events,.io.write.bytes]' "$GEN2"
 }
 
 @test "--partial then --merge equals one run over all inputs" {
@@ -394,13 +455,16 @@ nested_trace() {
 	# the cut came before write_records ended: its writes are unattributed
 	assert_output --partial "small_write: Many small write requests"
 	assert_output --partial "-> (no enclosing function)"
-	run -0 --separate-stderr bash -c "dft-split -s 1 -o '$BATS_TEST_TMPDIR/chunks' --verify tests/fixtures/traces-bad/truncated.pfw.gz | dft-analyze | jq -c 'select(.type==\"summary\") | .events'"
-	assert_output "285"
+	# dft-split exits 1 on the cut stream; the chunks it wrote are whole
+	run -1 --separate-stderr dft-split -s 1 -o "$BATS_TEST_TMPDIR/chunks" --verify tests/fixtures/traces-bad/truncated.pfw.gz
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/chunks.ndjson"
+	run -0 --separate-stderr dft-analyze <"$BATS_TEST_TMPDIR/chunks.ndjson"
+	[ "$(summary '.events')" = "$({ zcat tests/fixtures/traces-bad/truncated.pfw.gz 2>/dev/null || [ $? -eq 1 ]; } | grep -c '"ph":"X"')" ]
 }
 
 @test "a directory operand stands for its traces" {
-	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -c 'select(.type==\"summary\") | [.events, (.inputs|length)]'"
-	assert_output "[25736,4]"
+	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen1-cm1' | jq -c 'select(.type==\"summary\") | [.events, (.inputs|length)]'"
+	assert_output "[$(derived "$TRACES"/gen1-cm1/*.pfw.gz | jq .events),$(ls "$TRACES"/gen1-cm1/*.pfw* | wc -l)]"
 }
 
 @test "a trace of many gzip members, cut anywhere, reads as one text" {
@@ -410,5 +474,6 @@ nested_trace() {
 	for p in "$BATS_TEST_TMPDIR"/part-*; do gzip -n -c "$p"; done >"$BATS_TEST_TMPDIR/multi.pfw.gz"
 	[ "$(ls "$BATS_TEST_TMPDIR"/part-* | wc -l)" -gt 50 ]
 	run -0 --separate-stderr dft-analyze "$BATS_TEST_TMPDIR/multi.pfw.gz"
-	[ "$(summary '[.events,.io.write.bytes,.bad_lines]')" = "[517,32000,0]" ]
+	same '[.events,.io.write.bytes]' "$GEN2"
+	[ "$(summary '.bad_lines')" = 0 ]
 }

@@ -5,7 +5,8 @@ load test_helper
 
 @test "make install puts every tool, script, man page and data file under DESTDIR" {
 	local d="$BATS_TEST_TMPDIR/root"
-	run -0 make_locked -s -C "$REPO" install DESTDIR="$d" PREFIX=/usr
+	run make_locked -s -C "$REPO" install DESTDIR="$d" PREFIX=/usr
+	assert_success
 	for t in "$REPO"/build/bin/dft-*; do
 		[ -e "$t" ] || continue
 		[ -x "$d/usr/bin/$(basename "$t")" ] || fail "missing $(basename "$t")"
@@ -29,12 +30,15 @@ load test_helper
 
 @test "make uninstall removes what install put there" {
 	local d="$BATS_TEST_TMPDIR/root"
-	run -0 make_locked -s -C "$REPO" install DESTDIR="$d" PREFIX=/usr
-	run -0 make_locked -s -C "$REPO" uninstall DESTDIR="$d" PREFIX=/usr
+	run make_locked -s -C "$REPO" install DESTDIR="$d" PREFIX=/usr
+	assert_success
+	run make_locked -s -C "$REPO" uninstall DESTDIR="$d" PREFIX=/usr
+	assert_success
 	run -0 find "$d" -type f -name 'dft*'
 	assert_output ""
 }
 
 @test "make lint passes: man pages and shell scripts" {
-	run -0 make_locked -s -C "$REPO" lint
+	run make_locked -s -C "$REPO" lint
+	assert_success
 }

@@ -586,7 +586,8 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 
 @test "make install: header, libraries, Python package and dftracer.pc" {
 	D="$BATS_TEST_TMPDIR/dest"
-	run -0 make_locked -s -C "$REPO/runtime" install DESTDIR="$D" PREFIX=/opt/dft VERSION=9.9.9
+	run make_locked -s -C "$REPO/runtime" install DESTDIR="$D" PREFIX=/opt/dft VERSION=9.9.9
+	assert_success
 	[ -f "$D/opt/dft/include/dftracer/dftracer.h" ]
 	[ -x "$D/opt/dft/lib/libdftracer_core.so" ]
 	[ -x "$D/opt/dft/lib/libdftracer_preload.so" ]
@@ -598,7 +599,8 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	assert_output 9.9.9
 	run -0 env PKG_CONFIG_PATH="$D/opt/dft/lib/pkgconfig" pkg-config --libs dftracer
 	assert_output --partial -ldftracer_core
-	run -0 make_locked -s -C "$REPO/runtime" uninstall DESTDIR="$D" PREFIX=/opt/dft
+	run make_locked -s -C "$REPO/runtime" uninstall DESTDIR="$D" PREFIX=/opt/dft
+	assert_success
 	[ ! -e "$D/opt/dft/lib/libdftracer_core.so" ]
 	[ ! -e "$pydir" ]
 }

@@ -18,6 +18,11 @@ if [ -z "${TRACES:-}" ]; then
 fi
 export TRACES
 export PATH="$REPO/build/bin:$REPO/scripts:$PATH"
+# Under `make check` the environment names the jobserver descriptors of the
+# make above bats, which are other files here (GNU parallel's, bats'): a make
+# a test runs (make.bats, the runtime, the applications the pipeline builds)
+# must not read or write them.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 export LC_ALL=C
 export DFT_SHARE_DIR="$REPO/share/dft"
 # Keep user-level state of the tools out of the developer's home.
