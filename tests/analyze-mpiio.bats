@@ -163,7 +163,7 @@ thresholds() {
 	command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
 		skip "no mpicc/mpirun: Open MPI is not installed (scripts/install-deps installs it)"
 	set -o pipefail
-	make -s -C "$REPO/runtime" all >/dev/null
+	make_locked -s -C "$REPO/runtime" all >/dev/null
 	d=$BATS_TEST_TMPDIR
 	mpicc -Wall -Wextra -Werror -o "$d/mpiio_writes" "$REPO/tests/fixtures/analyze/mpiio_writes.c"
 	printf 'collective_operations_absolute = 0\n' >"$d/t.conf"

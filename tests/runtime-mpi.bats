@@ -15,7 +15,7 @@ INT=4	# MPI_INT, H5T_NATIVE_INT
 DBL=8	# MPI_DOUBLE
 
 setup_file() {
-	make -s -C "$REPO/runtime" all >/dev/null
+	make_locked -s -C "$REPO/runtime" all >/dev/null
 	B="$BATS_FILE_TMPDIR/bin"
 	mkdir -p "$B"
 	cd "$B"
