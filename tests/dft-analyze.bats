@@ -363,12 +363,18 @@ nested_trace() {
 	enclosed='select(.type=="partial") | .maps.attr_proc | to_entries | map({(.key | split("\u001f")[0]): .value[0]}) | add'
 	dft-analyze --partial "$t" >"$d/partial.ndjson"
 	[ "$(jq -S -c "$enclosed" "$d/partial.ndjson")" = "$expect" ]
+	# the summary's io_calls of each application function are the same
+	# counts (main encloses none of its own)
+	io_calls='select(.type=="summary") | [.functions[] | select(.io_cat=="app" and .io_calls > 0) | {(.name): .io_calls}] | add'
+	[ "$(jq -S -c "$io_calls" "$d/whole.ndjson")" = "$expect" ]
+	[ "$(jq -c 'select(.type=="summary") | .functions[] | select(.name=="main") | .io_calls' "$d/whole.ndjson")" = 0 ]
 	for mb in 1 3 8; do
 		rm -rf "$d/c"
 		dft-split -s "$mb" -o "$d/c" "$t" >"$d/c.ndjson"
 		if [ "$mb" = 1 ]; then [ "$(grep -c '"type":"chunk"' "$d/c.ndjson")" -ge 10 ]; fi
 		dft-analyze -j 1 <"$d/c.ndjson" >"$d/p.ndjson"
 		[ "$(normalized "$d/p.ndjson")" = "$whole" ] || fail "chunk records, $mb MiB"
+		[ "$(jq -S -c "$io_calls" "$d/p.ndjson")" = "$expect" ]
 		dft-analyze --partial <"$d/c.ndjson" >"$d/partial.ndjson"
 		[ "$(jq -S -c "$enclosed" "$d/partial.ndjson")" = "$expect" ]
 		# the directory, and the files in reverse order, with two jobs

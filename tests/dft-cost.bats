@@ -173,6 +173,52 @@ PROF
 	run -2 dft-cost --throttle-us x "$IN"
 }
 
+@test "--profile: functions around no I/O over the event budget are skipped, the least called kept; functions around I/O never" {
+	# 40 I/O events; budget (1.5 - 1) x 40 = 20 events, minus the 11 of
+	# the functions around I/O (put 10, load 1): 9 left for the others,
+	# least called first: main (1), rare (2) and mid (5) fit, hot (100)
+	# does not
+	{
+		fn put put '{"write":1}' 1 0 0 60
+		fn load load '{"read":1}' 1 0 0 60
+		fn rare rare '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'
+		fn mid mid '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'
+		fn hot hot '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'
+		fn main main '{"put":1}' 1 0 0 60 | jq -c '.is_entry = true'
+	} >"$BATS_TEST_TMPDIR/f"
+	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
+{"type":"summary","v":2,"functions":[{"name":"write","cat":"POSIX","io_cat":"write","count":38,"time_s":0.1},{"name":"read","cat":"POSIX","io_cat":"read","count":2,"time_s":0.1},{"name":"put","cat":"C_APP","io_cat":"app","count":10,"time_s":0.1,"io_calls":38},{"name":"load","cat":"C_APP","io_cat":"app","count":1,"time_s":0.1,"io_calls":2},{"name":"main","cat":"C_APP","io_cat":"app","count":1,"time_s":1,"io_calls":0},{"name":"rare","cat":"C_APP","io_cat":"app","count":2,"time_s":0.1,"io_calls":0},{"name":"mid","cat":"C_APP","io_cat":"app","count":5,"time_s":0.1,"io_calls":0},{"name":"hot","cat":"C_APP","io_cat":"app","count":100,"time_s":0.1,"io_calls":0},{"name":"start","cat":"dftracer","io_cat":"none","count":1,"time_s":0}]}
+PROF
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 decisions "$BATS_TEST_TMPDIR/out"
+	assert_output "put true score
+load true score
+rare true score
+mid true score
+hot false profile-volume
+main true main"
+	run -0 jq -r 'select(.name == "hot") | .decision.reason' "$BATS_TEST_TMPDIR/out"
+	assert_output "called 100 times in the profile, around no I/O call: over the event budget (1.5 events per I/O event, 40 I/O events)"
+	# a tighter budget (1.2 x 40 = 8 extra, all taken by the functions
+	# around I/O) skips every other one but main
+	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
+	assert_output "put
+load
+main"
+	# 0, --no-rule, and a profile without io_calls: nothing by volume
+	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 0 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	assert_output ""
+	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --no-rule profile-volume '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	assert_output ""
+	sed 's/,"io_calls":[0-9]*//g' "$BATS_TEST_TMPDIR/prof" >"$BATS_TEST_TMPDIR/prof0"
+	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof0' '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	assert_output ""
+	# a function around I/O is not throttled by TAU's rule either
+	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --throttle-calls 5 --throttle-us 1000000 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"put\") | .decision.rule'"
+	assert_output score
+	checklist_bad_value dft-cost --event-ratio 0.5 "0 or a number >= 1"
+}
+
 @test "call-frequency rules: loop callees, small leaves, inline helpers, hash idioms" {
 	# score 20 each (1 memory call, 1 call, < 25 nodes) before the penalties
 	{

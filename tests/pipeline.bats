@@ -954,6 +954,56 @@ bench_failed_ws() {
 	run -1 grep -x bench_test.c "$w/tmp/select.tau"
 }
 
+@test "the main of the CMake target the smoke command runs is annotated, though its file is below test/ and named otherwise" {
+	# zlib's shape: test/prog.c is compiled for the targets prog and
+	# prog_sh; the smoke test runs ./prog_sh
+	local app="$BATS_TEST_TMPDIR/capp" root="$BATS_TEST_TMPDIR/wscm" w
+	mkdir -p "$app/test"
+	cat >"$app/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.10)
+project(capp C)
+add_library(store STATIC store.c)
+add_executable(prog test/prog.c)
+target_link_libraries(prog store)
+add_executable(prog_sh test/prog.c)
+target_link_libraries(prog_sh store)
+add_executable(other test/other.c)
+CM
+	cat >"$app/store.c" <<'C'
+#include <stdio.h>
+
+int
+store(const char *path, int n)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL)
+		return -1;
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%d\n", i);
+	return fclose(f);
+}
+C
+	cat >"$app/test/prog.c" <<'C'
+int store(const char *path, int n);
+
+int
+main(int argc, char **argv)
+{
+	return argc > 1 && store(argv[1], 100) == 0 ? 0 : 1;
+}
+C
+	printf 'int\nmain(void)\n{\n\treturn 0;\n}\n' >"$app/test/other.c"
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	run -0 dft-pipeline run -y --offline -s './prog_sh out.txt' --stop-after annotate -w "$root" "$app"
+	w="$root/$(head -n 1 "$root/capp/.current_run")"
+	run -0 grep -c DFTRACER_C_INIT "$w/annotated/test/prog.c"
+	run -0 cat "$w/tmp/select.tau"
+	refute_line test/prog.c
+	assert_line test/other.c
+}
+
 @test "--from lists the valid steps and takes labels; lessons are not duplicated by resumes" {
 	bench_failed_ws
 	run -2 --separate-stderr dft-pipeline resume -y --from smoke_tests -w "$BROOT" bench
@@ -976,12 +1026,15 @@ bench_failed_ws() {
 	assert_line "[05] step_5_smoke_test"
 }
 
-@test "the tracing overhead is measured; a hot function over the throttle is re-annotated away before the analysis" {
+@test "the tracing overhead is measured; hot functions over the throttle or the event budget are re-annotated away before the analysis" {
 	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wst" w calls=3000
 	cp -R "$REPO/tests/apps/sample" "$app"
 	# walk(): a loop, a branch and a call: annotated by its shape (score
 	# >= 20; called through a pointer, so no call-frequency rule sees the
-	# caller's loop), but called $calls times at well under 10 us each
+	# caller's loop), but called $calls times at well under 10 us each.
+	# mix(): the same shape, 900 calls (under TAU's 1000), around no I/O:
+	# over an event budget of 1.1 events per I/O event, which the
+	# sample's other functions (each around its own I/O) are not
 	cat >>"$app/main.c" <<'C'
 
 long
@@ -997,12 +1050,26 @@ walk(int n)
 }
 
 long
+mix(int n)
+{
+	volatile long s = 0;
+
+	for (int i = 0; i < 3; i++)
+		s += (long)i * n;
+	if (n & 1)
+		s += labs((long)n);
+	return s;
+}
+
+long
 walk_all(int n)
 {
-	long (*volatile f)(int) = walk, s = 0;
+	long (*volatile f)(int) = walk, (*volatile g)(int) = mix, s = 0;
 
 	for (int i = 0; i < n; i++)
 		s += f(i);
+	for (int i = 0; i < 900; i++)
+		s += g(i);
 	return s;
 }
 C
@@ -1011,26 +1078,43 @@ C
 	grep -q 'walk_all(3000)' "$app/main.c"
 	git -C "$app" init -q && git -C "$app" add . &&
 		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
-	DFT_PIPELINE_THROTTLE_CALLS=1000 DFT_PIPELINE_TIMING_RUNS=1 \
+	DFT_PIPELINE_THROTTLE_CALLS=1000 DFT_PIPELINE_TIMING_RUNS=1 DFT_PIPELINE_EVENT_RATIO=1.1 \
 		run -0 --separate-stderr dft-pipeline run -y --offline --no-optimize -w "$root" "$app"
 	assert_line --regexp '^  tracing overhead: -?[0-9]+\.[0-9] % \(smoke test traced [0-9.]+s, untraced [0-9.]+s; medians of 1 runs\)$'
 	assert_line --partial "over TAU's throttle (1000 calls, under 10 us each): walk ($calls calls,"
-	assert_line --regexp '^│ Tracing overhead: -?[0-9.]+ % \(throttled: walk\) +│$'
+	assert_line "  around no I/O and over the event budget (1.1 events per I/O event): mix (900 calls); re-annotating without them before the analysis"
+	assert_line --regexp '^│ Tracing overhead: -?[0-9.]+ % \(throttled: walk,mix\) +│$'
 	w="$root/$(head -n 1 "$root/app/.current_run")"
-	# the analyzed trace has no walk event (grep -c: 0 and status 1); the
-	# first one had them all
-	run -1 bash -c "set -o pipefail; gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"walk\"'"
+	# the analyzed trace has no walk or mix event (grep -c: 0 and status
+	# 1); the first one had them all
+	run -1 bash -c "set -o pipefail; gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"\\(walk\\|mix\\)\"'"
 	assert_output 0
-	run -0 jq -r 'select(.type == "function" and .name == "walk") | .decision.rule' "$w/records/08_cost.ndjson"
-	assert_output profile-throttle
-	run -0 jq -r 'select(.type == "summary") | .functions[] | select(.name == "walk") | .count' "$w/records/10_profile.ndjson"
-	assert_output "$calls"
+	run -0 jq -r -s '[.[] | select(.type == "function" and (.name == "walk" or .name == "mix")) | "\(.name) \(.decision.rule)"] | sort[]' "$w/records/08_cost.ndjson"
+	assert_output "mix profile-volume
+walk profile-throttle"
+	run -0 jq -r 'select(.type == "summary") | [.functions[] | select(.name == "walk" or .name == "mix") | "\(.name) \(.count) \(.io_calls)"] | sort[]' "$w/records/10_profile.ndjson"
+	assert_output "mix 900 0
+walk $calls 0"
+	# the functions around I/O are all still there, each with the I/O
+	# calls it encloses (counted here from the trace: the innermost
+	# traced function around each I/O event), and the function events
+	# are within the budget: at most a tenth of the I/O events
+	run -0 bash -c "gzip -dcf '$w'/traces/*.pfw* | grep '\"ph\":\"X\"' | jq -s -r '
+		(map(select(.cat == \"C_APP\"))) as \$f
+		| (map(select(.cat == \"POSIX\" or .cat == \"STDIO\"))) as \$io
+		| [\$io[] | . as \$e | [\$f[] | select(.tid == \$e.tid and .ts <= \$e.ts and .ts + .dur >= \$e.ts + \$e.dur)]
+		   | sort_by(.ts) | last | .name // \"(none)\"] | group_by(.) | map(\"\(.[0]) \(length)\")
+		| . + [\"fn \(\$f | length) io \(\$io | length)\"] | .[]'"
+	local want=$output
+	run -0 bash -c "dft-analyze '$w'/traces/*.pfw* | jq -r 'select(.type == \"summary\") | (.functions[] | select(.io_cat == \"app\" and .io_calls > 0) | \"\(.name) \(.io_calls)\"), \"fn \([.functions[] | select(.io_cat == \"app\") | .count] | add) io \([.functions[] | select(.io_cat != \"app\" and .io_cat != \"none\") | .count] | add)\"' | sort"
+	assert_equal "$output" "$(printf '%s\n' "$want" | sort)"
+	run -0 bash -c "printf '%s\n' \"\$0\" | awk '/^fn / { exit !(\$2 * 10 <= \$4) }'" "$(printf '%s\n' "$want" | grep '^fn ')"
 	# samples records: untraced once, traced before and after the throttle
 	run -0 jq -r '"\(.config) \(.traced) \(.runs | length)"' "$w/records/samples.ndjson"
 	assert_output "untraced false 1
 traced true 1
 traced_throttled true 1"
-	run -0 grep -F 'throttled before the analysis: `walk` (overhead before: ' "$w/session_report.md"
+	run -0 grep -F 'throttled before the analysis: `walk`, `mix` (overhead before: ' "$w/session_report.md"
 }
 
 @test "a traced run that hangs is stopped and diagnosed as a hang, with stacks" {

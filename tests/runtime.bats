@@ -424,6 +424,32 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	echo "$output" | jq -e --argjson n "$n" '.names.hot == $n and .agg == {}'
 }
 
+@test "throttle: a function around I/O is never folded; a folded call that encloses I/O is written whole" {
+	n=3000
+	# every function is under the mean limit; the call limit is 100
+	DFTRACER_THROTTLE_CALLS=100 DFTRACER_THROTTLE_US=1000000 run -0 "$B/guard" hotio data "$n"
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	# put_rec: every call complete; mostly: 100 complete, then folded,
+	# but its last 5 calls (each around a write) complete again
+	echo "$output" | jq -e --argjson n "$n" \
+		'.names.put_rec == $n and .names.mostly == 105 and .agg.mostly == $n - 105 and .names.write == $n + 5'
+	# each write lies inside a complete put_rec or mostly event of its
+	# thread (counted here, from the trace)
+	run -0 bash -c "$(declare -f body); body '$f' | jq -s -r '
+		map(select(.ph == \"X\")) | (map(select(.name == \"put_rec\" or .name == \"mostly\"))) as \$fn
+		| [.[] | select(.name == \"write\") | . as \$w
+		   | [\$fn[] | select(.tid == \$w.tid and .ts <= \$w.ts and .ts + .dur >= \$w.ts + \$w.dur) | .name][0] // \"none\"]
+		| group_by(.) | map(\"\(.[0]) \(length)\") | .[]'"
+	assert_output "mostly 5
+put_rec $n"
+	# and dft-analyze names them with their I/O
+	dft-analyze "$f" >"$W/analyze.out" || fail "dft-analyze: status $?"
+	run -0 jq -r 'select(.type == "summary") | .functions[] | select(.name == "put_rec" or .name == "mostly") | "\(.name) \(.count) \(.io_calls)"' "$W/analyze.out"
+	assert_output --partial "put_rec $n $n"
+	assert_output --partial "mostly $n 5"
+}
+
 @test "exec: events buffered before it are written" {
 	run -0 "$B/modes" exec data
 	f=$(the_trace)

@@ -32,6 +32,10 @@ struct prof {
 	char *name;
 	double count;
 	double mean_us;
+	int app;		/* an application function (io_cat "app") */
+	int io;			/* an I/O call (io_cat neither app nor none) */
+	double io_calls;	/* I/O it is the innermost function of, or -1 */
+	int over_budget;	/* profile-volume */
 };
 
 struct opts {
@@ -53,6 +57,8 @@ struct opts {
 	int has_profile;
 	double event_bytes;
 	double throttle_calls, throttle_us;	/* profile-throttle */
+	double event_ratio;	/* profile-volume: events per I/O event */
+	double io_events, budget;
 	/* name called inside a loop of another function -> that caller */
 	json_object *loop_callee;
 };
@@ -67,12 +73,14 @@ static const char usage_text[] =
 	"usage: dft-cost [-t N] [--select FILE] [--comp NAME=COMP] "
 	"[--exclude NAME]\n"
 	"                [--profile FILE] [--throttle-calls N] [--throttle-us US]\n"
+	"                [--event-ratio R]\n"
 	"                [--no-rule RULE] [--reference] [--io-reach N]\n"
 	"                [--python-model MODEL] [--unbuffered] [file ...]\n";
 
 enum {
 	OPT_SELECT = 256, OPT_COMP, OPT_EXCLUDE, OPT_PROFILE, OPT_NO_RULE,
-	OPT_REFERENCE, OPT_REACH, OPT_PYMODEL, OPT_UNBUF, OPT_TCALLS, OPT_TUS
+	OPT_REFERENCE, OPT_REACH, OPT_PYMODEL, OPT_UNBUF, OPT_TCALLS, OPT_TUS,
+	OPT_RATIO
 };
 
 static const struct option longopts[] = {
@@ -83,6 +91,7 @@ static const struct option longopts[] = {
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "throttle-calls", required_argument, NULL, OPT_TCALLS },
 	{ "throttle-us", required_argument, NULL, OPT_TUS },
+	{ "event-ratio", required_argument, NULL, OPT_RATIO },
 	{ "no-rule", required_argument, NULL, OPT_NO_RULE },
 	{ "reference", no_argument, NULL, OPT_REFERENCE },
 	{ "io-reach", required_argument, NULL, OPT_REACH },
@@ -107,6 +116,8 @@ static const char help_text[] =
 	"      --throttle-calls N the profile throttle: more than N calls\n"
 	"                         (default 100000) ...\n"
 	"      --throttle-us US   ... under US microseconds each (default 10)\n"
+	"      --event-ratio R    the profile's event budget: R events per I/O\n"
+	"                         event (default 1.5, 0 off)\n"
 	"      --no-rule RULE     switch one refinement off (repeatable)\n"
 	"      --reference        the reference rules only, no refinements\n"
 	"      --io-reach N       never skip functions that reach I/O in <= N\n"
@@ -352,6 +363,7 @@ load_profile(struct opts *o, const char *path)
 			for (i = 0; i < n; i++) {
 				json_object *f = json_object_array_get_idx(fns, i);
 				const char *nm = dft_json_str(f, "name", NULL);
+				const char *ic = dft_json_str(f, "io_cat", "");
 				double cnt = dft_json_double(f, "count", 0);
 				double t = dft_json_double(f, "time_s", 0);
 				struct prof *p;
@@ -361,9 +373,13 @@ load_profile(struct opts *o, const char *path)
 				o->prof = dft_xreallocarray(o->prof, o->nprof + 1,
 							    sizeof(*o->prof));
 				p = &o->prof[o->nprof++];
+				memset(p, 0, sizeof(*p));
 				p->name = dft_xstrdup(nm);
 				p->count = cnt;
 				p->mean_us = t / cnt * 1e6;
+				p->app = strcmp(ic, "app") == 0;
+				p->io = *ic && !p->app && strcmp(ic, "none") != 0;
+				p->io_calls = dft_json_double(f, "io_calls", -1);
 			}
 		} else if (dft_json_str(rec, "name", NULL) &&
 			   dft_json_double(rec, "count", 0) > 0) {
@@ -373,6 +389,8 @@ load_profile(struct opts *o, const char *path)
 			o->prof = dft_xreallocarray(o->prof, o->nprof + 1,
 						    sizeof(*o->prof));
 			p = &o->prof[o->nprof++];
+			memset(p, 0, sizeof(*p));
+			p->io_calls = -1;
 			p->name = dft_xstrdup(dft_json_str(rec, "name", ""));
 			p->count = cnt;
 			p->mean_us = dft_json_double(rec, "mean_us",
@@ -384,6 +402,56 @@ load_profile(struct opts *o, const char *path)
 	dft_reader_release(&r);
 	o->has_profile = 1;
 	return rc;
+}
+
+static int
+by_count(const void *a, const void *b)
+{
+	const struct prof *x = *(const struct prof *const *)a;
+	const struct prof *y = *(const struct prof *const *)b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * profile-volume: the analyzed trace should hold at most event_ratio events
+ * per I/O event of the profile. The application functions that are the
+ * innermost function of some I/O are kept whatever they cost (the
+ * diagnosis names them); the budget left, (ratio - 1) x the I/O events
+ * minus their events, goes to the others, the least called first; the
+ * ones that do not fit are over the budget. Profiles without io_calls
+ * (older dft-analyze) throttle nothing.
+ */
+static void
+profile_budget(struct opts *o)
+{
+	struct prof **v = dft_xreallocarray(NULL, o->nprof + 1, sizeof(*v));
+	size_t n = 0;
+	double used = 0;
+
+	o->io_events = 0;
+	for (size_t i = 0; i < o->nprof; i++) {
+		struct prof *p = &o->prof[i];
+
+		if (p->io)
+			o->io_events += p->count;
+		else if (p->app && p->io_calls > 0)
+			used += p->count;
+		else if (p->app && p->io_calls == 0)
+			v[n++] = p;
+	}
+	o->budget = (o->event_ratio - 1) * o->io_events - used;
+	qsort(v, n, sizeof(*v), by_count);
+	used = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (o->event_ratio > 0 && used + v[i]->count > o->budget)
+			v[i]->over_budget = 1;
+		else
+			used += v[i]->count;
+	}
+	free(v);
 }
 
 static const struct prof *
@@ -845,12 +913,21 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 	}
 	if (o->has_profile && rule_on(o, "profile-throttle") &&
 	    (pf = profile_of(o, name, qual)) && pf->count > o->throttle_calls &&
-	    pf->mean_us < o->throttle_us) {
+	    pf->mean_us < o->throttle_us && !(pf->io_calls > 0)) {
 		dft_buf_addf(r, "called %.0f times at %.2f us each in the "
 			     "profile (over %.0f calls under %g us)",
 			     pf->count, pf->mean_us, o->throttle_calls,
 			     o->throttle_us);
 		SKIP("profile-throttle");
+	}
+	if (!py && o->has_profile && rule_on(o, "profile-volume") &&
+	    (pf = profile_of(o, name, qual)) && pf->over_budget) {
+		dft_buf_addf(r, "called %.0f time%s in the profile, around no "
+			     "I/O call: over the event budget (%g events per "
+			     "I/O event, %.0f I/O events)", pf->count,
+			     pf->count == 1 ? "" : "s", o->event_ratio,
+			     o->io_events);
+		SKIP("profile-volume");
 	}
 	if (!py && (suffix = lifecycle_suffix(name))) {
 		dft_buf_addf(r, "lifecycle function: name ends in %s (R6)",
@@ -1149,6 +1226,7 @@ main(int argc, char **argv)
 	o.event_bytes = 160;
 	o.throttle_calls = 100000;
 	o.throttle_us = 10;
+	o.event_ratio = 1.5;
 	while ((c = dft_getopt(argc, argv, "t:hV", longopts)) != -1) {
 		switch (c) {
 		case 't':
@@ -1190,6 +1268,17 @@ main(int argc, char **argv)
 			o.throttle_us = d;
 			break;
 		}
+		case OPT_RATIO: {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(d == 0 || d >= 1) ||
+			    d > 1e9)
+				dft_bad_value(usage_text, "--event-ratio",
+					      optarg, "0 or a number >= 1");
+			o.event_ratio = d;
+			break;
+		}
 		case OPT_PROFILE:
 			if (load_profile(&o, optarg) < 0)
 				dft_die("%s: bad profile records", optarg);
@@ -1197,7 +1286,7 @@ main(int argc, char **argv)
 		case OPT_NO_RULE: {
 			static const char *const known[] = {
 				"io-direct", "io-reach", "header-accessor",
-				"tiny-leaf", "profile-throttle",
+				"tiny-leaf", "profile-throttle", "profile-volume",
 				"after-finalize", "hot-loop-callee",
 				"hot-small-leaf", "hot-inline", "hot-idiom",
 				NULL
@@ -1206,7 +1295,7 @@ main(int argc, char **argv)
 			if (!dft_in_list(optarg, known))
 				dft_bad_value(usage_text, "--no-rule", optarg,
 					"io-direct, io-reach, header-accessor, "
-					"tiny-leaf, profile-throttle, "
+					"tiny-leaf, profile-throttle, profile-volume, "
 					"after-finalize, hot-loop-callee, "
 					"hot-small-leaf, hot-inline or hot-idiom");
 			pat_add(&o.no_rule, optarg);
@@ -1237,6 +1326,8 @@ main(int argc, char **argv)
 			dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
+	if (o.has_profile)
+		profile_budget(&o);
 	dft_step_begin(&step, "cost");
 	memset(&s, 0, sizeof(s));
 	s.by_rule = json_object_new_object();

@@ -110,6 +110,7 @@ static void region_open(struct dft_thread *t, struct dft_region *r)
 	r->id = dft_next_id();
 	r->level = t->depth + 1;
 	r->p_idx = top_id(t);
+	r->io0 = t->io_n;
 	if (t->depth < DFT_DEPTH)
 		t->stack[t->depth] = r;
 	t->depth++;
@@ -152,6 +153,9 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 			a->slot = slot;
 			a->fhash = h;
 			a->t = t;
+			a->io0 = t->io_n;
+			a->level = t->depth + 1;
+			a->p_idx = top_id(t);
 			a->ts = dft_now();
 			dft_guard--;
 			return &a->pub;

@@ -774,7 +774,11 @@ void dft_exec_hook(void)
  * folded in, not the interval's start, so that the trace's span stays that
  * of the run), so a
  * first traced run of a program with a two-million-call helper stays
- * small.  The tables are per thread: no locks.
+ * small.  A function whose call encloses an I/O event of the thread is
+ * never folded (from then on): its calls stay complete events, so the
+ * analysis still finds the function around its I/O; a folded call that
+ * turns out to enclose I/O is written as a complete event itself.  The
+ * tables are per thread: no locks.
  */
 #define DFT_FN_MAX 4096		/* functions tracked per thread */
 
@@ -912,6 +916,23 @@ void agg_add(struct dft_thread *t, struct dft_aregion *a)
 
 	if (!e || a->t != t || !t->buf)
 		return;
+	if (t->io_n != a->io0) {
+		/* it enclosed I/O: a complete event, and no more folding */
+		struct dft_region r;
+
+		agg_flush(t, e);
+		memset(&r, 0, sizeof(r));
+		r.id = dft_next_id();
+		r.name = e->name;
+		r.cat = e->cat;
+		r.ts = a->ts;
+		r.level = a->level;
+		r.p_idx = a->p_idx;
+		region_emit(t, &r, end);
+		e->io = 1;
+		e->throttled = 0;
+		return;
+	}
 	iv = a->ts / G.interval_us;
 	if (e->cnt && iv != e->iv)
 		agg_flush(t, e);
@@ -938,7 +959,9 @@ void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur)
 		return;
 	e->calls++;
 	e->dur_sum += dur;
-	if (e->calls >= G.throttle_calls &&
+	if (t->io_n != r->io0)
+		e->io = 1;
+	if (!e->io && e->calls >= G.throttle_calls &&
 	    e->dur_sum < e->calls * G.throttle_us) {
 		e->throttled = 1;
 		rt_msg(LOG_INFO, "throttled %s (%s): %llu calls, mean %.1f us",

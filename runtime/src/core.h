@@ -29,6 +29,7 @@ struct dft_region {
 	uint64_t fhash;
 	long long id;
 	uint64_t ts;
+	uint64_t io0;		/* the thread's io_n at START */
 	int meta;		/* DF_METADATA_EVENT */
 	int level;
 	long long p_idx;
@@ -48,6 +49,9 @@ struct dft_aregion {
 	uint64_t fhash;
 	struct dft_thread *t;
 	uint64_t ts;
+	uint64_t io0;		/* the thread's io_n at START */
+	int level;
+	long long p_idx;
 };
 
 /* The runtime's state (core.c); one per process. */

@@ -50,6 +50,7 @@ struct dft_fnstat {
 	char *name, *cat;
 	uint64_t calls, dur_sum;	/* complete events written so far */
 	int throttled;
+	int io;			/* a call enclosed I/O: never folded again */
 	uint64_t iv;		/* interval number of the open record */
 	uint64_t first;		/* start of its first call: the record's ts */
 	uint64_t cnt, dmin, dmax, dsum;	/* the open record */
@@ -57,6 +58,7 @@ struct dft_fnstat {
 
 struct dft_thread {
 	pid_t tid;
+	uint64_t io_n;		/* I/O events written on this thread (io.c) */
 	unsigned gen;		/* state generation it belongs to */
 	int depth;
 	struct dft_region *stack[DFT_DEPTH];	/* open regions */

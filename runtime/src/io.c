@@ -93,6 +93,7 @@ static void ev_gen(const char *name, const char *cat, uint64_t t0,
 	dft_guard++;
 	t = dft_self();
 	if (t) {
+		t->io_n++;
 		a = ev_begin(t, dft_next_id(), name, cat, t0, t1 - t0);
 		if (a) {
 			ev_plevel(t);
@@ -118,6 +119,7 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 	dft_guard++;
 	t = dft_self();
 	if (t) {
+		t->io_n++;
 		a = ev_begin(t, dft_next_id(), name, cat, t0, t1 - t0);
 		if (a) {
 			ev_level(t);

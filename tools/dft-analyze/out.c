@@ -216,6 +216,24 @@ summary(struct agg *a, const struct run_info *ri)
 	json_object_object_add(o, "categories", cats);
 
 	json_object *fns = json_object_new_array();
+	/* the I/O calls each function is the innermost traced function of:
+	 * the attribution rows (name \x1f cat \x1f file \x1f line \x1e
+	 * process) summed per name \x1f cat */
+	struct dft_tmap fio;
+
+	dft_tmap_init(&fio, sizeof(int64_t));
+	for (size_t i = 0; i < a->m[M_ATTR_P].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_ATTR_P], i, &kn);
+		const char *s1 = memchr(k, '\x1f', kn);
+		const char *s2 = s1 ? memchr(s1 + 1, '\x1f', kn - (size_t)(s1 + 1 - k)) :
+				 NULL;
+		const int64_t *r = dft_tmap_value(&a->m[M_ATTR_P], i);
+
+		if (s2 != NULL)
+			*(int64_t *)dft_tmap_get(&fio, k, (size_t)(s2 - k), 1,
+						 NULL) += r[2 * C_IO];
+	}
 
 	ix = order(&a->m[M_FUNC], 1);
 	for (size_t i = 0; i < a->m[M_FUNC].count; i++) {
@@ -238,9 +256,16 @@ summary(struct agg *a, const struct run_info *ri)
 		json_object_object_add(c, "count", dft_jint(r[0]));
 		json_object_object_add(c, "time_s", dft_jdouble(r[1] / 1e6));
 		json_object_object_add(c, "bytes", dft_jint(r[2]));
+		if (kind & FN_APP) {
+			const int64_t *n = dft_tmap_get(&fio, k, kn, 0, NULL);
+
+			json_object_object_add(c, "io_calls",
+					       dft_jint(n ? *n : 0));
+		}
 		json_object_array_add(fns, c);
 	}
 	free(ix);
+	dft_tmap_release(&fio);
 	json_object_object_add(o, "functions", fns);
 
 	json_object *h = json_object_new_object();
