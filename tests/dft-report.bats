@@ -53,7 +53,7 @@ setup() {
 	assert_output "Application: file:///srv/apps/cm1 @ main (commit 0123456789ab)
 Date: 2026-11-30 00:11 UTC
 Platform: Linux 6.1.0 / x86_64 / node01"
-	run -0 grep -c '^| Iter | L1 applied | L2 applied | L3 applied | New bottlenecks | Resolved | Raw rate |$' "$WS/session_report.md"
+	run -0 grep -c '^| Iter | Change | Median ± spread | Test | Decision | New bottlenecks | Resolved |$' "$WS/session_report.md"
 }
 
 @test "records pass through and a report record follows" {
@@ -133,10 +133,34 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	dft-compare --after-label opt1 --applied B5.small_write.L2.cb "$FIXTURES/compare/before.ndjson" \
 		"$FIXTURES/compare/after.ndjson" >>"$BATS_TEST_TMPDIR/v.ndjson"
 	dft-report -o "$BATS_TEST_TMPDIR/v.md" "$BATS_TEST_TMPDIR/v.ndjson" >/dev/null
+	# one analysis a side: the traced completion times, no test
+	read -r before after verdict < <(jq -r 'select(.type == "verdict")
+		| "\(.completion_time.before) \(.completion_time.after) \(.verdict)"' "$BATS_TEST_TMPDIR/v.ndjson")
 	run -0 grep -E '^\| [01] \|' "$BATS_TEST_TMPDIR/v.md"
-	assert_output "| 0 | baseline | baseline | baseline | — | — | 0.100 GB/s |
-| 1 | — | B5.small_write.L2.cb | — | fs_bw:app:all | metadata_time_pct:app:all | 0.200 GB/s |"
+	assert_output "$(printf '| 0 | baseline | %.3f s (one traced run) | — | baseline | — | — |\n| 1 | L2: B5.small_write.L2.cb | %.3f s (one traced run) | — | %s | fs_bw:app:all | metadata_time_pct:app:all |' \
+		"$before" "$after" "$verdict")"
 	run -0 grep -c '^9. Optimization loop — 1 comparisons, stop reason not recorded$' "$BATS_TEST_TMPDIR/v.md"
+}
+
+@test "the iteration table: each iteration's change, median ± spread of its timed runs, test and decision" {
+	printf '%s\n' \
+		'{"type":"iteration","v":2,"iteration":0,"kind":"baseline","change":"baseline","applied":[],"bottlenecks":["sync_time_share:app"],"new":[],"resolved":[],"samples":{"median_s":0.318,"spread_pct":57.7,"runs":5},"test":null,"verdict":null,"status":"baseline","reason":null}' \
+		'{"type":"iteration","v":2,"iteration":1,"kind":"L1","change":"rewrite sync.L1.fdatasync","applied":[],"new":[],"resolved":[],"samples":{"median_s":0.3766,"spread_pct":31.5,"runs":5},"test":{"p":0.222222,"significant":false,"pct":25.9},"verdict":"unchanged","status":"rolled_back","reason":"no significant gain: unchanged (within noise ±42.8 %)"}' \
+		'{"type":"iteration","v":2,"iteration":2,"kind":"L1","change":"rewrite sync.L1.fewer","applied":[],"new":[],"resolved":["sync_time_share:app"],"samples":{"median_s":0.0593,"spread_pct":91.6,"runs":5},"test":{"p":0.00793651,"significant":true,"pct":-87.9},"verdict":"improved","status":"accepted","reason":null}' \
+		>"$BATS_TEST_TMPDIR/it.ndjson"
+	dft-report -o "$BATS_TEST_TMPDIR/it.md" "$BATS_TEST_TMPDIR/it.ndjson" >/dev/null
+	run -0 grep -E '^\| [012] \|' "$BATS_TEST_TMPDIR/it.md"
+	# median and half the spread, and the test, as the records give them
+	local want=() it ch med sp st p pct sig
+	while IFS=$'\t' read -r it ch med sp st p pct sig; do
+		case $st in
+		baseline) want+=("$(printf '| %s | %s | %.3f s ±%.1f %% | — | baseline | sync_time_share:app | — |' "$it" "$ch" "$med" "$(echo "$sp / 2" | bc -l)")") ;;
+		rolled_back) want+=("$(printf '| %s | %s | %.3f s ±%.1f %% | %+.1f %%, p = %.2g (not significant) | rolled back: %s | — | — |' "$it" "$ch" "$med" "$(echo "$sp / 2" | bc -l)" "$pct" "$p" "$(jq -r "select(.iteration == $it) | .reason" "$BATS_TEST_TMPDIR/it.ndjson")")") ;;
+		accepted) want+=("$(printf '| %s | %s | %.3f s ±%.1f %% | %+.1f %%, p = %.2g | accepted (improved) | — | sync_time_share:app |' "$it" "$ch" "$med" "$(echo "$sp / 2" | bc -l)" "$pct" "$p")") ;;
+		esac
+	done < <(jq -r '[.iteration, .change, .samples.median_s, .samples.spread_pct, .status, .test.p, .test.pct, .test.significant] | @tsv' "$BATS_TEST_TMPDIR/it.ndjson")
+	assert_output "$(printf '%s\n' "${want[@]}")"
+	refute_output --partial "GB/s"
 }
 
 @test "option combinations are checked before any work" {

@@ -475,6 +475,23 @@ run_iterations(struct run *r, json_object **out)
 					"after", 0)));
 		json_object_object_add(it, "verdict", dft_jstr(dft_json_str(v,
 			"verdict", NULL)));
+		/* the test of the comparison, as in an iteration record */
+		if (dft_json_path(v, "test") != NULL) {
+			json_object *t = json_object_new_object(), *p;
+
+			if (json_object_object_get_ex(dft_json_path(v, "test"),
+						      "p", &p))
+				json_object_object_add(t, "p",
+						       json_object_get(p));
+			json_object_object_add(t, "significant",
+				json_object_new_boolean(dft_json_bool(
+					dft_json_path(v, "test"),
+					"significant", 0)));
+			json_object_object_add(t, "pct", dft_jdouble(
+				dft_json_double(dft_json_path(v,
+					"completion_time"), "pct", 0)));
+			json_object_object_add(it, "test", t);
+		}
 		json_object_array_add(arr, it);
 	}
 	*out = arr;

@@ -91,16 +91,6 @@ evidence_text(json_object *p)
 	return s;
 }
 
-static double
-summary_write_rate_gbs(json_object *sum, int *ok)
-{
-	json_object *w = dft_json_path(sum, "io.write");
-	double t = dft_json_double(w, "time_s", 0);
-
-	*ok = w != NULL && t > 0;
-	return *ok ? dft_json_double(w, "bytes", 0) / t / 1e9 : 0;
-}
-
 static int
 step_cmp(const void *a, const void *b)
 {
@@ -590,32 +580,103 @@ applied_changes(struct run *r, json_object *it, const char *level,
 	return dft_buf_detach(&b);
 }
 
+/* The change of an iteration: its own words, else what it applied. */
+static char *
+iteration_change(struct run *r, json_object *it)
+{
+	const char *ch = dft_json_str(it, "change", NULL);
+	struct dft_buf b;
+
+	if (ch != NULL && *ch)
+		return dft_xstrdup(ch);
+	dft_buf_init(&b);
+	for (int l = 1; l <= 3; l++) {
+		char lv[4];
+		char *s;
+
+		snprintf(lv, sizeof(lv), "L%d", l);
+		s = applied_level(it, lv);
+		if (strcmp(s, "—") != 0)
+			dft_buf_addf(&b, "%s%s: %s", b.len ? "; " : "", lv, s);
+		free(s);
+	}
+	(void)r;
+	if (b.len == 0)
+		dft_buf_adds(&b, "—");
+	return dft_buf_detach(&b);
+}
+
+/* "median ±half-range %" of the timed runs, or the one traced run's. */
+static void
+iteration_median(json_object *it, char *out, size_t n)
+{
+	json_object *sm = dft_json_path(it, "samples");
+	double c = dft_json_double(it, "completion_s", 0);
+
+	if (sm != NULL && json_object_is_type(sm, json_type_object))
+		snprintf(out, n, "%.3f s ±%.1f %%",
+			 dft_json_double(sm, "median_s", 0),
+			 dft_json_double(sm, "spread_pct", 0) / 2);
+	else if (c > 0)
+		snprintf(out, n, "%.3f s (one traced run)", c);
+	else
+		snprintf(out, n, "—");
+}
+
+/* The test against the accepted configuration: "-20.8 %, p = 0.0079". */
+static void
+iteration_test(json_object *it, char *out, size_t n)
+{
+	json_object *t = dft_json_path(it, "test"), *p = NULL;
+
+	if (t == NULL || !json_object_is_type(t, json_type_object) ||
+	    !json_object_object_get_ex(t, "p", &p) || p == NULL) {
+		snprintf(out, n, "—");
+		return;
+	}
+	snprintf(out, n, "%+.1f %%, p = %.2g%s",
+		 dft_json_double(t, "pct", 0), json_object_get_double(p),
+		 dft_json_bool(t, "significant", 0) ? "" : " (not significant)");
+}
+
+/* baseline, accepted (verdict), rolled back (why), or the verdict. */
+static char *
+iteration_decision(json_object *it)
+{
+	const char *st = dft_json_str(it, "status", "");
+	const char *vd = dft_json_str(it, "verdict", NULL);
+	const char *why = dft_json_str(it, "reason", NULL);
+
+	if (strcmp(st, "baseline") == 0)
+		return dft_xstrdup("baseline");
+	if (strcmp(st, "accepted") == 0)
+		return dft_xasprintf("accepted (%s)", vd ? vd : "improved");
+	if (strcmp(st, "rolled_back") == 0)
+		return why ? dft_xasprintf("rolled back: %s", why) :
+		       vd ? dft_xasprintf("rolled back (%s)", vd) :
+			    dft_xstrdup("rolled back");
+	return dft_xstrdup(vd ? vd : "—");
+}
+
 void
 iteration_table(struct doc *d, struct run *r, json_object *its, int n)
 {
-	static const char *const head[] = { "Iter", "L1 applied",
-		"L2 applied", "L3 applied", "New bottlenecks", "Resolved",
-		"Raw rate" };
+	static const char *const head[] = { "Iter", "Change",
+		"Median ± spread", "Test", "Decision", "New bottlenecks",
+		"Resolved" };
 
 	doc_table(d, 7, head);
 	if (n == 0) {
 		struct seg *base = r->nsegs > 0 ? &r->segs[0] : NULL;
 		char *bl = base != NULL ? bottleneck_list(base->bottlenecks, 1) :
 			   NULL;
-		char rate[64];
-		int ok = 0;
-		double g = base != NULL ? summary_write_rate_gbs(base->summary,
-								 &ok) : 0;
 
-		if (ok)
-			snprintf(rate, sizeof(rate), "%.3f GB/s", g);
 		if (base != NULL) {
-			const char *row[] = { "0", "baseline", "baseline",
-				"baseline", *bl ? bl : "—", "—",
-				ok ? rate : NR };
+			const char *row[] = { "0", "baseline", NR, "—",
+				"baseline", *bl ? bl : "—", "—" };
 			doc_row(d, 7, row);
 		} else {
-			const char *row[] = { "0", NR, NR, NR, NR, "—", NR };
+			const char *row[] = { "0", NR, NR, NR, NR, NR, "—" };
 			doc_row(d, 7, row);
 		}
 		free(bl);
@@ -625,26 +686,21 @@ iteration_table(struct doc *d, struct run *r, json_object *its, int n)
 	for (int i = 0; i < n; i++) {
 		json_object *it = json_object_array_get_idx(its, (size_t)i);
 		int k = (int)dft_json_int(it, "iteration", i);
-		char num[16], rate[64];
-		char *l1, *l2, *l3, *nw, *rs;
+		char num[16], med[64], test[64];
+		char *ch, *dc, *nw, *rs;
 		json_object *x = NULL;
 
 		snprintf(num, sizeof(num), "%d", k);
-		snprintf(rate, sizeof(rate), "%.3f GB/s%s",
-			 dft_json_double(it, "raw_write_rate_gbs", 0),
-			 strcmp(dft_json_str(it, "status", ""),
-				"rolled_back") == 0 ? " (rolled back)" : "");
+		iteration_median(it, med, sizeof(med));
+		iteration_test(it, test, sizeof(test));
+		dc = iteration_decision(it);
 		if (k == 0) {
-			l1 = dft_xstrdup("baseline");
-			l2 = dft_xstrdup("baseline");
-			l3 = dft_xstrdup("baseline");
+			ch = dft_xstrdup("baseline");
 			json_object_object_get_ex(it, "bottlenecks", &x);
 			nw = join_strings(x, ", ", "—");
 			rs = dft_xstrdup("—");
 		} else {
-			l1 = applied_level(it, "L1");
-			l2 = applied_level(it, "L2");
-			l3 = applied_level(it, "L3");
+			ch = iteration_change(r, it);
 			json_object_object_get_ex(it, "new", &x);
 			nw = join_strings(x, ", ", "—");
 			x = NULL;
@@ -652,13 +708,12 @@ iteration_table(struct doc *d, struct run *r, json_object *its, int n)
 			rs = join_strings(x, ", ", "—");
 		}
 		{
-			const char *row[] = { num, l1, l2, l3, nw, rs, rate };
+			const char *row[] = { num, ch, med, test, dc, nw, rs };
 
 			doc_row(d, 7, row);
 		}
-		free(l1);
-		free(l2);
-		free(l3);
+		free(ch);
+		free(dc);
 		free(nw);
 		free(rs);
 	}
