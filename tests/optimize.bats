@@ -136,8 +136,8 @@ mw_p() {
 @test "the catalogue's tuning library gathers the small writes: significant, same bytes, requirements from the trace" {
 	local w
 	w=$(ws)
-	# (--repeat 5 again: the test before left 3 in the run's answers)
-	run -0 dft-pipeline optimize --offline --max-iters 2 --repeat 5 -w "$ROOT" smallwrite
+	# (no --repeat: the test before asked for 3, this loop times 5)
+	run -0 dft-pipeline optimize --offline --max-iters 2 -w "$ROOT" smallwrite
 	# the trace decides: write() calls under 64 KiB, no STDIO, no MPI
 	assert_line "  not applicable here: small_write.L2.tune_stdio (the trace has no STDIO calls)"
 	assert_line "  not applicable here: small_write.L2.cb (the application does not use MPI)"
@@ -152,6 +152,10 @@ mw_p() {
 	grep -q 'libdft_tune.so' "$w/scripts/run_iter1.sh"
 	grep -q "DFT_TUNE_WRITE_BUFFER='1M'" "$w/scripts/run_iter1.sh"
 	run -0 cmp <(awk 'BEGIN { for (i = 0; i < 100000; i++) printf "record %08d\n", i }') "$w/build/out/data.bin"
+	run -0 jq -r '.repeat' "$w/records/loop.ndjson"
+	assert_output 5
+	run -0 jq -r '.runs | length' "$w/runs/opt1/samples.ndjson"
+	assert_output 5
 }
 
 @test "--repeat and --patch are checked" {
