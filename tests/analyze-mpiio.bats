@@ -95,6 +95,47 @@ thresholds() {
 	assert_output "$(printf 'M04\nM06')"
 }
 
+# gaps TRACE: microseconds from the end of each blocking MPI-IO read or
+# write to the next MPI-IO call of its process, summed; and the blocking
+# calls' time, as "gaps blocking"
+gaps() {
+	zcat "$BATS_TEST_TMPDIR/$1.pfw.gz" | grep '"ph":"X"' | jq -s -r '
+		map(select(.cat == "MPIIO")) | group_by(.pid) | map(sort_by(.ts)) as $p
+		| ([$p[] | . as $c | range(0; length - 1) as $i
+			| select(($c[$i].name | test("read|write")) and $c[$i].args.nonblocking == 0)
+			| $c[$i + 1].ts - ($c[$i].ts + $c[$i].dur)] | add) as $g
+		| ([$p[][] | select((.name | test("read|write")) and .args.nonblocking == 0) | .dur] | add) as $b
+		| "\($g) \($b)"'
+}
+
+@test "blocking MPI-IO: what non-blocking calls could hide is the time after each blocking call before the next, so back-to-back requests (IOR) put nothing at stake" {
+	set -o pipefail
+	d=$BATS_TEST_TMPDIR
+	for m in 10 1000; do
+		awk -v mode=async -v n=8 -v m=$m -f "$REPO/tests/gen-mpiio-trace.awk" | gzip >"$d/async.pfw.gz"
+		read -r g b <<<"$(gaps async)"
+		[ "$g" -gt 0 ] && [ "$b" -gt 0 ]
+		# nor more than the I/O time itself (the POSIX calls, apart here)
+		io=$(zcat "$d/async.pfw.gz" | grep '"ph":"X"' | jq -s '[.[] | select(.cat == "POSIX") | .dur] | add')
+		want=$(( g < b ? g : b ))
+		want=$(( want < io ? want : io ))
+		# 10 us after each request: the gaps bound it, far under the calls' time
+		[ "$m" -ne 10 ] || { [ "$want" -eq "$g" ] && [ "$g" -lt "$b" ]; }
+		run -0 bash -c "set -o pipefail; dft-analyze --all '$d/async.pfw.gz' | jq -c 'select(.type == \"bottleneck\" and .class == \"async_io\") | [(.time_s * 1e6 | round), (.saving_s * 1e6 | round), (.evidence.blocking_time_s * 1e6 | round), (.evidence.overlap_window_s * 1e6 | round), .insights, .title]'"
+		assert_output "[$want,$want,$b,$g,[\"M06\",\"M07\"],\"Blocking MPI-IO reads and writes only\"]"
+		# the description counts both directions
+		run -0 bash -c "set -o pipefail; dft-analyze --all '$d/async.pfw.gz' | jq -r 'select(.type == \"bottleneck\" and .class == \"async_io\") | .description'"
+		assert_output --partial "all 16 MPI-IO read calls"
+		assert_output --partial "all 16 write calls"
+		# split into chunks, the same
+		rm -rf "$d/c"
+		dft-split -s 0.002 -o "$d/c" "$d/async.pfw.gz" >"$d/c.ndjson"
+		[ "$(grep -c '"type":"chunk"' "$d/c.ndjson")" -ge 3 ]
+		run -0 bash -c "set -o pipefail; dft-analyze --all -j 2 <'$d/c.ndjson' | jq -c 'select(.type == \"bottleneck\" and .class == \"async_io\") | (.time_s * 1e6 | round)'"
+		assert_output "$want"
+	done
+}
+
 @test "HDF5 over MPI-IO: the HDF5 layer, its H5Pset_fapl_mpio, and collective writes (M05) under it" {
 	set -o pipefail
 	gen hdf5 6

@@ -13,6 +13,10 @@
 # mode hdf5: 1 rank; H5Pset_fapl_mpio, H5Fcreate > MPI_File_open > open64,
 #   n x H5Dwrite (collective) > MPI_File_write_at_all > pwrite64,
 #   H5Fclose > MPI_File_close > close.
+# mode async: 2 ranks; MPI_Init, MPI_File_open, n blocking writes
+#   (MPI_File_write_at > pwrite64) then n blocking reads (MPI_File_read_at
+#   > pread64), each call 100 us and followed by m us of computation,
+#   MPI_File_close, and MPI_Finalize 1 s later; one shared file.
 # mode posix / posix1: 2 ranks with MPI_Init and n POSIX writes each, on
 #   one shared file (posix) or a file per rank (posix1); no MPI-IO.
 function ev(id, name, cat, pid, ts, dur, args) {
@@ -38,6 +42,26 @@ function hdf5(pid,    i, t) {
 	ev(9, "MPI_File_close", "MPIIO", pid, t + 5, 30, ",\"fhash\":\"f2\",\"ret\":0")
 	ev(10, "H5Fclose", "HDF5", pid, t, 50, ",\"fhash\":\"f2\"")
 }
+function async(pid, r,    i, t, off, k, nm, pn) {
+	if (r == 0)
+		meta(pid, "/scratch/mpi/async.dat", "f5")
+	ev(1, "MPI_Init", "MPI", pid, 0, 100, "")
+	ev(2, "open64", "POSIX", pid, 1010, 20, ",\"fhash\":\"f5\",\"ret\":3")
+	ev(3, "MPI_File_open", "MPIIO", pid, 1000, 50, ",\"fhash\":\"f5\",\"amode\":37,\"comm_size\":2,\"ret\":0")
+	t = 2000
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < n; i++) {
+			off = (r * n + i) * 1048576
+			nm = k ? "MPI_File_read_at" : "MPI_File_write_at"
+			pn = k ? "pread64" : "pwrite64"
+			ev(4, pn, "POSIX", pid, t + 5, 90, ",\"fhash\":\"f5\",\"ret\":1048576,\"offset\":" off)
+			ev(5, nm, "MPIIO", pid, t, 100, ",\"fhash\":\"f5\",\"count\":1048576,\"dtype_size\":1,\"size\":1048576,\"offset\":" off ",\"collective\":0,\"nonblocking\":0,\"ret\":0")
+			t += 100 + m
+		}
+	ev(6, "close", "POSIX", pid, t + 10, 5, ",\"fhash\":\"f5\",\"ret\":0")
+	ev(7, "MPI_File_close", "MPIIO", pid, t, 20, ",\"fhash\":\"f5\",\"ret\":0")
+	ev(8, "MPI_Finalize", "MPI", pid, 1000000, 10, "")
+}
 function posix(pid, r, shared,    i, h) {
 	h = shared ? "f3" : "f4" r
 	if (!shared || r == 0)
@@ -60,6 +84,10 @@ BEGIN {
 			printf "{\"id\":0,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":%d,\"tid\":%d,\"ph\":\"M\",\"args\":{\"hhash\":\"h1\",\"name\":\"node1\",\"value\":\"h1\"}}\n", pid, pid
 		if (mode == "hdf5") {
 			hdf5(pid)
+			continue
+		}
+		if (mode == "async") {
+			async(pid, r)
 			continue
 		}
 		if (mode == "posix" || mode == "posix1") {

@@ -42,6 +42,7 @@ const struct map_def map_defs[M_N] = {
 	[M_LOOP] = { "loop", 5, 0, "ST" },
 	[M_MPIFILE] = { "mpifile", MF_NF, 0, "F" },
 	[M_MPIFILEPROC] = { "mpifileproc", 1, 0, "FP" },
+	[M_MPIGAP] = { "mpigap", 1, 0, "P" },
 };
 
 const char *const ioc_name[IOC_N] = {
@@ -292,6 +293,8 @@ struct thr {
 	struct bundle *bun;	/* of p[0] when it has M_BUNDLE */
 	int64_t *proct_row;	/* local M_PROCT */
 	int64_t io_s, io_e;	/* the running union interval of its I/O */
+	int64_t mpio_e;		/* end of its last MPI-IO call, when that
+				 * was a blocking read or write */
 	struct loopst *loop;
 };
 
@@ -588,7 +591,7 @@ thr_get(struct ctx *c, const struct dft_trace_ev *ev)
 			(size_t)(sep - c->kb.s))[0] |= 1;
 		th->last_bin = INT64_MIN;
 		th->proct_row = agg_row(c->loc, M_PROCT, c->kb.s, plen);
-		th->io_s = th->io_e = INT64_MIN;
+		th->io_s = th->io_e = th->mpio_e = INT64_MIN;
 		if (th->proc >= c->npio) {
 			size_t nn = th->proc + 1;
 
@@ -1456,6 +1459,16 @@ upper_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		u.file = dft_tmap_key(&c->loc->m[M_FILE], fidx, &u.filen);
 	}
 	u.proc = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &u.procn);
+	/* the time a non-blocking form could overlap (async_io): from
+	 * the end of a blocking data call to the thread's next MPI-IO
+	 * call, which at the latest would have to wait for it */
+	if (!(f->kind & FN_HDF5) && ev->ph != DFT_PH_AGG) {
+		if (th->mpio_e != INT64_MIN && s > th->mpio_e)
+			agg_row(c->loc, M_MPIGAP, u.proc, u.procn)[0] +=
+				s - th->mpio_e;
+		th->mpio_e = (f->ioc == IOC_READ || f->ioc == IOC_WRITE) &&
+			     !(f->kind & FN_NONBLOCK) ? e : INT64_MIN;
+	}
 	thr_layer_seen(c, th, f->kind & FN_HDF5 ? L_HDF5 : L_MPIIO);
 	return upper_add(c->loc, &u);
 }

@@ -167,6 +167,8 @@ enum map_id {
 			 * derived */
 	M_MPIFILE,	/* file -> MF_* (MPI-IO data calls) */
 	M_MPIFILEPROC,	/* file \x1e proc -> MPI-IO data calls */
+	M_MPIGAP,	/* proc -> time after its blocking MPI-IO data
+			 * calls until its next MPI-IO call (us) */
 	M_N
 };
 struct map_def {

@@ -510,16 +510,33 @@ stake_collective(struct jctx *j, struct finding *f)
 }
 
 /*
- * async_io: M06/M07 put at stake the blocking MPI-IO calls of their
- * directions; non-blocking calls can hide them at most behind the time
- * the processes spend outside MPI-IO (their summed spans minus the MPI-IO
- * layer's time).
+ * async_io: M06/M07 fire on blocking MPI-IO calls. A non-blocking call
+ * hides its I/O only behind work the process does before it waits, at
+ * the latest at its next MPI-IO call (the next request, or the close).
+ * What is at stake is at most the time from the end of each blocking
+ * read or write to the process's next MPI-IO call, summed: a run that
+ * issues its requests back to back (IOR) has nothing to overlap. Time
+ * at stake and saving: the smaller of that and the blocking calls'
+ * time.
+ * With both directions, the finding names both.
  */
+static double
+mpiio_gaps(struct agg *a)
+{
+	struct dft_tmap *m = &a->m[M_MPIGAP];
+	double gap = 0;
+
+	for (size_t i = 0; i < m->count; i++)
+		gap += ((const int64_t *)dft_tmap_value(m, i))[0] / 1e6;
+	return gap;
+}
+
 static void
 stake_async(struct jctx *j, struct finding *f)
 {
-	double t = 0;
-	int col = -1;
+	double t = 0, tw[2] = { 0, 0 };
+	int64_t nw[2] = { 0, 0 };
+	int col = -1, dirs = 0;
 
 	for (int w = 0; w < 2; w++) {
 		int64_t m[MF_W];
@@ -528,20 +545,41 @@ stake_async(struct jctx *j, struct finding *f)
 			       "mpiio_nonblocking_read_pct"))
 			continue;
 		mpiio_sums(j->a, w, 0, m);
-		t += m[MF_T] / 1e6;
-		col = MF_W * w + MF_T;
+		tw[w] = m[MF_T] / 1e6;
+		nw[w] = m[MF_N];
+		t += tw[w];
+		dirs++;
+		if (col < 0 || tw[w] > tw[!w])
+			col = MF_W * w + MF_T;
 	}
-	double out = j->ri->proc_wall_s -
-		     j->a->layer[L_MPIIO][LF_T] / 1e6;
+	double gap = mpiio_gaps(j->a);
 
-	if (out < 0)
-		out = 0;
-	f->time_s = t;
-	f->saving_s = t < out ? t : out;
+	evd(f, "blocking_time_s", t);
+	evd(f, "overlap_window_s", gap);
+	f->time_s = t < gap ? t : gap;
+	f->saving_s = f->time_s;
 	f->saving_model = dft_xasprintf(
 		"overlap: non-blocking calls hide the blocking MPI-IO time "
 		"(%.3f s) at most behind the %.3f s the processes spend "
-		"outside MPI-IO", t, out);
+		"after blocking MPI-IO reads and writes before their next MPI-IO call",
+		t, gap);
+	if (dirs == 2) {
+		f->title = "Blocking MPI-IO reads and writes only";
+		free(f->description);
+		f->description = dft_xasprintf(
+			"all %lld MPI-IO read calls (%.3f s) and all %lld "
+			"write calls (%.3f s) are blocking: non-blocking calls "
+			"could overlap them with computation",
+			(long long)nw[0], tw[0], (long long)nw[1], tw[1]);
+		f->recommendation =
+			"overlap reads and writes with computation: "
+			"MPI_File_iread / iwrite (_at, _all), split "
+			"collectives (MPI_File_read_all_begin/end, "
+			"MPI_File_write_all_begin/end), or the HDF5 "
+			"asynchronous VOL connector";
+		finding_evi(f, "mpiio_writes", nw[1]);
+		evd(f, "write_time_s", tw[1]);
+	}
 	if (col >= 0)
 		f->files = top_files_in(j->a, M_MPIFILE, col, 0,
 					&f->files_more);
