@@ -1,6 +1,7 @@
 /*
  * banned.h - functions the suite does not use (style.md rule 23); include
- * last. Use snprintf, dft_buf, dft_parse_long instead.
+ * last (dft.h does, so every file that includes it gets the list). Use
+ * snprintf, dft_buf, dft_parse_long instead.
  */
 #ifndef DFT_BANNED_H
 #define DFT_BANNED_H

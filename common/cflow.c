@@ -16,7 +16,6 @@
 
 #include "dft.h"
 #include "cflow.h"
-#include "banned.h"
 
 struct memo {
 	char *usr;

@@ -44,7 +44,6 @@
 #include "compdb.h"
 #include "cflow.h"
 #include "options.h"
-#include "banned.h"
 
 static const char usage_text[] =
 	"usage: dft-lint [-hV] [-p dir] [--prefix-map old=new] [file ...] "

@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "annotate.h"
-#include "banned.h"
 
 struct fn {
 	json_object *rec;

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "annotate.h"
-#include "banned.h"
 
 static void
 tok_push(struct lexed *lx, size_t *cap, size_t off, size_t len, int line,

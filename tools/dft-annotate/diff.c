@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "annotate.h"
-#include "banned.h"
 
 struct lines {
 	const char **p;

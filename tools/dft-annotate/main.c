@@ -28,7 +28,6 @@
 #include "annotate.h"
 #include "compdb.h"
 #include "options.h"
-#include "banned.h"
 
 static const char usage_text[] =
 	"usage: dft-annotate [-dhisV] [-o dir] [-p file] [--init-args args]\n"

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "annotate.h"
-#include "banned.h"
 
 int
 py_is_annotated(const char *s, size_t n)

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "annotate.h"
-#include "banned.h"
 
 static int
 is_dft_macro(const struct lexed *lx, size_t i)

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "clone.h"
-#include "banned.h"
 
 #define SCAN_BUDGET 5000000	/* bytes of source text scanned for features */
 

@@ -35,7 +35,6 @@
 
 #include "clone.h"
 #include "options.h"
-#include "banned.h"
 
 static const char usage_text[] =
 	"usage: dft-clone [-w root] [-r ref] [-n name] [--copy] "

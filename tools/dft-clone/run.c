@@ -14,7 +14,6 @@
 #include <git2.h>
 
 #include "clone.h"
-#include "banned.h"
 
 volatile sig_atomic_t clone_interrupted;
 int clone_cwd_fd = -1;

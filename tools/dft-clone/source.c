@@ -16,7 +16,6 @@
 #include <git2.h>
 
 #include "clone.h"
-#include "banned.h"
 
 struct clone_ctx {
 	struct dft_progress fetch;
