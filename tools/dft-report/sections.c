@@ -504,6 +504,19 @@ flow(struct doc *d, struct run *r, const struct counts *c)
 	doc_blank(d);
 }
 
+/* The last iteration before row i that was not rolled back, or NULL. */
+static json_object *
+prev_accepted(json_object *its, int i)
+{
+	for (int j = i - 1; j >= 0; j--) {
+		json_object *p = json_object_array_get_idx(its, (size_t)j);
+
+		if (strcmp(dft_json_str(p, "status", ""), "rolled_back") != 0)
+			return p;
+	}
+	return NULL;
+}
+
 /* Applied proposal ids of one level, or "—". */
 static char *
 applied_level(json_object *it, const char *level)
@@ -732,16 +745,7 @@ iteration_sections(struct doc *d, struct run *r, json_object *its, int n)
 
 		if (k == 0)
 			continue;
-		/* the previous accepted iteration */
-		for (int j = i - 1; j >= 0; j--) {
-			json_object *p = json_object_array_get_idx(its,
-								   (size_t)j);
-			if (strcmp(dft_json_str(p, "status", ""),
-				   "rolled_back") != 0) {
-				prev = p;
-				break;
-			}
-		}
+		prev = prev_accepted(its, i);
 		c2 = applied_changes(r, it, "L2", &first);
 		c3 = applied_changes(r, it, "L3", &first);
 		c1 = applied_changes(r, it, "L1", &first);
@@ -1236,17 +1240,8 @@ charts(struct doc *d, struct run *r, json_object *its, int n)
 		for (int i = 1; i < n; i++) {
 			json_object *it = json_object_array_get_idx(its,
 								    (size_t)i);
-			json_object *prev = NULL;
+			json_object *prev = prev_accepted(its, i);
 
-			for (int j = i - 1; j >= 0; j--) {
-				json_object *p = json_object_array_get_idx(its,
-					(size_t)j);
-				if (strcmp(dft_json_str(p, "status", ""),
-					   "rolled_back") != 0) {
-					prev = p;
-					break;
-				}
-			}
 			keep[k] = dft_xasprintf("iter %lld",
 				(long long)dft_json_int(it, "iteration", i));
 			lab[k] = keep[k];
