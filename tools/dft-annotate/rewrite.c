@@ -41,7 +41,6 @@
 
 #include "annotate.h"
 #include "cflow.h"
-#include "banned.h"
 
 #define RW_MARK "/* dft-annotate --rewrite */"
 
