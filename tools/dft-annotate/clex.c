@@ -64,11 +64,9 @@ skip_comment(const char *s, size_t n, size_t i, int *line, int *err)
 		return i + 2;
 	}
 	while (i < n && s[i] != '\n') {
-		if (s[i] == '\\' && i + 1 < n && s[i + 1] == '\n') {
-			(*line)++;
-			i++;
-		}
-		i++;
+		size_t j = splice(s, n, i, line);
+
+		i = j != i ? j : i + 1;
 	}
 	return i;
 }
@@ -81,9 +79,9 @@ skip_quoted(const char *s, size_t n, size_t i, int *line, int *err)
 
 	while (i < n && s[i] != q) {
 		if (s[i] == '\\' && i + 1 < n) {
-			if (s[i + 1] == '\n')
-				(*line)++;
-			i += 2;
+			size_t j = splice(s, n, i, line);	/* \ LF, \ CR LF */
+
+			i = j != i ? j : i + 2;
 			continue;
 		}
 		if (s[i] == '\n') {	/* unterminated on this line */
