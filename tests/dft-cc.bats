@@ -127,16 +127,23 @@ make_tracer() {
 	cc -shared -fPIC -o "$1/lib/libdftracer_core.so" "$1/probe.c"
 }
 
-@test "trace mode adds the include directory, and the library after the objects" {
+@test "trace mode adds the include directory, and the library first of the program's libraries" {
 	make_tracer "$W/tr"
-	printf '#include <dftracer/dftracer.h>\nint main(void) { return DFTRACER_C_INIT(0, 0, 0); }\n' >t.c
+	printf '#include <dftracer/dftracer.h>\nint other(void);\nint main(void) { return DFTRACER_C_INIT(0, 0, 0) + other(); }\n' >t.c
 	printf '#!/bin/sh\necho "$*" >>"%s/calls"\nexec cc "$@"\n' "$W" >mycc
 	chmod +x mycc
+	# a library of the link line (as -lhdf5 is): the tracer comes before it
+	mkdir -p "$W/o"
+	printf 'int other(void) { return 0; }\n' >"$W/o/o.c"
+	cc -shared -fPIC -o "$W/o/libother.so" "$W/o/o.c"
 	DFT_CC="$W/mycc" DFT_WRAP_MODE=trace run -0 dft-cc --dftracer "$W/tr" -c t.c
-	DFT_CC="$W/mycc" DFT_WRAP_MODE=trace run -0 dft-cc --dftracer="$W/tr" t.o -o t
+	DFT_CC="$W/mycc" DFT_WRAP_MODE=trace run -0 dft-cc --dftracer="$W/tr" t.o -o t -L"$W/o" -lother -Wl,-rpath,"$W/o" -Wl,--as-needed
 	run -0 cat calls
 	assert_output "-I$W/tr/include -c t.c
--I$W/tr/include t.o -o t -L$W/tr/lib -ldftracer_core -Wl,-rpath,$W/tr/lib"
+-I$W/tr/include -L$W/tr/lib -Wl,--push-state,--no-as-needed -ldftracer_core -Wl,--pop-state t.o -o t -L$W/o -lother -Wl,-rpath,$W/o -Wl,--as-needed -Wl,-rpath,$W/tr/lib"
+	run -0 bash -c "set -o pipefail; readelf -d t | sed -n 's/.*(NEEDED).*\\[\\(lib[a-z_]*\\).*/\\1/p' | head -n 2"
+	assert_output "libdftracer_core
+libother"
 	run -0 ./t
 	DFTRACER_DIR="$W/tr" run -0 dft-cc --dft-show-tracer
 	assert_output "source=DFTRACER_DIR include=$W/tr/include lib=$W/tr/lib library=dftracer_core"
