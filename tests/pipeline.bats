@@ -1115,6 +1115,14 @@ walk $calls 0"
 traced true 1
 traced_throttled true 1"
 	run -0 grep -F 'throttled before the analysis: `walk`, `mix` (overhead before: ' "$w/session_report.md"
+	# a resume with another smoke command times that command untraced,
+	# not the first one (a sleep makes it at least 1 s)
+	smoke=$(jq -r '.smoke_cmd' "$w/records/pipeline.json")
+	DFT_PIPELINE_TIMING_RUNS=1 run -0 --separate-stderr dft-pipeline resume -y --from trace_run \
+		--stop-after trace_run -s "sleep 1; $smoke" -w "$root" "$(head -n 1 "$root/app/.current_run")"
+	run -0 jq -s -r '[.[] | select(.traced == false)] | "\(length) \(last.median_s >= 1)"' "$w/records/samples.ndjson"
+	assert_output "2 true"
+	grep -q '^sleep 1; ' "$w/scripts/run_baseline.sh"
 }
 
 @test "a traced run that hangs is stopped and diagnosed as a hang, with stacks" {
