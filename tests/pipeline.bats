@@ -1305,14 +1305,14 @@ PY
 	assert_output "$h5home"
 }
 
-@test "an MPI-IO action needs MPI-IO in what the traced run executed, not just in the source" {
+@test "an MPI-IO action needs MPI-IO calls in the trace, not in the source or the function records" {
 	# Last in the file: it edits the shared workspace's state and records.
 	# IOR has an MPI-IO backend but a -a POSIX run never calls it; its
-	# ROMIO hints must not be applied.  Here the sample (which the state
-	# now calls an MPI application) gets a function record that calls
-	# MPI_File_write_all but never ran, then the same for write_records,
-	# which did.
-	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson"
+	# ROMIO hints must not be applied.  Here the sample is called an MPI
+	# application, its source and a function it executed call MPI_File_*,
+	# and its trace has no MPI-IO call: not applicable.  Then its analysis
+	# also reads one MPI_File_open call of its first process: applied.
+	local w cat="$BATS_TEST_TMPDIR/catalogue.ndjson" d=$BATS_TEST_TMPDIR
 	w=$(ws)
 	printf 'mpi=true\n' >>"$w/pipeline.state"
 	# the bundled catalogue without the tuning library's actions and the
@@ -1320,13 +1320,23 @@ PY
 	# test is about)
 	grep -vF -e '"LD_PRELOAD":"{tune_lib}"' -e '"rewrite":' "$REPO/share/dft/proposals.ndjson" >"$cat"
 	printf '%s\n' '{"type":"strategy","v":1,"id":"metadata.L2.mpiio_test","class":"metadata","level":"L2","title":"A harmless MPI-IO variable","change":"Set DFT_TEST_MPIIO=1","expected_gain":"none","risk":"LOW","cite":["wisio"],"action":{"env":{"DFT_TEST_MPIIO":"1"},"requires":["MPI-IO"],"privilege":"none","rollback":{"env_unset":["DFT_TEST_MPIIO"]}}}' >>"$cat"
-	printf '%s\n' '{"type":"function","v":1,"name":"never_called","io_apis":["mpiio:MPI_File_write_all"]}' \
-		>>"$w/records/08_funcs.ndjson"
-	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 1 -w "$ROOT1" sample
-	assert_line --partial "not applicable here: metadata.L2.mpiio_test (no function the run executed calls MPI-IO)"
-	refute_line --partial "applying L2 metadata.L2.mpiio_test"
 	printf '%s\n' '{"type":"function","v":1,"name":"write_records","io_apis":["mpiio:MPI_File_write_all"]}' \
-		>>"$w/records/08_funcs.ndjson"
+		>>"$(ls "$w"/records/*_funcs.ndjson)"
+	mkdir -p "$w/source"
+	printf 'MPI_File_write_all(fh, buf, n, MPI_BYTE, &st);\n' >"$w/source/mpiio_unused.c"
+	an=$(ls "$w"/records/*_analyze.ndjson)
+	[ "$(jq -r 'select(.type == "summary") | .interfaces.mpiio.count' "$an")" = 0 ]
+	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 1 -w "$ROOT1" sample
+	assert_line --partial "not applicable here: metadata.L2.mpiio_test (the traced run made no MPI-IO calls)"
+	refute_line --partial "applying L2 metadata.L2.mpiio_test"
+	rm -f "$w/source/mpiio_unused.c"
+	sp=$(ls "$w"/records/*_split.ndjson)
+	zcat -f "$(jq -r 'select(.type == "chunk") | .path' "$sp" | head -n 1)" | grep -m 1 '"ph":"X"' |
+		jq -c '.name = "MPI_File_open" | .cat = "MPIIO" | .dur = 1 | .args = {hhash: .args.hhash}' >"$d/mpi.pfw"
+	dft-split -o "$d/mpichunks" "$d/mpi.pfw" >"$d/mpi.ndjson"
+	cat "$sp" "$d/mpi.ndjson" | dft-analyze >"$d/an.ndjson"
+	[ "$(jq -r 'select(.type == "summary") | .interfaces.mpiio.count' "$d/an.ndjson")" = 1 ]
+	cp "$d/an.ndjson" "$an"
 	run -0 dft-pipeline optimize --offline --catalogue "$cat" --max-iters 1 -w "$ROOT1" sample
 	assert_line --regexp '^  iteration 1: applying .*L2 metadata\.L2\.mpiio_test'
 }
