@@ -138,9 +138,9 @@ mw_p() {
 	w=$(ws)
 	# (no --repeat: the test before asked for 3, this loop times 5)
 	run -0 dft-pipeline optimize --offline --max-iters 2 -w "$ROOT" smallwrite
-	# the trace decides: write() calls under 64 KiB, no STDIO, no MPI
+	# the trace decides: write() calls under 64 KiB, no STDIO, no MPI-IO
 	assert_line "  not applicable here: small_write.L2.tune_stdio (the trace has no STDIO calls)"
-	assert_line "  not applicable here: small_write.L2.cb (the application does not use MPI)"
+	assert_line "  not applicable here: small_write.L2.cb (the traced run made no MPI-IO calls)"
 	assert_line --regexp '^  iteration 1: applying L2 small_write\.L2\.tune_gather$'
 	run -0 jq -r 'select(.iteration == 1) | [.kind, .status, .verdict, .test.significant, (.test.pct < -5)] | @tsv' \
 		"$w/records/iterations.ndjson"
