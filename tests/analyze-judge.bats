@@ -30,25 +30,25 @@ bottlenecks() {
 	done | sort -n | tail -n 1)
 	wall=$(zcat "$TRACES"/gen1-cm1/*.pfw.gz | grep '"ts"' | jq -s -r '
 		(map((.ts|tonumber) + ((.dur // 0)|tonumber)) | max) - (map(.ts|tonumber) | min) | . / 1000 | round')
-	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [(.io_wall_s * 1e3 | round), (.wall_s * 1e3 | round), .verdict] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [(.io_wall_s * 1e3 | round), (.wall_s * 1e3 | round), .verdict] | @tsv'"
 	assert_output "$(printf '%s\t%s\tnot-io-bound' "$want" "$wall")"
 	# metadata first; no system or runtime file is named by any finding
-	run -0 bash -c "dft-analyze --all '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | \"\\(.class) \\([.files[].file] | join(\" \"))\"'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | \"\\(.class) \\([.files[].file] | join(\" \"))\"'"
 	assert_line --index 0 --partial "metadata cm1out_stats.ctl"
 	refute_output --regexp '/proc/|/sys/|ompi\.|/dev/shm'
-	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [.system_io.count > 0, .system_io.ranked] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [.system_io.count > 0, .system_io.ranked] | @tsv'"
 	assert_output "$(printf 'true\tfalse')"
 	# --include-system ranks them, with a system finding
-	run -0 bash -c "dft-analyze --all --include-system '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | .class'"
+	run -0 bash -o pipefail -c "dft-analyze --all --include-system '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | .class'"
 	assert_line "system"
 }
 
 @test "time at stake of small writes is their summed duration; severity is the band of the wall share" {
 	want=$(zcat "$GEN2" | grep '"name":"write"' | jq -s '[.[] | select((.args.ret|tonumber) < 1048576) | (.dur|tonumber)] | add')
-	run -0 bash -c "dft-analyze '$GEN2' | jq -r 'select(.type==\"bottleneck\" and .class==\"small_write\") | (.time_s * 1e6 | round)'"
+	run -0 bash -o pipefail -c "dft-analyze '$GEN2' | jq -r 'select(.type==\"bottleneck\" and .class==\"small_write\") | (.time_s * 1e6 | round)'"
 	assert_output "$want"
 	# every finding: severity = band(wall_share), score = its rank
-	run -0 bash -c "dft-analyze --all '$GEN2' '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\") | [.severity, (if .wall_share >= 0.25 then \"critical\" elif .wall_share >= 0.1 then \"high\" elif .wall_share >= 0.03 then \"medium\" elif .wall_share >= 0.01 then \"low\" else \"info\" end), .score, .label] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$GEN2' '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\") | [.severity, (if .wall_share >= 0.25 then \"critical\" elif .wall_share >= 0.1 then \"high\" elif .wall_share >= 0.03 then \"medium\" elif .wall_share >= 0.01 then \"low\" else \"info\" end), .score, .label] | @tsv'"
 	while read -r sev band score label; do
 		[ "$sev" = "$band" ] || [ "$sev" = medium ]
 		[ "$label" = "$sev" ]
@@ -66,9 +66,9 @@ bottlenecks() {
 			ev write POSIX $((i * 10000)) 1000 "\"fname\":\"/scratch/out.bin\",\"ret\":100"
 		done
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | [.io_wall_share, .verdict, .verdict_text] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | [.io_wall_share, .verdict, .verdict_text] | @tsv'"
 	assert_output "$(printf '0.06\tnot-io-bound\tI/O is 6.0 %% of wall time: not I/O-bound')"
-	run -0 bash -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\") | .severity' | sort -u"
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\") | .severity' | sort -u"
 	refute_output --regexp 'high|critical'
 	run -0 dft-analyze -f table "$t"
 	assert_line --index 2 "Verdict: I/O is 6.0 % of wall time: not I/O-bound"
@@ -85,7 +85,7 @@ bottlenecks() {
 		done
 		ev append_record C_APP 0 $ts
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, .insight, .time_s, .saving_s, .evidence.syncs_per_write, .functions[0].name] | @tsv' | head -n 1"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, .insight, .time_s, .saving_s, .evidence.syncs_per_write, .functions[0].name] | @tsv' | sed -n 1p"
 	# 50 syncs of 2 ms; keeping one: 49 x 2 ms
 	assert_output "$(printf 'sync\tX02\t0.1\t0.098\t1\tappend_record')"
 }
@@ -102,7 +102,7 @@ bottlenecks() {
 		done
 		ev make_files C_APP 0 $ts
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, .io_share, (.time_s * 1e6 | round), .functions[0].name, .evidence.directories[0].dir, .evidence.directories[0].files, ([.calls[].name] | sort | join(\",\"))] | @tsv' | head -n 1"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, .io_share, (.time_s * 1e6 | round), .functions[0].name, .evidence.directories[0].dir, .evidence.directories[0].files, ([.calls[].name] | sort | join(\",\"))] | @tsv' | sed -n 1p"
 	assert_output "$(printf 'metadata\t1\t%s\tmake_files\t/scratch/tmp\t300\t__xstat64,open64,unlink' $((900 * 30)))"
 }
 
@@ -118,7 +118,7 @@ bottlenecks() {
 		done
 		ev load_again C_APP 0 $ts
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"redundant_read\") | [.insight, .evidence.bytes_read, .evidence.distinct_bytes, .value, (.time_s * 1e6 | round), .functions[0].name] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"redundant_read\") | [.insight, .evidence.bytes_read, .evidence.distinct_bytes, .value, (.time_s * 1e6 | round), .functions[0].name] | @tsv'"
 	# 7 of the 8 passes re-read: 7 x 16 reads x 50 us
 	assert_output "$(printf 'X03\t%s\t%s\t8\t%s\tload_again' $((8 * 1048576)) 1048576 $((7 * 16 * 50)))"
 }
@@ -137,7 +137,7 @@ bottlenecks() {
 			ev epoch.block pipeline $start $((ts - start)) "\"count\":$e"
 		done
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"data_loader\") | [.insight, .evidence.epochs, .evidence.wait_time_s, .evidence.compute_time_s, .saving_s, .evidence.per_epoch[0].waits] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"data_loader\") | [.insight, .evidence.epochs, .evidence.wait_time_s, .evidence.compute_time_s, .saving_s, .evidence.per_epoch[0].waits] | @tsv'"
 	# 2 epochs x 10 waits of 3 ms and 10 bodies of 1 ms; overlap hides
 	# the smaller: 20 ms
 	assert_output "$(printf 'D01\t2\t0.06\t0.02\t0.02\t10')"
@@ -152,7 +152,7 @@ bottlenecks() {
 		ev save_checkpoint py 65000 30000
 		ev train py 0 200000
 	} >"$t"
-	run -0 bash -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"checkpoint\") | [.time_s, ([.functions[].name] | join(\",\"))] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"checkpoint\") | [.time_s, ([.functions[].name] | join(\",\"))] | @tsv'"
 	assert_output "$(printf '0.03\tsave_checkpoint')"
 }
 
@@ -162,19 +162,19 @@ bottlenecks() {
 		ev write POSIX 0 100 "\"fname\":\"/scratch/x\",\"ret\":10"
 		printf '{"id":0,"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":1000,"dur":100,"ph":"X","args":{"fname":"/scratch/x","ret":10}}\n'
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | .sharing.shared_files'"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | .sharing.shared_files'"
 	assert_output 0
 	printf '{"id":0,"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":50,"dur":100,"ph":"X","args":{"fname":"/scratch/x","ret":10}}\n' >>"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | .sharing.shared_files'"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | .sharing.shared_files'"
 	assert_output 1
 }
 
 @test "function records give file:line and the qualified name" {
 	printf '{"type":"function","v":1,"file":"src/rec.c","name":"write_records","qualified_name":"write_records","lines":{"start":42,"end":60}}\n' >"$BATS_TEST_TMPDIR/f.ndjson"
-	run -0 bash -c "dft-analyze --functions '$BATS_TEST_TMPDIR/f.ndjson' '$GEN2' | jq -r 'select(.type==\"bottleneck\" and .class==\"small_write\") | .functions[0] | [.name, .qualname, .file, .line] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze --functions '$BATS_TEST_TMPDIR/f.ndjson' '$GEN2' | jq -r 'select(.type==\"bottleneck\" and .class==\"small_write\") | .functions[0] | [.name, .qualname, .file, .line] | @tsv'"
 	assert_output "$(printf 'write_records\twrite_records\tsrc/rec.c\t42')"
 	# the same records on standard input, passed through
-	run -0 bash -c "{ cat '$BATS_TEST_TMPDIR/f.ndjson'; echo '$GEN2'; } | dft-analyze | jq -r 'select(.type==\"function\" or (.type==\"bottleneck\" and .class==\"small_write\")) | .type + \" \" + (.functions[0].file // .file)'"
+	run -0 bash -o pipefail -c "{ cat '$BATS_TEST_TMPDIR/f.ndjson'; echo '$GEN2'; } | dft-analyze | jq -r 'select(.type==\"function\" or (.type==\"bottleneck\" and .class==\"small_write\")) | .type + \" \" + (.functions[0].file // .file)'"
 	assert_line "function src/rec.c"
 	assert_line "bottleneck src/rec.c"
 	# a Python qualified name
@@ -186,15 +186,15 @@ bottlenecks() {
 		ev NpzDataset.__getitem__ py 0 30000
 	} >"$t"
 	printf '{"type":"function","v":1,"file":"train.py","name":"__getitem__","qualified_name":"NpzDataset.__getitem__","lines":{"start":7,"end":9}}\n' >"$BATS_TEST_TMPDIR/p.ndjson"
-	run -0 bash -c "dft-analyze --functions '$BATS_TEST_TMPDIR/p.ndjson' '$t' | jq -r 'select(.type==\"bottleneck\") | .functions[0] | [.qualname, .file, .line] | @tsv' | head -n 1"
+	run -0 bash -o pipefail -c "dft-analyze --functions '$BATS_TEST_TMPDIR/p.ndjson' '$t' | jq -r 'select(.type==\"bottleneck\") | .functions[0] | [.qualname, .file, .line] | @tsv' | sed -n 1p"
 	assert_output "$(printf 'NpzDataset.__getitem__\ttrain.py\t7')"
 }
 
 @test "one finding per cause: at most findings_shown by default, --all prints all" {
-	run -0 bash -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [.findings_total, .findings_shown] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [.findings_total, .findings_shown] | @tsv'"
 	read -r total shown <<<"$output"
 	[ "$shown" -le 5 ] && [ "$total" -ge "$shown" ]
-	run -0 bash -c "dft-analyze --all '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | .class'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | .class'"
 	[ "${#lines[@]}" -eq "$total" ]
 	# classes are unique
 	[ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" -eq "$total" ]
@@ -211,7 +211,7 @@ bottlenecks() {
 		done
 		ev random_lookup C_APP 0 $ts
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\")), ((.evidence.nonconsecutive_time_s // 0) * 1e6 | round), (.time_s * 1e6 | round), .functions[0].name] | @tsv' | head -n 1"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\")), ((.evidence.nonconsecutive_time_s // 0) * 1e6 | round), (.time_s * 1e6 | round), .functions[0].name] | @tsv' | sed -n 1p"
 	# the reads that do not start where the previous one ended (the
 	# position starts at 0)
 	nc=$(grep pread64 "$t" | awk -F'"offset":' '{ split($2, a, "}"); print a[1] }' | awk 'BEGIN { e = 0; n = 0 } { if ($1 != e) n++; e = $1 + 4096 } END { print n }')
@@ -225,7 +225,7 @@ bottlenecks() {
 		done
 		ev patch_blocks C_APP 0 60000
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\")), (.time_s * 1e6 | round)] | @tsv' | head -n 1"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\")), (.time_s * 1e6 | round)] | @tsv' | sed -n 1p"
 	assert_output "$(printf 'misaligned\tP06,P08\t%s' $((200 * 250)))"
 	# 300 appended records of 100 bytes: misaligned by their size
 	t="$BATS_TEST_TMPDIR/append.pfw"
@@ -235,7 +235,7 @@ bottlenecks() {
 		done
 		ev append_records C_APP 0 6000
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\"))] | @tsv' | head -n 1"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\"))] | @tsv' | sed -n 1p"
 	assert_output "$(printf 'small_write\tP06,P08')"
 }
 
@@ -248,8 +248,8 @@ bottlenecks() {
 		done
 		ev append_record C_APP 0 110000
 	} >"$t"
-	run -0 bash -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"literature\" and .bottleneck==\"B1\") | [.class, .status, (.best.doi // .best.arxiv)] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"literature\" and .bottleneck==\"B1\") | [.class, .status, (.best.doi // .best.arxiv)] | @tsv'"
 	assert_output --regexp $'^sync\tcited\t10\\.'
-	run -0 bash -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"proposal\" and .bottleneck==\"B1\") | .strategy'"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"proposal\" and .bottleneck==\"B1\") | .strategy'"
 	assert_line "sync.L1.fewer"
 }

@@ -79,9 +79,9 @@ thresholds() {
 		($p | map(select((.name | test("write")) and .args.ret < 1048576) | .dur) | add)] | max')
 	# Drishti's default: more than 1000 MPI-IO writes before M03 speaks
 	[ "$(jq -n --argjson m "$m" '$m | map(select(.name | test("write"))) | length')" -le 1000 ]
-	run -0 bash -c "set -o pipefail; dft-analyze --all '$t' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
 	refute_line M03
-	run -0 bash -c "set -o pipefail; dft-analyze --all -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -c 'select(.type == \"bottleneck\") | {class, insights, t: (.time_s * 1e6 | round), layer}'"
+	run -0 bash -o pipefail -c "dft-analyze --all -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -c 'select(.type == \"bottleneck\") | {class, insights, t: (.time_s * 1e6 | round), layer}'"
 	assert_line "{\"class\":\"collective_io\",\"insights\":[\"M03\"],\"t\":$indep,\"layer\":\"mpiio\"}"
 	assert_line "{\"class\":\"async_io\",\"insights\":[\"M07\"],\"t\":$wr,\"layer\":\"mpiio\"}"
 	assert_line --regexp "^\\{\"class\":\"small_write\",\"insights\":\\[[^]]*\"P16\"[^]]*\\],\"t\":$small,"
@@ -89,9 +89,9 @@ thresholds() {
 	refute_output --partial '"M05"'
 	# the small-write finding folds the MPI-IO rule; collective reads and
 	# non-blocking reads are OK insights of the summary
-	run -0 bash -c "set -o pipefail; dft-analyze --all -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"small_write\") | .facets[]'"
+	run -0 bash -o pipefail -c "dft-analyze --all -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"small_write\") | .facets[]'"
 	assert_line mpiio_shared_small_write_pct
-	run -0 bash -c "set -o pipefail; dft-analyze -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -r 'select(.type == \"summary\") | .ok_insights[] | select(.layer == \"mpiio\") | .insight'"
+	run -0 bash -o pipefail -c "dft-analyze -c '$BATS_TEST_TMPDIR/t.conf' '$t' | jq -r 'select(.type == \"summary\") | .ok_insights[] | select(.layer == \"mpiio\") | .insight'"
 	assert_output "$(printf 'M04\nM06')"
 }
 
@@ -166,14 +166,14 @@ gaps() {
 	set -o pipefail
 	gen posix 50
 	gen posix1 50
-	run -0 bash -c "set -o pipefail; dft-analyze --all '$BATS_TEST_TMPDIR/posix.pfw.gz' | jq -r 'select(.type == \"bottleneck\" and .class == \"collective_io\") | [.insights[0], .evidence.shared_files, .evidence.mpi_events] | @tsv'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$BATS_TEST_TMPDIR/posix.pfw.gz' | jq -r 'select(.type == \"bottleneck\" and .class == \"collective_io\") | [.insights[0], .evidence.shared_files, .evidence.mpi_events] | @tsv'"
 	assert_output "$(printf 'M01\t1\t%s' "$(events MPI posix | jq length)")"
 	# a file per process: nothing MPI-IO would coordinate
-	run -0 bash -c "set -o pipefail; dft-analyze --all '$BATS_TEST_TMPDIR/posix1.pfw.gz' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$BATS_TEST_TMPDIR/posix1.pfw.gz' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
 	refute_line M01
 	# no MPI events: not an MPI run
 	zcat "$BATS_TEST_TMPDIR/posix.pfw.gz" | grep -v '"cat":"MPI"' | gzip >"$BATS_TEST_TMPDIR/nompi.pfw.gz"
-	run -0 bash -c "set -o pipefail; dft-analyze --all '$BATS_TEST_TMPDIR/nompi.pfw.gz' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$BATS_TEST_TMPDIR/nompi.pfw.gz' | jq -r 'select(.type == \"bottleneck\") | .insights[]'"
 	refute_line M01
 }
 

@@ -117,7 +117,7 @@ diagnose() {
 	jq -r 'select(.type == "summary") | "verdict: \(.verdict_text // .verdict // "-")"' \
 		"$W/analyze.ndjson"
 	jq -r 'select(.type == "bottleneck") | "\(.rank) \(.class // .metric) \(.severity // .label) time_s=\(.time_s // "-") \(.functions[0].name // "-")"' \
-		"$W/analyze.ndjson" | head -n 3
+		"$W/analyze.ndjson" | sed -n 1,3p
 }
 
 # check_first NAME: the first finding has the truth's class and function.

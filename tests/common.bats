@@ -23,7 +23,7 @@ T="$REPO/build/test/test-common"
 
 @test "atomic writes replace whole files and fail cleanly" {
 	run -0 "$T" atomic "$BATS_TEST_TMPDIR"
-	run -0 bash -c "ls -A '$BATS_TEST_TMPDIR' | grep -c dft-tmp || true"
+	run -0 bash -o pipefail -c "ls -A '$BATS_TEST_TMPDIR' | grep -c dft-tmp || true"
 	assert_output 0
 }
 

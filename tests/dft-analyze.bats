@@ -101,7 +101,7 @@ same() {
 }
 
 @test "the DLIO trace yields its findings: fetch pressure, stragglers, bandwidth" {
-	run -0 bash -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\") | \"\(.class) \(.insight) \(.severity) \(.forced) \(.functions[0].name) \(.insights|join(\",\"))\"'"
+	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\") | \"\(.class) \(.insight) \(.severity) \(.forced) \(.functions[0].name) \(.insights|join(\",\"))\"'"
 	# the stall first: the straggler rule is a facet of it
 	assert_line --index 0 "data_loader D01 critical true NPZReader.open D01,D02"
 	assert_line --partial "fs_bw D04 critical true"
@@ -125,9 +125,9 @@ same() {
 }
 
 @test "gen1 files read with one thread or two give the same records" {
-	run -0 bash -c "dft-analyze -j 1 '$TRACES'/gen1-cm1/*.pfw.gz | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "dft-analyze -j 1 '$TRACES'/gen1-cm1/*.pfw.gz | grep -v '\"type\":\"step\"'"
 	one=$output
-	run -0 bash -c "dft-analyze -j 2 '$TRACES'/gen1-cm1/*.pfw.gz | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "dft-analyze -j 2 '$TRACES'/gen1-cm1/*.pfw.gz | grep -v '\"type\":\"step\"'"
 	[ "$output" = "$one" ]
 }
 
@@ -166,7 +166,7 @@ same() {
 	[ "$n" -gt 0 ]
 	run -0 bash -o pipefail -c "dft-analyze '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | [.metric,.value,.evidence.small_writes,.functions[0].name,.functions[0].share]'"
 	assert_output "[\"small_write_pct\",1,$n,\"write_records\",1]"
-	run -0 bash -c "dft-analyze -f table '$GEN2'"
+	run -0 bash -o pipefail -c "dft-analyze -f table '$GEN2'"
 	assert_output --partial "small_write: Many small write requests"
 	assert_output --partial "-> write_records (C_APP) 100.0%"
 }
@@ -181,9 +181,9 @@ same() {
 	# the threshold decides whether a rule fires: with 100 the count
 	# holds and P06 scores as a HIGH insight; the severity of the finding
 	# still comes from its share of wall time
-	run -0 bash -c "dft-analyze '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | .description'"
+	run -0 bash -o pipefail -c "dft-analyze '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | .description'"
 	assert_output --partial "below the absolute count threshold"
-	run -0 bash -c "dft-analyze -c '$BATS_TEST_TMPDIR/t.conf' '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | .description'"
+	run -0 bash -o pipefail -c "dft-analyze -c '$BATS_TEST_TMPDIR/t.conf' '$GEN2' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P06\") | .description'"
 	refute_output --partial "below the absolute count threshold"
 	printf 'no_such_threshold = 1\n' >"$BATS_TEST_TMPDIR/bad.conf"
 	run -2 --separate-stderr dft-analyze -c "$BATS_TEST_TMPDIR/bad.conf" "$GEN2"
@@ -207,7 +207,7 @@ same() {
 	run -0 --separate-stderr dft-analyze "$BAD/gen1-bighash.pfw"
 	same '[.events,.metadata_events,.io.read.bytes,.hosts,.threads]' "$BAD/gen1-bighash.pfw"
 	[ "$(summary '.formats.gen1')" = 1 ]
-	run -0 bash -c "dft-analyze '$BAD/gen1-bighash.pfw' | jq -r 'select(.type==\"view\") | .key' | head -n 2"
+	run -0 bash -o pipefail -c "dft-analyze '$BAD/gen1-bighash.pfw' | jq -r 'select(.type==\"view\") | .key' | sed -n 1,2p"
 	assert_line "/data/train/img_0001.npz"
 	assert_line "node001#12345"
 }
@@ -222,7 +222,7 @@ same() {
 	run -0 --separate-stderr dft-analyze "$BAD/gen3.pfw"
 	same '[.events,.metadata_events,.io.write.bytes]' "$BAD/gen3.pfw"
 	[ "$(summary '.formats.gen3')" = 1 ]
-	run -0 bash -c "dft-analyze '$BAD/gen3.pfw' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P01\") | .functions[0] | [.name,.file,.line]'"
+	run -0 bash -o pipefail -c "dft-analyze '$BAD/gen3.pfw' | jq -c 'select(.type==\"bottleneck\" and .insight==\"P01\") | .functions[0] | [.name,.file,.line]'"
 	assert_output '["CUSTOM_BLOCK","src/solver.cpp",214]'
 }
 
@@ -239,7 +239,7 @@ same() {
 	[ "$bad" -gt 0 ]
 	[ -n "$(tail -c 1 "$BAD/bad-lines.pfw")" ]
 	[ "$(summary '[.bad_lines,.truncated_files]')" = "[$bad,1]" ]
-	run -0 bash -c "dft-analyze '$BAD/bad-lines.pfw' 2>/dev/null | jq -r 'select(.type==\"view\" and .view!=\"time\") | .key'"
+	run -1 bash -o pipefail -c "dft-analyze '$BAD/bad-lines.pfw' 2>/dev/null | jq -r 'select(.type==\"view\" and .view!=\"time\") | .key'"
 	assert_line '/tmp/a\b A.dat'
 	assert_line 'host "q" é#7'
 }
@@ -284,13 +284,13 @@ same() {
 	a="$TRACES/gen1-cm1/cm1-DEFAULT-3537780-preload.pfw.gz"
 	b="$TRACES/gen1-cm1/cm1-DEFAULT-3537781-preload.pfw.gz"
 	c="$TRACES/gen0-dlio-unet3d.pfw.gz"
-	run -0 bash -c "dft-analyze -j 1 '$a' '$b' '$c' | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "dft-analyze -j 1 '$a' '$b' '$c' | grep -v '\"type\":\"step\"'"
 	whole=$output
 	dft-analyze --partial "$a" "$b" >"$BATS_TEST_TMPDIR/p1.ndjson"
 	dft-analyze --partial "$c" >"$BATS_TEST_TMPDIR/p2.ndjson"
-	run -0 bash -c "cat '$BATS_TEST_TMPDIR/p1.ndjson' '$BATS_TEST_TMPDIR/p2.ndjson' | dft-analyze --merge | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "cat '$BATS_TEST_TMPDIR/p1.ndjson' '$BATS_TEST_TMPDIR/p2.ndjson' | dft-analyze --merge | grep -v '\"type\":\"step\"'"
 	[ "$output" = "$whole" ]
-	run -0 bash -c "dft-analyze --merge '$BATS_TEST_TMPDIR/p1.ndjson' '$BATS_TEST_TMPDIR/p2.ndjson' | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "dft-analyze --merge '$BATS_TEST_TMPDIR/p1.ndjson' '$BATS_TEST_TMPDIR/p2.ndjson' | grep -v '\"type\":\"step\"'"
 	[ "$output" = "$whole" ]
 }
 
@@ -395,7 +395,7 @@ nested_trace() {
 	dft-analyze <"$d/c.ndjson" >"$d/p.ndjson"
 	[ "$(normalized "$d/p.ndjson")" = "$(normalized "$d/whole.ndjson")" ]
 	# the first chunk read alone still names the file of thread 2
-	run -0 bash -c "dft-analyze -t 100 '$d/c/app-1.pfw.gz' | jq -r 'select(.type==\"view\" and .view==\"file\") | .key'"
+	run -0 bash -o pipefail -c "dft-analyze -t 100 '$d/c/app-1.pfw.gz' | jq -r 'select(.type==\"view\" and .view==\"file\") | .key'"
 	assert_line /scratch/run/shared.bin
 }
 
@@ -423,7 +423,7 @@ nested_trace() {
 	run -2 --separate-stderr dft-analyze --shard 1 "$GEN2"
 	# the chunks of one trace cut between two --partial runs: merged, with
 	# a warning naming the trace
-	ls "$d"/a/*.pfw.gz | head -n 5 | dft-analyze --partial >"$d/h.ndjson"
+	ls "$d"/a/*.pfw.gz | sed -n 1,5p | dft-analyze --partial >"$d/h.ndjson"
 	ls "$d"/a/*.pfw.gz | tail -n +6 | dft-analyze --partial >"$d/t.ndjson"
 	[ "$(jq -c '.series | map_values(.source)' "$d/h.ndjson" | grep -c "$t")" = 1 ]
 	run -0 --separate-stderr dft-analyze --merge "$d/h.ndjson" "$d/t.ndjson"

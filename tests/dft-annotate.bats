@@ -640,12 +640,12 @@ EOF
 
 @test "the examples of the man page work" {
 	cd "$A/corpus"
-	run -0 bash -c 'dft-funcs exits.c | dft-cost | dft-annotate --diff'
+	run -0 bash -o pipefail -c 'dft-funcs exits.c | dft-cost | dft-annotate --diff'
 	assert_output --partial '--- a/exits.c'
 	cp exits.c "$BATS_TEST_TMPDIR/exits.c"
-	run -0 bash -c "dft-funcs '$BATS_TEST_TMPDIR/exits.c' | dft-cost | dft-annotate --in-place | dft-lint"
+	run -0 bash -o pipefail -c "dft-funcs '$BATS_TEST_TMPDIR/exits.c' | dft-cost | dft-annotate --in-place | dft-lint"
 	assert_output --partial '"status":"annotated"'
-	run -0 bash -c "dft-funcs '$BATS_TEST_TMPDIR/exits.c' 2>/dev/null | dft-annotate --strip --in-place"
+	run -0 bash -o pipefail -c "dft-funcs '$BATS_TEST_TMPDIR/exits.c' 2>/dev/null | dft-annotate --strip --in-place"
 	assert_output --partial '"status":"stripped"'
 	run -0 cmp "$BATS_TEST_TMPDIR/exits.c" exits.c
 }

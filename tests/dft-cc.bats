@@ -60,7 +60,7 @@ setup() {
 	wait
 	run -0 jq length "$DFT_COMPILE_DB"
 	assert_output 16
-	run -0 bash -c "ls '$W/db'"
+	run -0 bash -o pipefail -c "ls '$W/db'"
 	assert_output "compile_commands.json
 compile_commands.json.lock"
 }
@@ -85,7 +85,7 @@ compile_commands.json.lock"
 	run -0 dft-c++ -c x.c
 	run -0 jq -r '.[-1].arguments[0]' "$DFT_COMPILE_DB"
 	assert_output "c++"
-	run -0 bash -c "dft-funcs -p '$DFT_COMPILE_DB' x.c | jq -r 'select(.type==\"function\") | \"\(.qualified_name) \(.language)\"'"
+	run -0 bash -o pipefail -c "dft-funcs -p '$DFT_COMPILE_DB' x.c | jq -r 'select(.type==\"function\") | \"\(.qualified_name) \(.language)\"'"
 	assert_output "n::g cpp"
 }
 
@@ -102,7 +102,7 @@ SH
 	DFT_CC="$W/bin/mpicc" run -0 dft-cc -c p.c
 	run -0 jq -c '.[0].arguments' "$DFT_COMPILE_DB"
 	assert_output "[\"$W/bin/mpicc\",\"-I$W/mpi/include\",\"-pthread\",\"-c\",\"p.c\"]"
-	run -0 bash -c "dft-funcs -p '$DFT_COMPILE_DB' p.c | jq -r 'select(.type==\"function\") | \"\(.name) \(.parse_ok)\"'"
+	run -0 bash -o pipefail -c "dft-funcs -p '$DFT_COMPILE_DB' p.c | jq -r 'select(.type==\"function\") | \"\(.name) \(.parse_ok)\"'"
 	assert_output "main true"
 }
 
@@ -165,6 +165,6 @@ libother"
 @test "a database from dft-cc feeds dft-funcs with the real flags" {
 	printf '#ifdef WANT\nint wanted(void) { return 1; }\n#endif\n' >w.c
 	run -0 dft-cc -DWANT -c w.c
-	run -0 bash -c "dft-funcs -p '$W/db' | jq -r 'select(.type==\"function\") | .name'"
+	run -0 bash -o pipefail -c "dft-funcs -p '$W/db' | jq -r 'select(.type==\"function\") | .name'"
 	assert_output "wanted"
 }

@@ -49,7 +49,7 @@ setup() {
 
 # field [-c] FILTER: a field of the session record in $output (first line).
 field() {
-	printf '%s\n' "$output" | head -n 1 | jq -r "$@"
+	printf '%s\n' "$output" | sed -n 1p | jq -r "$@"
 }
 
 # nothing_made: the workspace root holds no run.
@@ -89,7 +89,7 @@ nothing_made() {
 	cd "$REPO"
 	while IFS= read -r cmd; do
 		[[ "$cmd" == *"https://"* ]] && continue
-		run -0 --separate-stderr bash -c "${cmd//\/tmp\/ws/$WS}"
+		run -0 --separate-stderr bash -o pipefail -c "${cmd//\/tmp\/ws/$WS}"
 		n=$((n + 1))
 	done < <(sed -n 's/^\.Dl \$ //p' "$REPO/man/dft-clone.1")
 	[ "$n" -eq 3 ]
@@ -180,7 +180,7 @@ EOF
 		'[["sub","ok"],["sub/deep","ok"]]' ]
 	# session.json holds the same record; .current_run points at the run.
 	[ "$(jq -c . "$ws/session.json")" = \
-		"$(printf '%s\n' "$output" | head -n 1)" ]
+		"$(printf '%s\n' "$output" | sed -n 1p)" ]
 	[ "$(cat "$WS/ior/.current_run")" = "$run_id" ]
 	# The step record comes last.
 	printf '%s\n' "$output" | tail -n 1 |
@@ -360,20 +360,20 @@ EOF
 @test "dft-clone --resume reopens a workspace by id, app, or stamp and url" {
 	run -0 --separate-stderr dft-clone -w "$WS" "$REPOS/ior"
 	local first run_id stamp
-	first=$(printf '%s\n' "$output" | head -n 1)
+	first=$(printf '%s\n' "$output" | sed -n 1p)
 	run_id=$(field .run_id)
 	stamp=${run_id#ior/}
 	dft-clone -w "$WS" -n other "$REPOS/ior" >/dev/null
 	[ "$(cat "$WS/ior/.current_run")" = ior/other ]
 	run -0 --separate-stderr dft-clone -w "$WS" --resume "$run_id"
-	[ "$(printf '%s\n' "$output" | head -n 1)" = "$first" ]
+	[ "$(printf '%s\n' "$output" | sed -n 1p)" = "$first" ]
 	printf '%s\n' "$output" | tail -n 1 |
 		jq -e '.type == "step" and .resumed == true and .status == "ok"'
 	[ "$(cat "$WS/ior/.current_run")" = "$run_id" ]
 	run -0 --separate-stderr dft-clone -w "$WS" --resume "$stamp" "https://example.com/x/ior.git"
-	[ "$(printf '%s\n' "$output" | head -n 1)" = "$first" ]
+	[ "$(printf '%s\n' "$output" | sed -n 1p)" = "$first" ]
 	run -0 --separate-stderr dft-clone -w "$WS" --resume ior
-	[ "$(printf '%s\n' "$output" | head -n 1)" = "$first" ]
+	[ "$(printf '%s\n' "$output" | sed -n 1p)" = "$first" ]
 }
 
 @test "dft-clone --resume of a missing run fails and creates nothing" {
@@ -529,10 +529,10 @@ EOF
 }
 
 @test "dft-clone writes nothing and removes the run when stdout fails" {
-	run -2 --separate-stderr bash -c "dft-clone -w '$WS' '$REPOS/ior' >/dev/full"
+	run -2 --separate-stderr bash -o pipefail -c "dft-clone -w '$WS' '$REPOS/ior' >/dev/full"
 	[[ "$stderr" == *"dft-clone: write error"* ]] || fail "$stderr"
 	[ ! -e "$WS" ] || fail "left $(find "$WS")"
-	run -2 --separate-stderr bash -c "dft-clone --print-app-name x >/dev/full"
+	run -2 --separate-stderr bash -o pipefail -c "dft-clone --print-app-name x >/dev/full"
 	[[ "$stderr" == *"dft-clone: write error"* ]] || fail "$stderr"
 }
 

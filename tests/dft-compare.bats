@@ -17,7 +17,7 @@ C="$FIXTURES/compare"
 }
 @test "dft-compare --help and --version fail on a full disk" { checklist_help_dev_full dft-compare; }
 @test "dft-compare fails on a full disk" {
-	run -2 --separate-stderr bash -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' >/dev/full"
+	run -2 --separate-stderr bash -o pipefail -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' >/dev/full"
 	[[ "$stderr" == *"dft-compare: write error"* ]] || fail "$stderr"
 }
 @test "dft-compare man page lints and documents every option" { checklist_man dft-compare; }
@@ -32,31 +32,31 @@ C="$FIXTURES/compare"
 }
 
 @test "files are aligned by pattern and processes by rank, not by name" {
-	run -0 bash -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' |
+	run -0 bash -o pipefail -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' |
 		jq -r 'select(.type==\"delta\" and (.group==\"file\" or .group==\"process\") and .metric==\"count\") | [.group, .key, .before, .after] | @tsv'"
 	assert_output "$(printf 'file\t/out/ckpt_#.h#\t2000\t500\nprocess\trank0\t3000\t900\nprocess\trank1\t3100\t850')"
 }
 
 @test "Cohen's d comes from the per-window distributions, with its label" {
-	run -0 bash -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' |
+	run -0 bash -o pipefail -c "dft-compare '$C/before.ndjson' '$C/after.ndjson' |
 		jq -r 'select(.type==\"delta\" and .group==\"io\" and .key==\"all\" and .metric==\"time_s\") | [.cohens_d, .significance, .windows_before] | @tsv'"
 	# windows 4, 3.5, 4.5, 3 -> 1.8, 1.6, 1.9, 1.7: d = -2 / sqrt((0.3125 + 0.0125) / 2)
 	assert_output "$(printf -- '-4.96139\tLARGE\t4')"
 }
 
 @test "regressions are more count, time or size, or less bandwidth" {
-	run -0 bash -c "dft-compare '$C/after.ndjson' '$C/before.ndjson' |
+	run -0 bash -o pipefail -c "dft-compare '$C/after.ndjson' '$C/before.ndjson' |
 		jq -r 'select(.type==\"delta\" and .group==\"io\" and .key==\"write\") | [.metric, .regression] | @tsv'"
 	assert_output "$(printf 'count\ttrue\ntime_s\ttrue\nbytes\tfalse\nbw_b_s\ttrue')"
 }
 
 @test "the verdict is judged on raw write rate and completion time within the tolerance" {
-	run -0 bash -c "dft-compare '$C/before.ndjson' '$C/regressed.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict, .reason'"
+	run -0 bash -o pipefail -c "dft-compare '$C/before.ndjson' '$C/regressed.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict, .reason'"
 	assert_output "$(printf 'regressed\nraw write rate 16.7 %% lower; completion time 30.0 %% longer')"
 	# a 20 % tolerance absorbs the write-rate loss but not the 30 % longer run
-	run -0 bash -c "dft-compare --tolerance 20 '$C/before.ndjson' '$C/regressed.ndjson' | jq -r 'select(.type==\"verdict\") | .reason'"
+	run -0 bash -o pipefail -c "dft-compare --tolerance 20 '$C/before.ndjson' '$C/regressed.ndjson' | jq -r 'select(.type==\"verdict\") | .reason'"
 	assert_output "raw write rate within 20 %; completion time 30.0 % longer"
-	run -0 bash -c "dft-compare '$C/before.ndjson' '$C/before.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict, .line'"
+	run -0 bash -o pipefail -c "dft-compare '$C/before.ndjson' '$C/before.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict, .line'"
 	assert_output "$(printf 'unchanged\nresolved=0 bottlenecks, new=0, raw_rate 0.1\xe2\x86\x920.1 GB/s (comparator: unchanged)')"
 }
 
@@ -68,23 +68,23 @@ C="$FIXTURES/compare"
 }
 
 @test "--threshold keeps only the deltas that moved enough" {
-	run -0 bash -c "dft-compare --threshold 60 '$C/before.ndjson' '$C/after.ndjson' |
+	run -0 bash -o pipefail -c "dft-compare --threshold 60 '$C/before.ndjson' '$C/after.ndjson' |
 		jq -r 'select(.type==\"delta\" and .group!=\"bottleneck\") | (.pct | fabs >= 60)' | sort -u"
 	assert_output "true"
 }
 
 @test "trace directories are analyzed first with dft-analyze" {
 	[ -d "$TRACES/gen1-cm1" ] || skip "no shared traces"
-	run -0 bash -c "dft-compare '$TRACES/gen1-cm1' '$TRACES/gen1-cm1' | jq -r 'select(.type==\"verdict\") | [.verdict, .raw_write_rate.before, .completion_time.before] | @tsv'"
+	run -0 bash -o pipefail -c "dft-compare '$TRACES/gen1-cm1' '$TRACES/gen1-cm1' | jq -r 'select(.type==\"verdict\") | [.verdict, .raw_write_rate.before, .completion_time.before] | @tsv'"
 	assert_output "$(printf 'unchanged\t120058000\t145.331')"
 	# every time window is kept, so Cohen's d has the whole distribution
-	run -0 bash -c "dft-compare '$TRACES/gen1-cm1' '$TRACES/gen1-cm1' |
+	run -0 bash -o pipefail -c "dft-compare '$TRACES/gen1-cm1' '$TRACES/gen1-cm1' |
 		jq -r 'select(.type==\"delta\" and .group==\"io\" and .key==\"all\" and .metric==\"count\") | [.cohens_d, .windows_before] | @tsv'"
 	assert_output "$(printf '0\t127')"
 }
 
 @test "a stream with several analyses uses the last one, and stdin works" {
-	run -0 bash -c "cat '$C/after.ndjson' '$C/before.ndjson' | dft-compare - '$C/before.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict'"
+	run -0 bash -o pipefail -c "cat '$C/after.ndjson' '$C/before.ndjson' | dft-compare - '$C/before.ndjson' | jq -r 'select(.type==\"verdict\") | .verdict'"
 	assert_output "unchanged"
 }
 
@@ -111,7 +111,7 @@ C="$FIXTURES/compare"
 		n=$((n + 1))
 		want=0
 		case $ex in *--fail-on-regression*) want=3 ;; esac
-		run bash -c "set -o pipefail; $ex >/dev/null"
+		run bash -o pipefail -c "$ex >/dev/null"
 		[ "$status" -eq "$want" ] || fail "example '$ex' exited $status"
 	done < <(man_examples "$REPO/man/dft-compare.1")
 	[ "$n" -ge 1 ]
@@ -177,10 +177,10 @@ samples() {
 @test "repeated runs: three runs a side can never be significant at 0.05, so nothing is improved" {
 	samples base 1.0 1.01 1.02 >"$BATS_TEST_TMPDIR/b"
 	samples opt 0.5 0.51 0.52 >"$BATS_TEST_TMPDIR/a"
-	run -0 bash -c "dft-compare '$BATS_TEST_TMPDIR/b' '$BATS_TEST_TMPDIR/a' | jq -r 'select(.type == \"verdict\") | [.verdict, .test.p] | @tsv'"
+	run -0 bash -o pipefail -c "dft-compare '$BATS_TEST_TMPDIR/b' '$BATS_TEST_TMPDIR/a' | jq -r 'select(.type == \"verdict\") | [.verdict, .test.p] | @tsv'"
 	# the smallest two-sided p of 3 against 3 is 2 / C(6, 3) = 0.1
 	assert_output "$(printf 'unchanged\t0.1')"
-	run -0 bash -c "dft-compare --alpha 0.2 '$BATS_TEST_TMPDIR/b' '$BATS_TEST_TMPDIR/a' | jq -r 'select(.type == \"verdict\") | .verdict'"
+	run -0 bash -o pipefail -c "dft-compare --alpha 0.2 '$BATS_TEST_TMPDIR/b' '$BATS_TEST_TMPDIR/a' | jq -r 'select(.type == \"verdict\") | .verdict'"
 	assert_output improved
 }
 
@@ -203,11 +203,11 @@ iteration_by_jq() {
 			read_b_s: .read_b_s.median, write_b_s: .write_b_s.median}' "$smp")" \
 		--argjson test "$(jq -c 'select(.type == "verdict") | {name: .test.name, p: .test.p,
 			significant: .test.significant, alpha: .test.alpha, pct: .completion_time.pct,
-			before_s: .completion_time.before, noise_pct, text: .verdict_text}' "$cmp" | head -n 1)" \
-		--arg verdict "$(jq -r 'select(.type == "verdict") | .verdict' "$cmp" | head -n 1)" \
+			before_s: .completion_time.before, noise_pct, text: .verdict_text}' "$cmp" | sed -n 1p)" \
+		--arg verdict "$(jq -r 'select(.type == "verdict") | .verdict' "$cmp" | sed -n 1p)" \
 		--arg rate "$(jq -r 'select(.type == "summary") | (.io.write.bytes // 0) as $b
-			| (.io.write.time_s // 0) as $t | if $t > 0 then $b / $t / 1e9 else 0 end' "$an" | head -n 1)" \
-		--arg comp "$(jq -r 'select(.type == "summary") | .span_s // 0' "$an" | head -n 1)" '
+			| (.io.write.time_s // 0) as $t | if $t > 0 then $b / $t / 1e9 else 0 end' "$an" | sed -n 1p)" \
+		--arg comp "$(jq -r 'select(.type == "summary") | .span_s // 0' "$an" | sed -n 1p)" '
 		([$old[].key]) as $ok | ([$bn[].key]) as $nk
 		| {type: "iteration", v: 2, iteration: 1, run: "opt1", kind: "L2",
 		 change: "applying L2 x.y", applied: $applied, not_applicable: $na, listed_l1: $l1,

@@ -40,13 +40,13 @@ fn() {	# a synthetic function record
 @test "dft-cost: man page" { checklist_man dft-cost; }
 
 @test "the fixtures give the golden decisions" {
-	run -0 --separate-stderr bash -c "dft-cost '$IN' | grep -v '\"type\":\"step\"'"
+	run -0 --separate-stderr bash -o pipefail -c "dft-cost '$IN' | grep -v '\"type\":\"step\"'"
 	diff -u "$F/expected/cost.ndjson" <(echo "$output")
 }
 
 @test "the score is the reference formula" {
 	fn f f '{"read":2,"MPI_Send":1,"malloc":1,"gpfs_stat":1,"x":1}' 6 3 4 150 >"$BATS_TEST_TMPDIR/f"
-	run -0 bash -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -c 'select(.cost) | .cost | [.io_calls,.mpi_calls,.mem_calls,.vendor_calls,.score]'"
+	run -0 bash -o pipefail -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -c 'select(.cost) | .cost | [.io_calls,.mpi_calls,.mem_calls,.vendor_calls,.score]'"
 	# 30*2 + 25 + 15 + 30 + 10*3 + 3*4 + 2*6 + min(150/5, 20)
 	assert_output "[2,1,1,1,204]"
 }
@@ -68,7 +68,7 @@ cheap false score"
 }
 
 @test "main is always annotated, comp cpu" {
-	run -0 bash -c "dft-cost '$IN' | jq -r 'select(.is_entry) | \"\(.file) \(.decision.rule) \(.decision.comp) \(.decision.form)\"'"
+	run -0 bash -o pipefail -c "dft-cost '$IN' | jq -r 'select(.is_entry) | \"\(.file) \(.decision.rule) \(.decision.comp) \(.decision.form)\"'"
 	assert_output "basic.c main cpu main
 model.py main cpu main
 model.py main cpu main
@@ -77,7 +77,7 @@ shapes.cpp main cpu main"
 }
 
 @test "unsafe functions are skipped and say why" {
-	run -0 bash -c "dft-cost '$IN' | jq -r 'select(.name==\"checked\" or .name==\"get_counter\" or .name==\"broken\") | \"\(.name) \(.decision.rule): \(.decision.reason)\"'"
+	run -0 bash -o pipefail -c "dft-cost '$IN' | jq -r 'select(.name==\"checked\" or .name==\"get_counter\" or .name==\"broken\") | \"\(.name) \(.decision.rule): \(.decision.reason)\"'"
 	assert_output "get_counter macro-body: the body comes from a macro expansion; it cannot be edited in place
 checked macro-return: 1 return spelled inside a macro: END could not be placed before it
 broken parse-error: the file did not parse cleanly; it must not be edited"
@@ -97,17 +97,17 @@ broken parse-error: the file did not parse cleanly; it must not be edited"
 }
 
 @test "Python never-annotate rules and forms" {
-	run -0 bash -c "dft-cost '$IN' | jq -r 'select(.language==\"python\") | \"\(.qualified_name) \(.decision.annotate) \(.decision.rule) \(.decision.form)\"'"
+	run -0 bash -o pipefail -c "dft-cost '$IN' | jq -r 'select(.language==\"python\") | \"\(.qualified_name) \(.decision.annotate) \(.decision.rule) \(.decision.form)\"'"
 	assert_line "Samples.__len__ false py-dataset-len null"
 	assert_line "dot false py-jit null"
 	assert_line "Samples.size false py-rule0 null"
 	assert_line "Samples.__getitem__ true py-data decorator"
 	assert_line "save true py-io decorator"
 	fn_py='{"type":"function","v":1,"file":"m.py","language":"python","parse_ok":true,"name":"stats","qualified_name":"S.stats","is_staticmethod":true,"is_method":true,"calls":{"open":1,"read":1},"call_count":2,"loops":1,"branches":0,"nodes":20,"statements":4,"io_direct":true,"ml_imports":[]}'
-	run -0 bash -c "echo '$fn_py' | dft-cost | jq -r 'select(.decision) | \"\(.decision.rule) \(.decision.form) \(.cost.model)\"'"
+	run -0 bash -o pipefail -c "echo '$fn_py' | dft-cost | jq -r 'select(.decision) | \"\(.decision.rule) \(.decision.form) \(.cost.model)\"'"
 	assert_output "io-direct rebind generic"
 	fn_cm=${fn_py/\"is_staticmethod\":true/\"is_classmethod\":true}
-	run -0 bash -c "echo '$fn_cm' | dft-cost | jq -r 'select(.decision) | .decision.form'"
+	run -0 bash -o pipefail -c "echo '$fn_cm' | dft-cost | jq -r 'select(.decision) | .decision.form'"
 	assert_output rebind
 }
 
@@ -116,7 +116,7 @@ broken parse-error: the file did not parse cleanly; it must not be edited"
 	assert_line "geo::largest false score"
 	run -0 decisions <(dft-cost --exclude 'copy_*' "$IN")
 	assert_line "copy_file false exclude"
-	run -0 bash -c "dft-cost --comp 'geo::*=comm' '$IN' | jq -r 'select(.name==\"save\" and .language==\"cpp\") | .decision.comp'"
+	run -0 bash -o pipefail -c "dft-cost --comp 'geo::*=comm' '$IN' | jq -r 'select(.name==\"save\" and .language==\"cpp\") | .decision.comp'"
 	assert_output "comm"
 	run -2 --separate-stderr dft-cost --comp save=disk "$IN"
 }
@@ -138,7 +138,7 @@ SEL
 	assert_line "Samples.__getitem__ false select"
 	assert_line "copy_file true io-direct"
 	printf 'BEGIN_INCLUDE_LIST\nclassify\nEND_INCLUDE_LIST\n' >"$BATS_TEST_TMPDIR/inc"
-	run -0 bash -c "dft-cost --select '$BATS_TEST_TMPDIR/inc' '$IN' | jq -r 'select(.decision.annotate) | \"\(.file) \(.name) \(.decision.rule)\"'"
+	run -0 bash -o pipefail -c "dft-cost --select '$BATS_TEST_TMPDIR/inc' '$IN' | jq -r 'select(.decision.annotate) | \"\(.file) \(.name) \(.decision.rule)\"'"
 	assert_output "basic.c classify select
 basic.c main main
 model.py main main
@@ -231,7 +231,7 @@ main"
 		fn reaches reaches '{"memcpy":1}' 1 0 0 25 | jq -c '.io_reach = 3'
 		fn plain plain '{"memcpy":1}' 1 0 0 60
 	} >"$BATS_TEST_TMPDIR/f"
-	run -0 bash -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | \"\(.name) \(.cost.score) \(.decision.annotate) \(.decision.rule)\"'"
+	run -0 bash -o pipefail -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | \"\(.name) \(.cost.score) \(.decision.annotate) \(.decision.rule)\"'"
 	# the scores, by the reference formula: 15 (memory) + 2 per call + 10
 	# per loop + min(nodes / 5, 20)
 	assert_line "step 29 false hot-loop-callee"
@@ -241,15 +241,15 @@ main"
 	assert_line "looped_hash 39 true score"
 	assert_line "reaches 22 true score"
 	assert_line "plain 29 true score"
-	run -0 bash -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name==\"step\") | .decision.reason'"
+	run -0 bash -o pipefail -c "dft-cost '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name==\"step\") | .decision.reason'"
 	assert_output "called often, cheap per call: score 29 - 15 = 14 < 20 (called inside a loop of caller (hot-loop-callee -15); 1 memory call, 1 call, 60 nodes)"
 	# a rule switched off no longer lowers the score
-	run -0 bash -c "dft-cost --no-rule hot-loop-callee --no-rule hot-idiom '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | \"\(.name) \(.decision.rule)\"'"
+	run -0 bash -o pipefail -c "dft-cost --no-rule hot-loop-callee --no-rule hot-idiom '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | \"\(.name) \(.decision.rule)\"'"
 	assert_line "step score"
 	assert_line "XXH_readLE32 score"
 	assert_line "leaf hot-small-leaf"
 	# --reference: none of them
-	run -0 bash -c "dft-cost --reference '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | select(.decision.rule | startswith(\"hot-\")) | .name'"
+	run -0 bash -o pipefail -c "dft-cost --reference '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision) | select(.decision.rule | startswith(\"hot-\")) | .name'"
 	assert_output ""
 }
 
@@ -257,13 +257,16 @@ main"
 	dft-cost "$IN" >"$BATS_TEST_TMPDIR/out"
 	run -0 jq -r 'select(.type=="cost_summary") | "\(.functions) \(.annotate + .skip) \([.by_rule[] | .annotate + .skip] | add) \(([.by_comp[]] | add) == .annotate)"' "$BATS_TEST_TMPDIR/out"
 	assert_output "62 62 62 true"
-	run -0 bash -c "grep -c '\"decision\"' '$BATS_TEST_TMPDIR/out'"
+	run -0 bash -o pipefail -c "grep -c '\"decision\"' '$BATS_TEST_TMPDIR/out'"
 	assert_output "62"
 }
 
 @test "the man page example runs" {
 	cd "$F"
-	run -0 bash -c "dft-funcs -p . 2>/dev/null | dft-cost | jq -r 'select(.decision) | [.name, .decision.rule] | @tsv' | head -n 3"
+	# dft-funcs exits 1: the fixtures include a file that does not parse
+	run -1 --separate-stderr dft-funcs -p .
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/funcs.ndjson"
+	run -0 bash -o pipefail -c "dft-cost <'$BATS_TEST_TMPDIR/funcs.ndjson' | jq -r 'select(.decision) | [.name, .decision.rule] | @tsv' | sed -n 1,3p"
 	assert_output "$(printf 'add\ttiny-leaf\nis_even\ttiny-leaf\ncount_even\tscore')"
 }
 
@@ -276,16 +279,16 @@ main"
 	assert_output "flush_log atexit
 Registry::~Registry static-destructor
 Cache::~Cache static-destructor"
-	run -0 bash -c "dft-cost -t 0 funcs.ndjson | jq -r 'select(.decision.rule == \"after-finalize\") | \"\(.qualified_name) \(.decision.annotate) \(.decision.reason)\"'"
+	run -0 bash -o pipefail -c "dft-cost -t 0 funcs.ndjson | jq -r 'select(.decision.rule == \"after-finalize\") | \"\(.qualified_name) \(.decision.annotate) \(.decision.reason)\"'"
 	assert_output "flush_log false runs after finalize: registered with atexit
 Registry::~Registry false runs after finalize: destructor of a static object
 Cache::~Cache false runs after finalize: destructor of a static object"
 	# the destructor of a class with local objects only is not concerned
-	run -0 bash -c "dft-cost -t 0 funcs.ndjson | jq -r 'select(.qualified_name == \"Scratch::~Scratch\") | .decision.annotate'"
+	run -0 bash -o pipefail -c "dft-cost -t 0 funcs.ndjson | jq -r 'select(.qualified_name == \"Scratch::~Scratch\") | .decision.annotate'"
 	assert_output true
 	# a refinement: --no-rule and --reference switch it off
-	run -0 bash -c "dft-cost -t 0 --no-rule after-finalize funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
+	run -0 bash -o pipefail -c "dft-cost -t 0 --no-rule after-finalize funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
 	assert_output io-direct
-	run -0 bash -c "dft-cost -t 0 --reference funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
+	run -0 bash -o pipefail -c "dft-cost -t 0 --reference funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
 	assert_output score
 }

@@ -90,7 +90,7 @@ offline() {
 
 @test "every catalogue strategy cites bibliography papers and L2/L3 carry an action" {
 	run -0 jq -e -s '(map(select(.type == "bib") | .key)) as $k | true' "$REPO/share/dft/papers.ndjson"
-	run -0 bash -c "jq -r 'select(.type==\"strategy\") | .cite[]' '$REPO/share/dft/proposals.ndjson' | sort -u |
+	run -0 bash -o pipefail -c "jq -r 'select(.type==\"strategy\") | .cite[]' '$REPO/share/dft/proposals.ndjson' | sort -u |
 		while read -r k; do grep -q \"\\\"key\\\":\\\"\$k\\\"\" '$REPO/share/dft/papers.ndjson' || echo \"missing \$k\"; done"
 	assert_output ""
 	run -0 jq -e -s 'all(.[] | select(.type == "strategy" and .level != "L1"); .action != null
@@ -104,13 +104,13 @@ offline() {
 }
 
 @test "offline: every proposal cites at least one paper with a DOI or arXiv id" {
-	run -0 bash -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
+	run -0 bash -o pipefail -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -e -s 'map(select(.type==\"proposal\")) | length > 0 and all(.[]; (.citations | length >= 1)
 			and all(.citations[]; .doi != null or .arxiv != null or .url != null))'"
 }
 
 @test "offline: relevance keeps its three parts and follows the rubric" {
-	run -0 bash -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
+	run -0 bash -o pipefail -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -c 'select(.type==\"paper\" and .bottleneck==\"B1\" and .rank==1) | .relevance'"
 	# Drishti: small writes exactly (50), Lustre named (30), 2022 is 4 years old (15)
 	assert_output '{"score":95,"bottleneck":50,"system":30,"recency":15,"age":4}'
@@ -119,13 +119,13 @@ offline() {
 @test "offline: a bottleneck the catalogue cannot cite gets no proposal and is unsupported" {
 	run -0 --separate-stderr offline "$P/bottlenecks.ndjson"
 	[[ "$stderr" == *"B3 mystery_ratio: No proposal"*"(unsupported)"* ]] || fail "$stderr"
-	run -0 bash -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
+	run -0 bash -o pipefail -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -r 'select(.bottleneck==\"B3\") | .type + \" \" + (.status // \"\")'"
 	assert_output "literature unsupported"
 }
 
 @test "offline: low scores are skipped but forced deep-learning dimensions are kept" {
-	run -0 bash -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
+	run -0 bash -o pipefail -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -r 'select(.type==\"literature\") | .bottleneck' | tr '\n' ' '"
 	assert_output "B1 B2 B3 B5 "
 }
@@ -152,18 +152,18 @@ offline() {
 	online ok ok "$P/comm.ndjson" >/dev/null
 	local before
 	before=$(requests /ok/)
-	run -0 bash -c "$(declare -f online); online ok ok '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online ok ok '$P/comm.ndjson' |
 		jq -r 'select(.type==\"paper\" and .source==\"arxiv\") | .cached' | sort -u"
 	assert_output "true"
 	[ "$(requests /ok/)" -eq "$before" ]
 	# and --offline reads the same cache
-	run -0 bash -c "$(declare -f online); online ok ok --offline '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online ok ok --offline '$P/comm.ndjson' |
 		jq -r 'select(.type==\"paper\") | .source' | sort -u | tr '\n' ' '"
 	assert_output "arxiv bibliography "
 }
 
 @test "online: 429 is retried after the Retry-After delay" {
-	run -0 bash -c "$(declare -f online); online 429 429 --sources s2 '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online 429 429 --sources s2 '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | [(.failures | length), .queries[0].new_papers] | @tsv'"
 	assert_output "$(printf '0\t1')"
 	run -0 awk '/\/429\// { t[n++] = $1 } END { exit !(n == 2 && t[1] - t[0] >= 0.95) }' \
@@ -171,39 +171,39 @@ offline() {
 }
 
 @test "online: a Retry-After beyond the cap gives up on that source only" {
-	run -0 bash -c "$(declare -f online); online ok 429-long --max-queries 1 '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online ok 429-long --max-queries 1 '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | .failures[0].source + \": \" + .failures[0].error, .status'"
 	assert_output "$(printf 'semantic_scholar: HTTP 429, Retry-After 120 s is over the 2 s cap\ncited')"
 	[ "$(requests /429-long/)" -eq 1 ]
 }
 
 @test "online: 500 is retried with backoff, and a source that keeps failing is reported" {
-	run -0 bash -c "$(declare -f online); online 500 ok --sources arxiv --retries 2 --max-backoff 0.1 '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online 500 ok --sources arxiv --retries 2 --max-backoff 0.1 '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | [(.failures | length), .queries[0].new_papers] | @tsv'"
 	assert_output "$(printf '0\t2')"
 	[ "$(requests '/500/')" -eq 3 ]
-	run -0 bash -c "$(declare -f online); online 500-always ok --retries 1 --max-backoff 0.1 --max-queries 1 '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online 500-always ok --retries 1 --max-backoff 0.1 --max-queries 1 '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | .failures[0].source + \" \" + .failures[0].error'"
 	assert_output "arxiv HTTP 500"
 	[ "$(requests '/500-always/')" -eq 2 ]
 }
 
 @test "online: a stalled connection times out and the run goes on" {
-	run -0 bash -c "$(declare -f online); online stall ok --timeout 1 --retries 0 --max-queries 1 '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online stall ok --timeout 1 --retries 0 --max-queries 1 '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | .failures[0].source, .status'"
 	assert_line --index 0 "arxiv"
 	assert_line --index 1 "cited"
 }
 
 @test "online: a connection closed without an answer is retried" {
-	run -0 bash -c "$(declare -f online); online reset ok --sources arxiv --max-backoff 0.1 '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online reset ok --sources arxiv --max-backoff 0.1 '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | [(.failures | length), .queries[0].new_papers] | @tsv'"
 	assert_output "$(printf '0\t2')"
 	[ "$(requests '/reset/')" -eq 2 ]
 }
 
 @test "online: an empty arXiv answer is asked once more" {
-	run -0 bash -c "$(declare -f online); online empty-once ok --sources arxiv '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online empty-once ok --sources arxiv '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | .queries[0].new_papers'"
 	assert_output "2"
 	[ "$(requests '/empty-once/')" -eq 2 ]
@@ -213,13 +213,13 @@ offline() {
 }
 
 @test "online: an arXiv error feed is reported as a failure" {
-	run -0 bash -c "$(declare -f online); online error ok --sources arxiv --max-queries 1 '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online error ok --sources arxiv --max-queries 1 '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | .failures[0].error'"
 	assert_output "arXiv error: incorrect id format for 1234.12345"
 }
 
 @test "online: S2_API_KEY is sent as x-api-key" {
-	run -0 bash -c "$(declare -f online); S2_API_KEY=test-key online ok key --sources s2 --max-queries 1 '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); S2_API_KEY=test-key online ok key --sources s2 --max-queries 1 '$P/comm.ndjson' |
 		jq -r 'select(.type==\"literature\") | (.failures | length)'"
 	assert_output "0"
 	run -0 grep -c '/key/.* key=test-key$' "$BATS_FILE_TMPDIR/requests.log"
@@ -239,7 +239,7 @@ offline() {
 	run -0 --separate-stderr dft-papers --context HPC --no-cache --store "$BATS_TEST_TMPDIR/l" \
 		--arxiv-url http://127.0.0.1:1/api/query --s2-url http://127.0.0.1:1/graph/v1 "$P/comm.ndjson"
 	[[ "$stderr" == *"network unreachable: offline, using the bundled bibliography and the cache"* ]] || fail "$stderr"
-	run -0 bash -c "dft-papers --context HPC --no-cache --store '$BATS_TEST_TMPDIR/l' \
+	run -0 bash -o pipefail -c "dft-papers --context HPC --no-cache --store '$BATS_TEST_TMPDIR/l' \
 		--arxiv-url http://127.0.0.1:1/api/query --s2-url http://127.0.0.1:1/graph/v1 '$P/comm.ndjson' 2>/dev/null |
 		jq -r 'select(.type==\"literature\") | [.mode, .offline_reason, .status, .best.key] | @tsv'"
 	assert_output "$(printf 'offline\tnetwork unreachable\tcited\tmpi_collective')"
@@ -247,7 +247,7 @@ offline() {
 
 @test "a best score under 20 after every pass gives the caveat" {
 	printf '' >"$BATS_TEST_TMPDIR/empty-bib.ndjson"
-	run -0 bash -c "$(declare -f online); SOURCE_DATE_EPOCH=2082758400 online ok ok --sources arxiv \
+	run -0 bash -o pipefail -c "$(declare -f online); SOURCE_DATE_EPOCH=2082758400 online ok ok --sources arxiv \
 		--bibliography '$BATS_TEST_TMPDIR/empty-bib.ndjson' '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -r 'select(.bottleneck==\"B2\" and (.type==\"literature\" or .level==\"L1\")) | .status // .caveat' | sort -u"
 	assert_output "Best available citation scores 10/100 for this bottleneck (title: Analyzing and Mitigating Data Stalls in DNN Training, year: 2020). Proceeding with caveat.
@@ -257,7 +257,7 @@ caveat"
 @test "--learn stores verdicts and later runs rank what worked first" {
 	local s="$BATS_TEST_TMPDIR/store.ndjson"
 	# without a store the catalogue order holds: caching stat results first
-	run -0 bash -c "$(declare -f offline); offline --store '$s' '$P/bottlenecks.ndjson' 2>/dev/null |
+	run -0 bash -o pipefail -c "$(declare -f offline); offline --store '$s' '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -r 'select(.type==\"proposal\" and .bottleneck==\"B2\" and .level==\"L1\") | .strategy'"
 	assert_output "$(printf 'metadata.L1.cache\nmetadata.L1.open_once')"
 	# the second L1 strategy was applied and the run improved
@@ -267,7 +267,7 @@ caveat"
 	run -0 dft-papers --learn --store "$s" "$BATS_TEST_TMPDIR/p"
 	run -0 jq -r '[.class, .strategy, .context, .outcome, .proposal] | @tsv' "$s"
 	assert_output "$(printf 'metadata\tmetadata.L1.open_once\tinfiniband lustre\timproved\tB2.metadata.L1.open_once')"
-	run -0 bash -c "$(declare -f offline); offline --store '$s' '$P/bottlenecks.ndjson' 2>/dev/null |
+	run -0 bash -o pipefail -c "$(declare -f offline); offline --store '$s' '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -r 'select(.type==\"proposal\" and .bottleneck==\"B2\" and .level==\"L1\" and .rank==1) | .strategy, .learned.note, .learned.summary'"
 	assert_output "metadata.L1.open_once
 ranked first: it improved this metric here before
@@ -288,7 +288,7 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 	run -0 jq -r '[.class, .strategy, .context, .outcome, .run] | @tsv' "$s"
 	assert_output "$(printf 'small_write\tsmall_write.L2.cb\tlustre\timproved\topt1\nsmall_io\tsmall_io.L2.ds\tlustre\timproved\topt1')"
 	# the records pass through
-	run -0 bash -c "dft-papers --learn --context HPC --store '$s' '$BATS_TEST_TMPDIR/c' | grep -c '\"type\":\"delta\"'"
+	run -0 bash -o pipefail -c "dft-papers --learn --context HPC --store '$s' '$BATS_TEST_TMPDIR/c' | grep -c '\"type\":\"delta\"'"
 	[ "$output" -gt 10 ]
 }
 
@@ -309,7 +309,7 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 		n=$((n + 1))
 		want=0
 		case $ex in *--fail-on-regression*) want=3 ;; esac
-		run bash -c "set -o pipefail; $ex >/dev/null"
+		run bash -o pipefail -c "$ex >/dev/null"
 		[ "$status" -eq "$want" ] || fail "example '$ex' exited $status"
 	done < <(man_examples "$REPO/man/dft-papers.1")
 	[ "$n" -ge 1 ]
@@ -318,7 +318,7 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 @test "the same metric and view on another file shares the first finding's answer" {
 	jq -c 'if .id == "B2" then .view = "file" | .scope = "/out/a.0" else . end' "$P/bottlenecks.ndjson" >"$BATS_TEST_TMPDIR/b"
 	jq -c 'select(.id == "B2") | .id = "B9" | .scope = "/out/a.1"' "$BATS_TEST_TMPDIR/b" >>"$BATS_TEST_TMPDIR/b"
-	run -0 bash -c "$(declare -f offline); offline '$BATS_TEST_TMPDIR/b' 2>/dev/null |
+	run -0 bash -o pipefail -c "$(declare -f offline); offline '$BATS_TEST_TMPDIR/b' 2>/dev/null |
 		jq -r 'select(.bottleneck==\"B9\") | [.type, .status, .same_as] | @tsv'"
 	assert_output "$(printf 'literature\tcited\tB2')"
 }
@@ -331,7 +331,7 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 	online ok ok "$P/comm.ndjson" >/dev/null
 	[ "$(requests /ok/)" -eq $((before + 2)) ]
 	touch -d '2 days ago' "$BATS_TEST_TMPDIR"/cache/*.http
-	run -0 bash -c "$(declare -f online); online ok ok --offline '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online ok ok --offline '$P/comm.ndjson' |
 		jq -r 'select(.type==\"paper\" and .source==\"arxiv\") | .cached' | sort -u"
 	assert_output "true"
 }
@@ -339,14 +339,14 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 @test "every proposal has a citation with a DOI or an arXiv id, even for memory bandwidth" {
 	printf '%s\n' '{"type":"bottleneck","v":1,"id":"B1","metric":"mem_bw_util","view":"app","scope":"all","score":4,"label":"high","component":"mem"}' \
 		'{"type":"bottleneck","v":1,"id":"B2","metric":"compute_time","view":"app","scope":"all","score":4,"label":"high","component":"cpu"}' >"$BATS_TEST_TMPDIR/m"
-	run -0 bash -c "$(declare -f offline); offline '$BATS_TEST_TMPDIR/m' 2>/dev/null |
+	run -0 bash -o pipefail -c "$(declare -f offline); offline '$BATS_TEST_TMPDIR/m' 2>/dev/null |
 		jq -e -s 'map(select(.type==\"proposal\")) | length >= 4 and all(.[]; any(.citations[]; .doi != null or .arxiv != null))'"
 }
 
 @test "online: a 50 MB answer and a gzip bomb are cut at the cap, recorded as failures, in bounded memory" {
 	local a m
 	for a in big bomb; do
-		run -0 bash -c "$(declare -f online); \
+		run -0 bash -o pipefail -c "$(declare -f online); \
 			command time -f 'rss_kb=%M' -o '$BATS_TEST_TMPDIR/rss' \
 			dft-papers --context HPC --store '$BATS_TEST_TMPDIR/learn.ndjson' --no-cache \
 			--arxiv-url http://127.0.0.1:$(cat "$BATS_FILE_TMPDIR/port")/$a/api/query \

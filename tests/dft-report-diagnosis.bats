@@ -134,7 +134,7 @@ EOT
 			grep -qF ">$id $c ($f)<" chart.svg || fail "no label for $id"
 		done
 	# the longest bar is the finding with the most time at stake
-	run -0 bash -c "grep -o 'width=\"[0-9.]*\" height=\"16\" fill=\"#9aa5b1\"' chart.svg | head -n 1"
+	run -0 bash -o pipefail -c "grep -o 'width=\"[0-9.]*\" height=\"16\" fill=\"#9aa5b1\"' chart.svg | sed -n 1p"
 	assert_output --partial 'width="360.0"'
 }
 

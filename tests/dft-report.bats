@@ -38,7 +38,7 @@ setup() {
 @test "the report has the sections of user-facing-formats.md in order" {
 	dft-report "$BATS_TEST_TMPDIR/run.ndjson" >/dev/null
 	# (the findings' own headings, "### B1 — ...", are left out here)
-	run -0 bash -c "grep -E '^#' '$WS/session_report.md' | grep -v '^### B[0-9]'"
+	run -0 bash -o pipefail -c "grep -E '^#' '$WS/session_report.md' | grep -v '^### B[0-9]'"
 	assert_output "# DFTracer Session Report — cm1/20261130_001122
 ## What Ran Correctly (Pipeline Flow)
 ### Iteration 1 — L1: —; L2: small_write.L2.cb; L3: —
@@ -57,10 +57,10 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 }
 
 @test "records pass through and a report record follows" {
-	run -0 bash -c "dft-report '$BATS_TEST_TMPDIR/run.ndjson' | grep -v '\"type\":\"step\"' | tail -n 2"
+	run -0 bash -o pipefail -c "dft-report '$BATS_TEST_TMPDIR/run.ndjson' | grep -v '\"type\":\"step\"' | tail -n 2"
 	assert_line --index 0 '{"type":"x-test","n":1}'
 	assert_line --index 1 --partial '"type":"report","v":1,"run_id":"cm1/20261130_001122"'
-	run -0 bash -c "dft-report '$BATS_TEST_TMPDIR/run.ndjson' | grep -c -v '\"type\":\"report\"'"
+	run -0 bash -o pipefail -c "dft-report '$BATS_TEST_TMPDIR/run.ndjson' | grep -c -v '\"type\":\"report\"'"
 	assert_output "$(( $(wc -l <"$BATS_TEST_TMPDIR/run.ndjson") + 1 ))"
 }
 
@@ -101,7 +101,7 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	run -0 xmllint --noout "$BATS_TEST_TMPDIR/out/report.html"
 	run -0 grep -c 'class="notrun"' "$BATS_TEST_TMPDIR/out/report.html"
 	assert_output 6
-	run -0 bash -c "dft-report -o '$BATS_TEST_TMPDIR/out/r.md' '$BATS_TEST_TMPDIR/none.ndjson' | jq -r 'select(.type==\"report\") | .not_run | length'"
+	run -0 bash -o pipefail -c "dft-report -o '$BATS_TEST_TMPDIR/out/r.md' '$BATS_TEST_TMPDIR/none.ndjson' | jq -r 'select(.type==\"report\") | .not_run | length'"
 	assert_output 15
 }
 
@@ -184,7 +184,7 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 		n=$((n + 1))
 		want=0
 		case $ex in *--fail-on-regression*) want=3 ;; esac
-		run bash -c "set -o pipefail; $ex >/dev/null"
+		run bash -o pipefail -c "$ex >/dev/null"
 		[ "$status" -eq "$want" ] || fail "example '$ex' exited $status"
 	done < <(man_examples "$REPO/man/dft-report.1")
 	[ "$n" -ge 1 ]

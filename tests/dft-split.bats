@@ -42,10 +42,10 @@ setup() {
 	run -0 --separate-stderr dft-split "$GEN2"
 	[ -f split/app-1.pfw.gz ]
 	[ "${#lines[@]}" -eq 2 ]
-	run -0 bash -c "dft-split '$GEN2' | jq -c 'select(.type==\"chunk\") | [.path,.app,.index,.by,.events,.metadata]'"
+	run -0 bash -o pipefail -c "dft-split '$GEN2' | jq -c 'select(.type==\"chunk\") | [.path,.app,.index,.by,.events,.metadata]'"
 	assert_output '["split/app-1.pfw.gz","app",1,"size",517,6]'
 	# the chunk is framed like dftracer's and a single gzip member
-	run -0 bash -c "zcat split/app-1.pfw.gz | head -n 1; zcat split/app-1.pfw.gz | tail -n 1"
+	run -0 bash -o pipefail -c "zcat split/app-1.pfw.gz | sed -n 1p; zcat split/app-1.pfw.gz | tail -n 1"
 	assert_output "$(printf '[\n]')"
 }
 
@@ -55,9 +55,9 @@ setup() {
 	[ "$n" -ge 4 ]
 	[ -f out/demo-1.pfw.gz ] && [ -f "out/demo-$n.pfw.gz" ]
 	# every chunk but the last reached 95 % of 0.02 MiB
-	run -0 bash -c "dft-split -n demo -o out -s 0.02 '$GEN2' | jq -r 'select(.type==\"chunk\") | .bytes' | head -n -1 | awk '\$1 < 0.95 * 0.02 * 1048576' | wc -l"
+	run -0 bash -o pipefail -c "dft-split -n demo -o out -s 0.02 '$GEN2' | jq -r 'select(.type==\"chunk\") | .bytes' | head -n -1 | awk '\$1 < 0.95 * 0.02 * 1048576' | wc -l"
 	assert_output "0"
-	run -0 bash -c "dft-split -n demo -o out -s 0.02 --verify '$GEN2' | jq -s -c '[map(select(.type==\"chunk\")) | (map(.events) | add), all(.verified)]'"
+	run -0 bash -o pipefail -c "dft-split -n demo -o out -s 0.02 --verify '$GEN2' | jq -s -c '[map(select(.type==\"chunk\")) | (map(.events) | add), all(.verified)]'"
 	assert_output "[517,true]"
 	# the same events as zcat shows, none lost or doubled
 	[ "$(zcat out/demo-*.pfw.gz | jq -R -c 'fromjson? | select(.ph=="X") | .id' | sort -n | uniq | wc -l)" = 517 ]
@@ -104,29 +104,29 @@ setup() {
 
 @test "--by pid: one series per process" {
 	run -0 --separate-stderr dft-split --by pid -o out "$TRACES"/gen1-cm1/*.pfw.gz
-	run -0 bash -c "dft-split --by pid -o out '$TRACES'/gen1-cm1/*.pfw.gz | jq -r 'select(.type==\"chunk\") | .pid' | sort -u"
+	run -0 bash -o pipefail -c "dft-split --by pid -o out '$TRACES'/gen1-cm1/*.pfw.gz | jq -r 'select(.type==\"chunk\") | .pid' | sort -u"
 	assert_output "$(printf 'corona173#3537780\ncorona173#3537781\ncorona173#3537782\ncorona173#3537783')"
 }
 
 @test "--by time: chunks per time window" {
-	run -0 bash -c "dft-split --by time 10 -o out '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -s -c '[map(select(.type==\"chunk\")) | length, (map(.events)|add)]'"
+	run -0 bash -o pipefail -c "dft-split --by time 10 -o out '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -s -c '[map(select(.type==\"chunk\")) | length, (map(.events)|add)]'"
 	# the trace spans about 105 s: eleven or more windows of 10 s
 	[ "$(printf '%s' "$output" | jq '.[0]')" -ge 11 ]
 	[ "$(printf '%s' "$output" | jq '.[1]')" = 93894 ]
-	run -0 bash -c "dft-split --by time=10 -o out2 '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -c 'select(.type==\"chunk\") | .by' | sort -u"
+	run -0 bash -o pipefail -c "dft-split --by time=10 -o out2 '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -c 'select(.type==\"chunk\") | .by' | sort -u"
 	assert_output '"time"'
 }
 
 @test "chunk records on stdin are split again, other records pass through" {
 	dft-split -o a -s 0.02 "$GEN2" >first.ndjson
 	printf '%s\n' "$PASS_RECORD" >>first.ndjson
-	run -0 bash -c "dft-split -o b -s 1 <first.ndjson | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "dft-split -o b -s 1 <first.ndjson | grep -v '\"type\":\"step\"'"
 	assert_line "$PASS_RECORD"
 	[ "$(printf '%s\n' "$output" | jq -s '[.[] | select(.type=="chunk") | .events] | add')" = 517 ]
 }
 
 @test "trace paths on stdin" {
-	run -0 bash -c "printf '%s\n' '$GEN2' | dft-split -o p | jq -c 'select(.type==\"chunk\") | .events'"
+	run -0 bash -o pipefail -c "printf '%s\n' '$GEN2' | dft-split -o p | jq -c 'select(.type==\"chunk\") | .events'"
 	assert_output "517"
 }
 
@@ -149,6 +149,6 @@ setup() {
 }
 
 @test "a directory operand stands for its traces" {
-	run -0 bash -c "dft-split --by pid -o d '$TRACES/gen1-cm1' | jq -s -c '[.[] | select(.type==\"chunk\") | .events] | add'"
+	run -0 bash -o pipefail -c "dft-split --by pid -o d '$TRACES/gen1-cm1' | jq -s -c '[.[] | select(.type==\"chunk\") | .events] | add'"
 	assert_output "25736"
 }

@@ -380,7 +380,7 @@ b'bad\\xff.c'"
 	[[ "$stderr" == *"'$d/b.pfw' is not a regular file; skipped"* ]] || fail "$stderr"
 	run -1 timeout 20 dft-split -o sp2 "$BATS_TEST_TMPDIR/op.pfw"
 	# a process substitution is a pipe too, and is read
-	run -0 bash -c "dft-analyze <(cat '$d/a.pfw') | jq -c 'select(.type == \"summary\") | .events'"
+	run -0 bash -o pipefail -c "dft-analyze <(cat '$d/a.pfw') | jq -c 'select(.type == \"summary\") | .events'"
 	assert_output 3
 }
 

@@ -147,9 +147,9 @@ ws() {
 	w=$(ws)
 	n=$(find "$w/traces" -name '*.pfw.gz' | wc -l)
 	[ "$n" -ge 1 ]
-	run -0 bash -c "gzip -dc '$w'/traces/*.pfw.gz | grep -c '\"cat\":\"C_APP\"'"
+	run -0 bash -o pipefail -c "gzip -dc '$w'/traces/*.pfw.gz | grep -c '\"cat\":\"C_APP\"'"
 	[ "$output" -gt 0 ]
-	run -0 bash -c "gzip -dc '$w'/traces/*.pfw.gz | grep -c '\"name\":\"write\"'"
+	run -0 bash -o pipefail -c "gzip -dc '$w'/traces/*.pfw.gz | grep -c '\"name\":\"write\"'"
 	[ "$output" -ge 1000 ]
 	run -0 jq -s '[.[] | select(.type == "chunk")] | length' "$w/records/11_split.ndjson"
 	[ "$output" -ge 1 ]
@@ -845,7 +845,7 @@ bench_failed_ws() {
 	assert_output "$BDATA the smoke command's output option ($BDATA/run.dat)"
 	# the traced files are the data directory's only (vendor/vlib.c also
 	# writes /dev/null)
-	run -0 bash -c "gzip -dcf '$BW'/traces/*.pfw* | grep '^{' | jq -s -r '
+	run -0 bash -o pipefail -c "gzip -dcf '$BW'/traces/*.pfw* | grep '^{' | jq -s -r '
 		(map(select(.name == \"FH\") | {key: .args.value, value: .args.name}) | from_entries) as \$fh
 		| [.[] | select(.args.fhash) | \$fh[.args.fhash]] | unique[]'"
 	assert_output "$BDATA/run.dat"
@@ -1087,7 +1087,7 @@ C
 	w="$root/$(head -n 1 "$root/app/.current_run")"
 	# the analyzed trace has no walk or mix event (grep -c: 0 and status
 	# 1); the first one had them all
-	run -1 bash -c "set -o pipefail; gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"\\(walk\\|mix\\)\"'"
+	run -1 bash -o pipefail -c "gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"\\(walk\\|mix\\)\"'"
 	assert_output 0
 	run -0 jq -r -s '[.[] | select(.type == "function" and (.name == "walk" or .name == "mix")) | "\(.name) \(.decision.rule)"] | sort[]' "$w/records/08_cost.ndjson"
 	assert_output "mix profile-volume
@@ -1254,7 +1254,7 @@ PY
 	run -0 grep -c '_dft' "$(find "$w/install_ann" -path '*-packages/recpkg/__main__.py')"
 	run -0 cat "$w/runs/annotated/stdout"
 	assert_output "recpkg 1.2.3 in a venv: True"
-	run -0 bash -c "gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"write_records\"'"
+	run -0 bash -o pipefail -c "gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"write_records\"'"
 	[ "$output" -ge 1 ]
 	# a build backend this machine lacks is named with its Debian package
 	repo="$BATS_TEST_TMPDIR/hatchapp"
@@ -1277,7 +1277,7 @@ PY
 	local app="$BATS_TEST_TMPDIR/h5app" root="$BATS_TEST_TMPDIR/wsh5" w h5home
 	[ -f /usr/include/hdf5/openmpi/H5public.h ] && command -v mpicc >/dev/null ||
 		skip "needs Debian's libhdf5-openmpi-dev and mpicc"
-	h5home=$(ls -d /usr/lib/*/hdf5/openmpi | head -n 1)
+	h5home=$(ls -d /usr/lib/*/hdf5/openmpi | sed -n 1p)
 	cp -R "$REPO/tests/apps/h5app" "$app"
 	git -C "$app" init -q && git -C "$app" add . &&
 		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm h5

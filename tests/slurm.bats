@@ -107,7 +107,7 @@ EOF
 		sinfo -h -o %t 2>/dev/null | grep -qx idle && return 0
 		sleep 0.2
 	done
-	echo "the Slurm node did not come up: $(sinfo -h 2>&1 | head -n 1); $(tail -n 3 "$SL/slurmd.log" 2>/dev/null | tr '\n' ' ')" >"$SL/skip"
+	echo "the Slurm node did not come up: $(sinfo -h 2>&1 | sed -n 1p); $(tail -n 3 "$SL/slurmd.log" 2>/dev/null | tr '\n' ' ')" >"$SL/skip"
 }
 
 # The daemons are stopped by the pids they wrote, never by name.
@@ -190,7 +190,7 @@ wait_job() {
 	# one trace per task, each with the sample's write_records
 	[ "$(ls "$out"/*.pfw.gz | wc -l)" -eq 2 ]
 	for f in "$out"/*.pfw.gz; do
-		run -0 bash -c "gzip -dc '$f' | grep -c '\"name\":\"write_records\"'"
+		run -0 bash -o pipefail -c "gzip -dc '$f' | grep -c '\"name\":\"write_records\"'"
 		[ "$output" -ge 1 ]
 	done
 	# two processes, as srun started them

@@ -7,6 +7,11 @@
 
 bats_require_minimum_version 1.5.0
 
+# A pipeline fails when any of its commands fails, not only the last: so
+# `tool | jq -e ...` also asserts the tool's exit status. (A `bash -c` a test
+# runs is a new shell: it says `bash -o pipefail -c`.)
+set -o pipefail
+
 REPO=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export REPO
 export FIXTURES="$REPO/tests/fixtures"
@@ -129,7 +134,7 @@ checklist_bad_value() {
 checklist_help_dev_full() {
 	local opt
 	for opt in -V --version -h --help; do
-		run -2 --separate-stderr bash -c "'$1' $opt >/dev/full"
+		run -2 --separate-stderr bash -o pipefail -c "'$1' $opt >/dev/full"
 		[ "$stderr" = "$1: write error: No space left on device" ] ||
 			fail "$opt >/dev/full: $stderr"
 	done
@@ -137,21 +142,21 @@ checklist_help_dev_full() {
 
 checklist_empty_input() {
 	run -0 --separate-stderr "$1" </dev/null
-	run -0 bash -c "'$1' </dev/null | grep -v '\"type\":\"step\"' || true"
+	run -0 bash -o pipefail -c "'$1' </dev/null | { grep -v '\"type\":\"step\"' || true; }"
 	assert_output ""
 }
 
 checklist_dash_is_stdin() {
 	local f="$BATS_TEST_TMPDIR/in.ndjson"
 	printf '%s\n' "$PASS_RECORD" >"$f"
-	run -0 bash -c "'$1' '$f' | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "'$1' '$f' | grep -v '\"type\":\"step\"'"
 	assert_output "$PASS_RECORD"
-	run -0 bash -c "'$1' <'$f' | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "'$1' <'$f' | grep -v '\"type\":\"step\"'"
 	assert_output "$PASS_RECORD"
-	run -0 bash -c "'$1' - <'$f' | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "'$1' - <'$f' | grep -v '\"type\":\"step\"'"
 	assert_output "$PASS_RECORD"
 	# two operands concatenate, in order
-	run -0 bash -c "'$1' '$f' '$f' | grep -v '\"type\":\"step\"'"
+	run -0 bash -o pipefail -c "'$1' '$f' '$f' | grep -v '\"type\":\"step\"'"
 	assert_output "$(printf '%s\n%s' "$PASS_RECORD" "$PASS_RECORD")"
 }
 
@@ -160,7 +165,8 @@ checklist_malformed_line() {
 	printf '%s\n{"type": bad\n%s\n' "$PASS_RECORD" "$PASS_RECORD" >"$f"
 	run -1 --separate-stderr "$1" <"$f"
 	[[ "$stderr" == *"$1: <stdin>:2: "* ]] || fail "no position: $stderr"
-	run -0 bash -c "'$1' <'$f' 2>/dev/null | grep -c x-test"
+	# exit 1 (a bad line), and both good lines passed through
+	run -1 bash -o pipefail -c "'$1' <'$f' 2>/dev/null | grep -c x-test"
 	assert_output 2
 }
 
@@ -173,7 +179,7 @@ checklist_missing_file() {
 checklist_dev_full() {
 	local f="$BATS_TEST_TMPDIR/in.ndjson"
 	printf '%s\n' "$PASS_RECORD" >"$f"
-	run -2 --separate-stderr bash -c "'$1' '$f' >/dev/full"
+	run -2 --separate-stderr bash -o pipefail -c "'$1' '$f' >/dev/full"
 	[[ "$stderr" == *"$1: write error"* ]] || fail "unexpected message: $stderr"
 }
 
