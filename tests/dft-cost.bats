@@ -201,20 +201,20 @@ main true main"
 	assert_output "called 100 times in the profile, around no I/O call: over the event budget (1.5 events per I/O event, 40 I/O events)"
 	# a tighter budget (1.2 x 40 = 8 extra, all taken by the functions
 	# around I/O) skips every other one but main
-	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
+	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
 	assert_output "put
 load
 main"
 	# 0, --no-rule, and a profile without io_calls: nothing by volume
-	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 0 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 0 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
 	assert_output ""
-	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --no-rule profile-volume '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --no-rule profile-volume '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
 	assert_output ""
 	sed 's/,"io_calls":[0-9]*//g' "$BATS_TEST_TMPDIR/prof" >"$BATS_TEST_TMPDIR/prof0"
-	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof0' '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof0' '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
 	assert_output ""
 	# a function around I/O is not throttled by TAU's rule either
-	run -0 bash -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --throttle-calls 5 --throttle-us 1000000 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"put\") | .decision.rule'"
+	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --throttle-calls 5 --throttle-us 1000000 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"put\") | .decision.rule'"
 	assert_output score
 	checklist_bad_value dft-cost --event-ratio 0.5 "0 or a number >= 1"
 }

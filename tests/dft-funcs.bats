@@ -169,7 +169,7 @@ shapes.cpp 1 geo::Shape::save"
 	cd "$F"
 	run -1 --separate-stderr dft-funcs -r . broken.c
 	[[ "$stderr" == *"broken.c:2:10: 'no-such-header.h' file not found"* ]] || fail "$stderr"
-	echo "$output" | grep -q '"rule":"parse-fatal"'
+	echo "$output" | grep '"rule":"parse-fatal"' >/dev/null
 	run -0 bash -o pipefail -c "dft-funcs -r . broken.c 2>/dev/null | jq -r 'select(.type==\"function\") | \"\(.name) \(.parse_ok)\"'; true"
 	assert_output "ok_before false
 broken false"
@@ -177,7 +177,7 @@ broken false"
 
 @test "a source file that cannot be read is never reported as having no functions" {
 	run -1 --separate-stderr dft-funcs "$BATS_TEST_TMPDIR/nope.c"
-	echo "$output" | grep -q '"rule":"parse-failed"'
+	echo "$output" | grep '"rule":"parse-failed"' >/dev/null
 	[[ "$stderr" == *"cannot open"* ]] || fail "$stderr"
 }
 

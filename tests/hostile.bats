@@ -429,18 +429,6 @@ b'bad\\xff.c'"
 	if command -v xmllint >/dev/null; then run -0 xmllint --noout "$ws/report.html"; fi
 }
 
-@test "pipeline: the annotation box prints the workspace where it really is" {
-	local app=$BATS_TEST_TMPDIR/app root=$BATS_TEST_TMPDIR/elsewhere id
-	cp -R "$REPO/tests/apps/sample" "$app"
-	git -C "$app" init -q && git -C "$app" add . &&
-		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
-	run -0 dft-pipeline run -y --offline --no-trace -w "$root" "$app"
-	id=$(head -n 1 "$root/app/.current_run")
-	assert_output --partial "Annotated source: $root/$id/annotated/"
-	assert_output --partial "Timing file: $root/$id/step_timings.json"
-	refute_output --partial "workspaces/$id"
-}
-
 @test "dft-report: a run without step records passes no NULL to qsort (UBSan build)" {
 	local b=$BATS_TEST_TMPDIR/ubsan
 	mkdir -p "$b" "$BATS_TEST_TMPDIR/ws"

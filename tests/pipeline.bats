@@ -91,6 +91,11 @@ ws() {
 	assert_line --partial "Proceed with dftracer trace run? [yes / no / fix <file>] yes (-y)"
 	assert_line --regexp '^Report: .*/session_report\.md$'
 	assert_line --regexp '^Optimization loop ended after [0-9]+ iterations: (EXHAUSTED|CONVERGED|REGRESSED|MAX_ITERS)$'
+	# the annotation box prints the workspace where it really is: not
+	# ./workspaces (the hostile test of issue 14, on this run)
+	assert_output --partial "Annotated source: $(ws)/annotated/"
+	assert_output --partial "Timing file: $(ws)/step_timings.json"
+	refute_output --partial "workspaces/$(head -n 1 "$ROOT1/sample/.current_run")"
 }
 
 @test "every step has a record with its times and status, in order" {
@@ -425,9 +430,7 @@ table_labels() {
 	# the failure is a pitfall for the lessons log
 	run -0 jq -r '.title' "$root/$(head -n 1 "$root/sample/.current_run")/records/pitfalls.ndjson"
 	assert_line "Baseline smoke test failed"
-	# --no-optimize given to run holds when the run is resumed
-	run -0 dft-pipeline run -y --offline --no-optimize -s './sample out' \
-		--stop-after smoke -w "$root" "$APPREPO"
+	# --no-optimize given to the first run holds when it is resumed again
 	run -0 dft-pipeline resume -y --stop-after papers -w "$root" sample
 	assert_line "Generate optimization proposals? [yes / no] no (--no-optimize)"
 	# going on past a failed smoke test says so, not PASSED
@@ -1099,16 +1102,16 @@ walk $calls 0"
 	# calls it encloses (counted here from the trace: the innermost
 	# traced function around each I/O event), and the function events
 	# are within the budget: at most a tenth of the I/O events
-	run -0 bash -c "gzip -dcf '$w'/traces/*.pfw* | grep '\"ph\":\"X\"' | jq -s -r '
+	run -0 bash -o pipefail -c "gzip -dcf '$w'/traces/*.pfw* | grep '\"ph\":\"X\"' | jq -s -r '
 		(map(select(.cat == \"C_APP\"))) as \$f
 		| (map(select(.cat == \"POSIX\" or .cat == \"STDIO\"))) as \$io
 		| [\$io[] | . as \$e | [\$f[] | select(.tid == \$e.tid and .ts <= \$e.ts and .ts + .dur >= \$e.ts + \$e.dur)]
 		   | sort_by(.ts) | last | .name // \"(none)\"] | group_by(.) | map(\"\(.[0]) \(length)\")
 		| . + [\"fn \(\$f | length) io \(\$io | length)\"] | .[]'"
 	local want=$output
-	run -0 bash -c "dft-analyze '$w'/traces/*.pfw* | jq -r 'select(.type == \"summary\") | (.functions[] | select(.io_cat == \"app\" and .io_calls > 0) | \"\(.name) \(.io_calls)\"), \"fn \([.functions[] | select(.io_cat == \"app\") | .count] | add) io \([.functions[] | select(.io_cat != \"app\" and .io_cat != \"none\") | .count] | add)\"' | sort"
+	run -0 bash -o pipefail -c "dft-analyze '$w'/traces/*.pfw* | jq -r 'select(.type == \"summary\") | (.functions[] | select(.io_cat == \"app\" and .io_calls > 0) | \"\(.name) \(.io_calls)\"), \"fn \([.functions[] | select(.io_cat == \"app\") | .count] | add) io \([.functions[] | select(.io_cat != \"app\" and .io_cat != \"none\") | .count] | add)\"' | sort"
 	assert_equal "$output" "$(printf '%s\n' "$want" | sort)"
-	run -0 bash -c "printf '%s\n' \"\$0\" | awk '/^fn / { exit !(\$2 * 10 <= \$4) }'" "$(printf '%s\n' "$want" | grep '^fn ')"
+	run -0 bash -o pipefail -c "printf '%s\n' \"\$0\" | awk '/^fn / { exit !(\$2 * 10 <= \$4) }'" "$(printf '%s\n' "$want" | grep '^fn ')"
 	# samples records: untraced once, traced before and after the throttle
 	run -0 jq -r '"\(.config) \(.traced) \(.runs | length)"' "$w/records/samples.ndjson"
 	assert_output "untraced false 1

@@ -104,7 +104,7 @@ EOF
 	fi
 	# the node is up when sinfo says idle
 	for _ in $(seq 150); do
-		sinfo -h -o %t 2>/dev/null | grep -qx idle && return 0
+		sinfo -h -o %t 2>/dev/null | grep -x idle >/dev/null && return 0
 		sleep 0.2
 	done
 	echo "the Slurm node did not come up: $(sinfo -h 2>&1 | sed -n 1p); $(tail -n 3 "$SL/slurmd.log" 2>/dev/null | tr '\n' ' ')" >"$SL/skip"
