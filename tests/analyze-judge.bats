@@ -106,7 +106,7 @@ bottlenecks() {
 	assert_output "$(printf 'metadata\t1\t%s\tmake_files\t/scratch/tmp\t300\t__xstat64,open64,unlink' $((900 * 30)))"
 }
 
-@test "redundant reads: the same 1 MiB read 8 times, charged to the function that re-reads" {
+@test "the same 1 MiB read 8 times is a redundant read, charged to the function that re-reads" {
 	t="$BATS_TEST_TMPDIR/reread.pfw"
 	{
 		ts=0
@@ -123,7 +123,7 @@ bottlenecks() {
 	assert_output "$(printf 'X03\t%s\t%s\t8\t%s\tload_again' $((8 * 1048576)) 1048576 $((7 * 16 * 50)))"
 }
 
-@test "data-loader stall: fetch.iter waits against fetch.block compute, per epoch" {
+@test "a data-loader stall is fetch.iter's wait against fetch.block's compute, per epoch" {
 	t="$BATS_TEST_TMPDIR/loader.pfw"
 	{
 		ts=0
@@ -156,7 +156,7 @@ bottlenecks() {
 	assert_output "$(printf '0.03\tsave_checkpoint')"
 }
 
-@test "shared file: two processes in overlapping time; a writer then a reader is not sharing" {
+@test "a file is shared by two processes in overlapping time; a writer then a reader is not sharing" {
 	t="$BATS_TEST_TMPDIR/handoff.pfw"
 	{
 		ev write POSIX 0 100 "\"fname\":\"/scratch/x\",\"ret\":10"

@@ -66,7 +66,7 @@ thresholds() {
 	assert_output true
 }
 
-@test "independent MPI-IO writes: M03 over collective_operations_absolute, M07 blocking, small shared writes on the MPI-IO layer" {
+@test "independent MPI-IO writes give M03 over collective_operations_absolute, M07 blocking and small shared writes on the MPI-IO layer" {
 	set -o pipefail
 	gen mpiio 150 4
 	thresholds
@@ -121,22 +121,22 @@ gaps() {
 		want=$(( want < io ? want : io ))
 		# 10 us after each request: the gaps bound it, far under the calls' time
 		[ "$m" -ne 10 ] || { [ "$want" -eq "$g" ] && [ "$g" -lt "$b" ]; }
-		run -0 bash -c "set -o pipefail; dft-analyze --all '$d/async.pfw.gz' | jq -c 'select(.type == \"bottleneck\" and .class == \"async_io\") | [(.time_s * 1e6 | round), (.saving_s * 1e6 | round), (.evidence.blocking_time_s * 1e6 | round), (.evidence.overlap_window_s * 1e6 | round), .insights, .title]'"
+		run -0 bash -o pipefail -c "dft-analyze --all '$d/async.pfw.gz' | jq -c 'select(.type == \"bottleneck\" and .class == \"async_io\") | [(.time_s * 1e6 | round), (.saving_s * 1e6 | round), (.evidence.blocking_time_s * 1e6 | round), (.evidence.overlap_window_s * 1e6 | round), .insights, .title]'"
 		assert_output "[$want,$want,$b,$g,[\"M06\",\"M07\"],\"Blocking MPI-IO reads and writes only\"]"
 		# the description counts both directions
-		run -0 bash -c "set -o pipefail; dft-analyze --all '$d/async.pfw.gz' | jq -r 'select(.type == \"bottleneck\" and .class == \"async_io\") | .description'"
+		run -0 bash -o pipefail -c "dft-analyze --all '$d/async.pfw.gz' | jq -r 'select(.type == \"bottleneck\" and .class == \"async_io\") | .description'"
 		assert_output --partial "all 16 MPI-IO read calls"
 		assert_output --partial "all 16 write calls"
 		# split into chunks, the same
 		rm -rf "$d/c"
 		dft-split -s 0.002 -o "$d/c" "$d/async.pfw.gz" >"$d/c.ndjson"
 		[ "$(grep -c '"type":"chunk"' "$d/c.ndjson")" -ge 3 ]
-		run -0 bash -c "set -o pipefail; dft-analyze --all -j 2 <'$d/c.ndjson' | jq -c 'select(.type == \"bottleneck\" and .class == \"async_io\") | (.time_s * 1e6 | round)'"
+		run -0 bash -o pipefail -c "dft-analyze --all -j 2 <'$d/c.ndjson' | jq -c 'select(.type == \"bottleneck\" and .class == \"async_io\") | (.time_s * 1e6 | round)'"
 		assert_output "$want"
 	done
 }
 
-@test "HDF5 over MPI-IO: the HDF5 layer, its H5Pset_fapl_mpio, and collective writes (M05) under it" {
+@test "HDF5 over MPI-IO gives the HDF5 layer, its H5Pset_fapl_mpio, and collective writes (M05) under it" {
 	set -o pipefail
 	gen hdf5 6
 	a=$BATS_TEST_TMPDIR/a.ndjson

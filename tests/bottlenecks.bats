@@ -150,36 +150,36 @@ check_first() {
 	[ -f "$BN/control.c" ]
 }
 
-@test "metadata storm: metadata in metadata_storm" {
+@test "a metadata storm is diagnosed as metadata in metadata_storm" {
 	check_first metadata
 }
 
-@test "fsync after every 4 KiB write: sync in journal_append" {
+@test "an fsync after every 4 KiB write is diagnosed as sync in journal_append" {
 	[ "$(stat -f -c %T "$DISK")" != tmpfs ] || skip "no disk-backed directory for the sync storm"
 	check_first sync
 }
 
-@test "the same file read 8 times: redundant_read in reread_table" {
+@test "the same file read 8 times is diagnosed as redundant_read in reread_table" {
 	check_first redundant
 }
 
-@test "64-byte writes: small_write in append_records" {
+@test "64-byte writes are diagnosed as small_write in append_records" {
 	check_first small_write
 }
 
-@test "64-byte reads: small_read in scan_records" {
+@test "64-byte reads are diagnosed as small_read in scan_records" {
 	check_first small_read
 }
 
-@test "shuffled 4 KiB reads of a cold file: random_access in random_lookup" {
+@test "shuffled 4 KiB reads of a cold file are diagnosed as random_access in random_lookup" {
 	check_first random
 }
 
-@test "unbuffered 24-byte fwrite: stdio in log_events" {
+@test "unbuffered 24-byte fwrite calls are diagnosed as stdio in log_events" {
 	check_first stdio
 }
 
-@test "one process given 15 times the other's writes: imbalance in write_part" {
+@test "one process given 15 times the other's writes is diagnosed as imbalance in write_part" {
 	check_first imbalance
 }
 

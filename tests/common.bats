@@ -13,7 +13,7 @@ T="$REPO/build/test/test-common"
 	run -0 "$T" numbers
 }
 
-@test "the growable buffer formats and detaches" {
+@test "the growable buffer formats text and detaches it" {
 	run -0 "$T" buf
 }
 

@@ -33,8 +33,8 @@ same() {
 	[ "$got" = "$want" ] || fail "summary $sel: $got; derived from the trace: $want"
 }
 
-@test "dft-analyze --help" { checklist_help dft-analyze; }
-@test "dft-analyze --version" { checklist_version dft-analyze; }
+@test "dft-analyze --help prints the usage on stdout" { checklist_help dft-analyze; }
+@test "dft-analyze --version prints the suite's version" { checklist_version dft-analyze; }
 @test "dft-analyze rejects an unknown option" { checklist_unknown_option dft-analyze; }
 @test "dft-analyze rejects an option without its argument" { checklist_missing_argument dft-analyze -j --jobs -p -c -t --top -f --shard --functions; }
 @test "dft-analyze names the option and the value of a bad value" {
@@ -59,21 +59,21 @@ same() {
 	run -2 --separate-stderr dft-analyze --jobs 0 "$GEN2"
 }
 
-@test "gen0 tiny trace: 12 events, 11 reads, one process" {
+@test "the gen0 tiny trace has 12 events, 11 reads and one process" {
 	run -0 --separate-stderr dft-analyze "$TRACES/gen0-tiny.pfw"
 	same '[.events,.io.read.count,.io.read.bytes,.processes]' "$TRACES/gen0-tiny.pfw"
 	same '.functions|map({(.name):.count})|add' "$TRACES/gen0-tiny.pfw"
 	[ "$(summary '.formats.gen0')" = 1 ]
 }
 
-@test "gen0 POSIX trace: strings as numbers, inline names, leading space" {
+@test "the gen0 POSIX trace is read with strings as numbers, inline names and a leading space" {
 	run -0 --separate-stderr dft-analyze "$TRACES/gen0-posix.pfw"
 	same '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes]' "$TRACES/gen0-posix.pfw"
 	same '.functions|map({(.name):.count})|add' "$TRACES/gen0-posix.pfw"
 	[ "$(summary '.files')" -ge 1 ]
 }
 
-@test "gen0 DLIO trace: numbers, and the dlio preset" {
+@test "the gen0 DLIO trace gives its numbers and chooses the dlio preset" {
 	run -0 --separate-stderr dft-analyze "$TRACES/gen0-dlio-unet3d.pfw.gz"
 	same '[.events,.io.read.count,.io.read.bytes,.io.write.bytes,.processes]' "$TRACES/gen0-dlio-unet3d.pfw.gz"
 	same '.functions|map({(.name):.count})|add' "$TRACES/gen0-dlio-unet3d.pfw.gz"
@@ -117,7 +117,7 @@ same() {
 	assert_output "$want"
 }
 
-@test "gen1 CM1 ranks: numbers over four files" {
+@test "the gen1 CM1 ranks give their numbers over four files" {
 	run -0 --separate-stderr dft-analyze "$TRACES"/gen1-cm1/*.pfw.gz
 	same '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes,.hosts]' "$TRACES"/gen1-cm1/*.pfw.gz
 	same '.functions|map({(.name):.count})|add' "$TRACES"/gen1-cm1/*.pfw.gz
@@ -131,7 +131,7 @@ same() {
 	[ "$output" = "$one" ]
 }
 
-@test "gen2 trace: numbers, hex hashes resolved to names" {
+@test "the gen2 trace gives its numbers, hex hashes resolved to names" {
 	run -0 --separate-stderr dft-analyze "$GEN2"
 	same '[.events,.io.read.count,.io.read.bytes,.io.write.count,.io.write.bytes,.processes]' "$GEN2"
 	same '.functions|map({(.name):.count})|add' "$GEN2"
@@ -153,7 +153,7 @@ same() {
 	[ "$(summary '.bad_lines')" = 0 ]
 }
 
-@test "gen2 preload trace: 16 writes of 4 KiB" {
+@test "the gen2 preload trace has 16 writes of 4 KiB" {
 	run -0 --separate-stderr dft-analyze "$TRACES"/gen2-dftracer-2.0.2/pre-*.gz
 	same '[.events,.io.write.count,.io.write.bytes,.io.read.bytes,.size_histogram.write]' "$TRACES"/gen2-dftracer-2.0.2/pre-*.gz
 }
@@ -203,7 +203,7 @@ same() {
 	assert_output "$want"
 }
 
-@test "gen1 hashes above 2^63 and a crashed file without brackets" {
+@test "gen1 hashes above 2^63 and a crashed file without brackets are read" {
 	run -0 --separate-stderr dft-analyze "$BAD/gen1-bighash.pfw"
 	same '[.events,.metadata_events,.io.read.bytes,.hosts,.threads]' "$BAD/gen1-bighash.pfw"
 	[ "$(summary '.formats.gen1')" = 1 ]
@@ -218,7 +218,7 @@ same() {
 	[ "$(summary '.calls')" -gt "$(summary '.events')" ]
 }
 
-@test "gen3 NDJSON with integer ph and source lines of functions" {
+@test "gen3 NDJSON with integer ph gives the source lines of functions" {
 	run -0 --separate-stderr dft-analyze "$BAD/gen3.pfw"
 	same '[.events,.metadata_events,.io.write.bytes]' "$BAD/gen3.pfw"
 	[ "$(summary '.formats.gen3')" = 1 ]

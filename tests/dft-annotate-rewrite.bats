@@ -119,7 +119,7 @@ EOF
 	[ "$after" -le $((480000 / 4096 + 2)) ] || fail "after: $after"
 }
 
-@test "fadvise and fdatasync: posix_fadvise after the checked open, fdatasync in place of fsync" {
+@test "the fadvise and fdatasync rewrites put posix_fadvise after the checked open and fdatasync in place of fsync" {
 	cat >"$W/prog.c" <<'EOF'
 #include <fcntl.h>
 #include <stdio.h>

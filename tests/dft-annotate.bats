@@ -9,8 +9,8 @@ load test_helper
 
 A=$FIXTURES/annotate
 
-@test "dft-annotate --help" { checklist_help dft-annotate; }
-@test "dft-annotate --version" { checklist_version dft-annotate; }
+@test "dft-annotate --help prints the usage on stdout" { checklist_help dft-annotate; }
+@test "dft-annotate --version prints the suite's version" { checklist_version dft-annotate; }
 @test "dft-annotate rejects an unknown option" { checklist_unknown_option dft-annotate; }
 @test "dft-annotate names the short option at fault inside a cluster, also after a long option" {
 	checklist_usage_error dft-annotate "unknown option: -q" --strip -dq
@@ -29,7 +29,7 @@ A=$FIXTURES/annotate
 @test "dft-annotate reports a malformed line" { checklist_malformed_line dft-annotate; }
 @test "dft-annotate reports a missing file" { checklist_missing_file dft-annotate; }
 @test "dft-annotate fails on a full disk" { checklist_dev_full dft-annotate; }
-@test "dft-annotate man page" { checklist_man dft-annotate; }
+@test "the dft-annotate man page lints and documents every option" { checklist_man dft-annotate; }
 
 roundtrip() {
 	local dir=$1 file=$2
@@ -41,42 +41,42 @@ roundtrip() {
 	assert_output --partial "ok $file"
 }
 
-@test "round trip: statement shapes (constructs.c)" {
+@test "the round trip passes on statement shapes (constructs.c)" {
 	roundtrip "$A/corpus" constructs.c
 }
-@test "round trip: MPI-shaped main (mpi_main.c)" {
+@test "the round trip passes on MPI-shaped main (mpi_main.c)" {
 	roundtrip "$A/corpus" mpi_main.c
 }
-@test "round trip: MPI under #ifdef, built without MPI" {
+@test "the round trip passes on MPI under #ifdef, built without MPI" {
 	roundtrip "$A/corpus" mpi_ifdef.c
 }
-@test "round trip: MPI under #ifdef, built with MPI" {
+@test "the round trip passes on MPI under #ifdef, built with MPI" {
 	roundtrip "$A/corpus" mpi_ifdef.c -DUSE_MPI
 }
-@test "round trip: exit() in main, BSD-style main, include under #if" {
+@test "the round trip passes on exit() in main, a BSD-style main and an include under #if" {
 	roundtrip "$A/corpus" exits.c
 }
-@test "round trip: CRLF line endings" {
+@test "the round trip passes on CRLF line endings" {
 	roundtrip "$A/corpus" crlf.c
 }
-@test "round trip: C++ constructors, exceptions, templates, main" {
+@test "the round trip passes on C++ constructors, exceptions, templates, main" {
 	roundtrip "$A/corpus" cpp_main.cpp
 }
-@test "round trip: Python, generic style" {
+@test "the round trip passes on Python, generic style" {
 	roundtrip "$A/corpus" app.py
 }
-@test "round trip: Python, AI style (dft_ai decorators and loop wrappers)" {
+@test "the round trip passes on Python, AI style (dft_ai decorators and loop wrappers)" {
 	DFT_STYLE=ai roundtrip "$A/corpus" app.py
 }
-@test "round trip: Python static methods, class methods and properties (kinds.py)" {
+@test "the round trip passes on Python static methods, class methods and properties (kinds.py)" {
 	roundtrip "$A/corpus" kinds.py
 }
-@test "round trip: Python static methods, class methods and properties, AI style" {
+@test "the round trip passes on Python static methods, class methods and properties, AI style" {
 	DFT_STYLE=ai roundtrip "$A/corpus" kinds.py
 	run -0 grep -c '^    transform = staticmethod(dft_ai.data.preprocess(transform.__func__))$' \
 		"$BATS_TEST_TMPDIR/w/ann/kinds.py"
 }
-@test "round trip: C++ function-try-blocks, main among them (try_main.cpp)" {
+@test "the round trip passes on C++ function-try-blocks, main among them (try_main.cpp)" {
 	roundtrip "$A/corpus" try_main.cpp
 	run -0 jq -c 'select(.type == "annotation") | [.annotated, .skipped[].name]' \
 		"$BATS_TEST_TMPDIR/w/ann.ndjson"
@@ -85,14 +85,14 @@ roundtrip() {
 	run -0 head -n 1 "$BATS_TEST_TMPDIR/w/events.log"
 	assert_output 'I -'
 }
-@test "round trip: a C main whose returns hide in a macro gets INIT only (macro_main.c)" {
+@test "the round trip passes on a C main whose returns hide in a macro, which gets INIT only (macro_main.c)" {
 	roundtrip "$A/corpus" macro_main.c
 	run -0 grep -c '^{ DFTRACER_C_INIT(NULL, NULL, NULL);$' "$BATS_TEST_TMPDIR/w/ann/macro_main.c"
 	run -0 grep -c '{ DFTRACER_C_FINI(); abort(); }' "$BATS_TEST_TMPDIR/w/ann/macro_main.c"
 	run -0 grep -c '"reason":"main'"'"'s region: a return is hidden in a macro; INIT only' \
 		"$BATS_TEST_TMPDIR/w/ann.ndjson"
 }
-@test "round trip: atexit handlers and static objects' destructors are left out (after_fini.cpp)" {
+@test "the round trip passes with atexit handlers and static objects' destructors left out (after_fini.cpp)" {
 	roundtrip "$A/corpus" after_fini.cpp
 	run -0 jq -c 'select(.type == "annotation") | .annotated' "$BATS_TEST_TMPDIR/w/ann.ndjson"
 	refute_output --partial 'flush_log'
@@ -100,7 +100,7 @@ roundtrip() {
 	refute_output --partial '~Cache'
 	assert_output --partial 'Scratch::~Scratch'
 }
-@test "round trip: calls that do not return, loops that cannot complete (noreturn.c)" {
+@test "the round trip passes on calls that do not return and loops that cannot complete (noreturn.c)" {
 	roundtrip "$A/corpus" noreturn.c
 	w=$BATS_TEST_TMPDIR/w
 	# no END at a closing brace that cannot be reached
@@ -121,20 +121,20 @@ main"
 	assert_output "noreturn noreturn return"
 	run -1 grep -n 'END(); }$' "$w/ann/noreturn.c"
 }
-@test "round trip: Python under user decorators (decorators.py)" {
+@test "the round trip passes on Python under user decorators (decorators.py)" {
 	roundtrip "$A/corpus" decorators.py
 	run -0 grep -c '^calls: 1$' "$BATS_TEST_TMPDIR/w/out.ann"
 }
-@test "round trip: Python under user decorators, AI style" {
+@test "the round trip passes on Python under user decorators, AI style" {
 	DFT_STYLE=ai roundtrip "$A/corpus" decorators.py
 }
-@test "round trip: C++ main whose locals do I/O in their destructors (raii_main.cpp)" {
+@test "the round trip passes on C++ main whose locals do I/O in their destructors (raii_main.cpp)" {
 	roundtrip "$A/raii" raii_main.cpp
 }
-@test "round trip: the dft-funcs C fixture" {
+@test "the round trip passes on the dft-funcs C fixture" {
 	roundtrip "$FIXTURES/funcs" basic.c
 }
-@test "round trip: the dft-funcs C++ fixture" {
+@test "the round trip passes on the dft-funcs C++ fixture" {
 	roundtrip "$FIXTURES/funcs" shapes.cpp
 }
 

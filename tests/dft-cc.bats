@@ -13,14 +13,14 @@ setup() {
 	unset DFT_WRAP_MODE DFTRACER_DIR DFT_CC DFT_CXX
 }
 
-@test "dft-cc: --dft-help and --dft-version" {
+@test "dft-cc --dft-help and --dft-version answer for the wrapper itself" {
 	run -0 dft-cc --dft-help
 	assert_output --partial "usage: dft-cc"
 	run -0 dft-cc --dft-version
 	assert_output --partial "dft-cc "
 }
 
-@test "dft-cc: man page lints and documents the wrapper options" {
+@test "the dft-cc man page lints and documents the wrapper options" {
 	run -0 mandoc -Tlint -Wwarning "$REPO/man/dft-cc.1"
 	text=$(mandoc -Tascii "$REPO/man/dft-cc.1" | col -b)
 	for o in --dftracer --dft-mode --dft-show-tracer --dft-help --dft-version \
@@ -141,7 +141,7 @@ make_tracer() {
 	run -0 cat calls
 	assert_output "-I$W/tr/include -c t.c
 -I$W/tr/include -L$W/tr/lib -Wl,--push-state,--no-as-needed -ldftracer_core -Wl,--pop-state t.o -o t -L$W/o -lother -Wl,-rpath,$W/o -Wl,--as-needed -Wl,-rpath,$W/tr/lib"
-	run -0 bash -c "set -o pipefail; readelf -d t | sed -n 's/.*(NEEDED).*\\[\\(lib[a-z_]*\\).*/\\1/p' | head -n 2"
+	run -0 bash -o pipefail -c "readelf -d t | sed -n 's/.*(NEEDED).*\\[\\(lib[a-z_]*\\).*/\\1/p' | sed -n 1,2p"
 	assert_output "libdftracer_core
 libother"
 	run -0 ./t

@@ -19,10 +19,10 @@ fn() {	# a synthetic function record
 	printf '{"type":"function","v":1,"file":"x.c","language":"c","parse_ok":true,"name":"%s","qualified_name":"%s","calls":%s,"call_count":%s,"loops":%s,"branches":%s,"nodes":%s,"statements":3,"io_direct":false,"io_reach":null,"exits":[]}\n' "$@"
 }
 
-@test "dft-cost: --help" { checklist_help dft-cost; }
-@test "dft-cost: --version" { checklist_version dft-cost; }
-@test "dft-cost: unknown option" { checklist_unknown_option dft-cost; }
-@test "dft-cost: an option without its argument" { checklist_missing_argument dft-cost -t --threshold --select; }
+@test "dft-cost --help prints the usage on stdout" { checklist_help dft-cost; }
+@test "dft-cost --version prints the suite's version" { checklist_version dft-cost; }
+@test "dft-cost rejects an unknown option" { checklist_unknown_option dft-cost; }
+@test "dft-cost rejects an option without its argument" { checklist_missing_argument dft-cost -t --threshold --select; }
 @test "dft-cost: a bad option value names the option and the value" {
 	checklist_bad_value dft-cost --threshold x "an integer from 0 to 1000000"
 	checklist_bad_value dft-cost --python-model z "auto, generic or ml"
@@ -31,13 +31,13 @@ fn() {	# a synthetic function record
 @test "dft-cost: an abbreviated option that fits two is ambiguous" {
 	checklist_usage_error dft-cost "ambiguous option: --th (--threshold, --throttle-calls, --throttle-us)" --th 1
 }
-@test "dft-cost: --help and --version on a full disk" { checklist_help_dev_full dft-cost; }
-@test "dft-cost: empty input" { checklist_empty_input dft-cost; }
-@test "dft-cost: - is stdin, pass-through" { checklist_dash_is_stdin dft-cost; }
-@test "dft-cost: malformed line" { checklist_malformed_line dft-cost; }
-@test "dft-cost: missing file" { checklist_missing_file dft-cost; }
-@test "dft-cost: /dev/full" { checklist_dev_full dft-cost; }
-@test "dft-cost: man page" { checklist_man dft-cost; }
+@test "dft-cost --help and --version fail on a full disk" { checklist_help_dev_full dft-cost; }
+@test "dft-cost on empty input prints nothing but its step" { checklist_empty_input dft-cost; }
+@test "dft-cost reads - as stdin and passes other records through" { checklist_dash_is_stdin dft-cost; }
+@test "dft-cost reports a malformed line with its position" { checklist_malformed_line dft-cost; }
+@test "dft-cost reports a missing file" { checklist_missing_file dft-cost; }
+@test "dft-cost fails on a full disk" { checklist_dev_full dft-cost; }
+@test "the dft-cost man page lints and documents every option" { checklist_man dft-cost; }
 
 @test "the fixtures give the golden decisions" {
 	run -0 --separate-stderr bash -o pipefail -c "dft-cost '$IN' | grep -v '\"type\":\"step\"'"
@@ -96,7 +96,7 @@ broken parse-error: the file did not parse cleanly; it must not be edited"
 	refute_line --partial "tiny-leaf"
 }
 
-@test "Python never-annotate rules and forms" {
+@test "Python functions get the never-annotate rules and the decorator or rebind form" {
 	run -0 bash -o pipefail -c "dft-cost '$IN' | jq -r 'select(.language==\"python\") | \"\(.qualified_name) \(.decision.annotate) \(.decision.rule) \(.decision.form)\"'"
 	assert_line "Samples.__len__ false py-dataset-len null"
 	assert_line "dot false py-jit null"
@@ -111,7 +111,7 @@ broken parse-error: the file did not parse cleanly; it must not be edited"
 	assert_output rebind
 }
 
-@test "--threshold, --exclude and --comp" {
+@test "--threshold, --exclude and --comp change the decisions" {
 	run -0 decisions <(dft-cost -t 1000 "$IN")
 	assert_line "geo::largest false score"
 	run -0 decisions <(dft-cost --exclude 'copy_*' "$IN")

@@ -10,21 +10,21 @@ funcs_stable() {
 	jq -c 'del(.root)' | grep -v '"type":"step"'
 }
 
-@test "dft-funcs: --help" { checklist_help dft-funcs; }
-@test "dft-funcs: --version" { checklist_version dft-funcs; }
-@test "dft-funcs: unknown option" { checklist_unknown_option dft-funcs; }
-@test "dft-funcs: an option without its argument" { checklist_missing_argument dft-funcs -j --jobs -p --prefix-map -r --io-apis; }
+@test "dft-funcs --help prints the usage on stdout" { checklist_help dft-funcs; }
+@test "dft-funcs --version prints the suite's version" { checklist_version dft-funcs; }
+@test "dft-funcs rejects an unknown option" { checklist_unknown_option dft-funcs; }
+@test "dft-funcs rejects an option without its argument" { checklist_missing_argument dft-funcs -j --jobs -p --prefix-map -r --io-apis; }
 @test "dft-funcs: a bad value names the option and the value" {
 	checklist_bad_value dft-funcs --jobs 0 "an integer from 1 to 256"
 	checklist_bad_value dft-funcs --compile-db "$BATS_TEST_TMPDIR/none" "compile_commands.json or its directory"
 }
-@test "dft-funcs: --help and --version on a full disk" { checklist_help_dev_full dft-funcs; }
-@test "dft-funcs: empty input" { checklist_empty_input dft-funcs; }
-@test "dft-funcs: - is stdin, record operands pass through" { checklist_dash_is_stdin dft-funcs; }
-@test "dft-funcs: malformed line" { checklist_malformed_line dft-funcs; }
-@test "dft-funcs: missing file" { checklist_missing_file dft-funcs; }
-@test "dft-funcs: /dev/full" { checklist_dev_full dft-funcs; }
-@test "dft-funcs: man page" { checklist_man dft-funcs; }
+@test "dft-funcs --help and --version fail on a full disk" { checklist_help_dev_full dft-funcs; }
+@test "dft-funcs on empty input prints nothing but its step" { checklist_empty_input dft-funcs; }
+@test "dft-funcs reads - as stdin and passes record operands through" { checklist_dash_is_stdin dft-funcs; }
+@test "dft-funcs reports a malformed line with its position" { checklist_malformed_line dft-funcs; }
+@test "dft-funcs reports a missing file" { checklist_missing_file dft-funcs; }
+@test "dft-funcs fails on a full disk" { checklist_dev_full dft-funcs; }
+@test "the dft-funcs man page lints and documents every option" { checklist_man dft-funcs; }
 
 @test "the fixtures give the golden function and diagnostic records" {
 	cd "$F"
@@ -140,7 +140,7 @@ is_even cpp true
 count_even cpp true"
 }
 
-@test "C++: scopes, constructor after its initializer list, templates, lambdas" {
+@test "C++ functions are extracted with scopes, the constructor after its initializer list, templates and lambdas" {
 	cd "$F"
 	dft-funcs -p . -r . shapes.cpp >"$BATS_TEST_TMPDIR/out"
 	run -0 jq -r 'select(.kind=="constructor") | "\(.qualified_name) \(.has_init_list) \(.body.open.line)"' "$BATS_TEST_TMPDIR/out"
@@ -181,7 +181,7 @@ broken false"
 	[[ "$stderr" == *"cannot open"* ]] || fail "$stderr"
 }
 
-@test "Python: classes, decorators, main guard, exits" {
+@test "Python functions are extracted with classes, decorators, the main guard and exits" {
 	cd "$F"
 	dft-funcs -r . model.py >"$BATS_TEST_TMPDIR/out"
 	run -0 jq -r 'select(.type=="function") | "\(.qualified_name) \(.kind) \(.is_staticmethod) \(.is_property) \(.jit) \(.is_entry)"' "$BATS_TEST_TMPDIR/out"
@@ -236,7 +236,7 @@ step null null"
 {"name":"classify","exits":[19,21,22]}'
 }
 
-@test "edge cases: extern C, function-try-block, [[noreturn]], std::abort, endless loops" {
+@test "edge cases are extracted: extern C, function-try-block, [[noreturn]], std::abort, endless loops" {
 	cd "$F"
 	dft-funcs -p . -r . edge.cpp >"$BATS_TEST_TMPDIR/out"
 	run -0 jq -r 'select(.type=="function") | "\(.qualified_name) [\(.kind)] \([.exits[] | "\(.kind)@\(.line)\(if .in_macro then "m" else "" end)"] | join(",")) ft=\(.falls_through)"' "$BATS_TEST_TMPDIR/out"
@@ -252,7 +252,7 @@ loopy [function]  ft=false
 loopy2 [function] return@27 ft=false"
 }
 
-@test "edge cases: CRLF lines, a body from an #include, bodies from a macro" {
+@test "edge cases are extracted: CRLF lines, a body from an #include, bodies from a macro" {
 	cd "$F"
 	dft-funcs -p . -r . crlf.c body.c >"$BATS_TEST_TMPDIR/out"
 	run -0 jq -r 'select(.type=="function") | "\(.name) \(.body.open.line):\(.body.open.col) \(.body.close.line) \(.body_from_macro) \(.returns_in_macro) \([.exits[] | "\(.line):\(.col)"] | join(","))"' "$BATS_TEST_TMPDIR/out"

@@ -7,8 +7,8 @@ load test_helper
 
 B=$FIXTURES/annotate/bugs
 
-@test "dft-lint --help" { checklist_help dft-lint; }
-@test "dft-lint --version" { checklist_version dft-lint; }
+@test "dft-lint --help prints the usage on stdout" { checklist_help dft-lint; }
+@test "dft-lint --version prints the suite's version" { checklist_version dft-lint; }
 @test "dft-lint rejects an unknown option" { checklist_unknown_option dft-lint; }
 @test "dft-lint rejects an option without its argument" { checklist_missing_argument dft-lint -p --compile-db --prefix-map; }
 @test "dft-lint --help and --version fail on a full disk" { checklist_help_dev_full dft-lint; }
@@ -17,7 +17,7 @@ B=$FIXTURES/annotate/bugs
 @test "dft-lint reports a malformed line" { checklist_malformed_line dft-lint; }
 @test "dft-lint reports a missing file" { checklist_missing_file dft-lint; }
 @test "dft-lint fails on a full disk" { checklist_dev_full dft-lint; }
-@test "dft-lint man page" { checklist_man dft-lint; }
+@test "the dft-lint man page lints and documents every option" { checklist_man dft-lint; }
 
 # lint FILE RULE...: exit 1, and each RULE is reported as an error
 expect_rules() {
@@ -40,30 +40,30 @@ expect_rules() {
 	refute_output --partial '"type":"diagnostic"'
 	[ -z "$stderr" ]
 }
-@test "seeded bug: a missing END (L6)" { expect_rules missing_end.c L6; }
-@test "seeded bug: END after return (L7, L6)" { expect_rules end_after_return.c L7 L6; }
-@test "seeded bug: START in the wrong scope (L5)" { expect_rules start_scope.c L5; }
-@test "seeded bug: INIT after START (L1)" { expect_rules init_after_start.c L1; }
-@test "seeded bug: FINI after MPI_Finalize (L3)" { expect_rules fini_after_finalize.c L3; }
-@test "seeded bug: END before a hidden-return macro (L4)" { expect_rules hidden_return.c L4; }
-@test "seeded bug: a C++ main with INIT and no FINI at all (L3)" {
+@test "dft-lint finds the seeded bug: a missing END (L6)" { expect_rules missing_end.c L6; }
+@test "dft-lint finds the seeded bug: END after return (L7, L6)" { expect_rules end_after_return.c L7 L6; }
+@test "dft-lint finds the seeded bug: START in the wrong scope (L5)" { expect_rules start_scope.c L5; }
+@test "dft-lint finds the seeded bug: INIT after START (L1)" { expect_rules init_after_start.c L1; }
+@test "dft-lint finds the seeded bug: FINI after MPI_Finalize (L3)" { expect_rules fini_after_finalize.c L3; }
+@test "dft-lint finds the seeded bug: END before a hidden-return macro (L4)" { expect_rules hidden_return.c L4; }
+@test "dft-lint finds the seeded bug: a C++ main with INIT and no FINI at all (L3)" {
 	expect_rules cpp_no_fini.cpp L3
 	[[ "$stderr" == *"cpp_no_fini.cpp:9:2: error: return in main after INIT without FINI [L3]"* ]]
 }
-@test "seeded bug: FINI guards after main's region, in a nested scope, across MPI_Finalize, skipped by abort (L3)" {
+@test "dft-lint finds the seeded bug: FINI guards after main's region, in a nested scope, across MPI_Finalize, skipped by abort (L3)" {
 	expect_rules cpp_guard.cpp L3
 	assert_output --partial 'abort in main without FINI: it skips the FINI guard and the exit handlers'
 	assert_output --partial "FINI guard after main's region: FINI runs before the region ends"
 	assert_output --partial 'FINI guard in a nested scope: FINI runs at the end of that block'
 	assert_output --partial "MPI_Finalize before the FINI of a guard (which runs at main's end): FINI after MPI_Finalize"
 }
-@test "seeded bug: START without its comp UPDATE, fall-through without END (L2, L6)" {
+@test "dft-lint finds the seeded bug: START without its comp UPDATE, fall-through without END (L2, L6)" {
 	expect_rules no_comp.c L2 L6
 }
-@test "seeded bug: Python decorators before the header, no finalize (PL1-PL4)" {
+@test "dft-lint finds the seeded bug: Python decorators before the header, no finalize (PL1-PL4)" {
 	expect_rules pl_order.py PL1 PL2 PL3 PL4
 }
-@test "seeded bug: a static method's rebind line before the header (PL1, PL2)" {
+@test "dft-lint finds the seeded bug: a static method's rebind line before the header (PL1, PL2)" {
 	expect_rules pl_rebind.py PL1 PL2
 }
 @test "a Python syntax error is reported" { expect_rules pl_syntax.py syntax; }
@@ -79,7 +79,7 @@ expect_rules() {
 	[[ "$stderr" != *"malformed"* ]] || fail "$stderr"
 }
 
-@test "seeded bug: instrumentation in a function dft-cost skipped (L8)" {
+@test "dft-lint finds the seeded bug: instrumentation in a function dft-cost skipped (L8)" {
 	cd "$B"
 	run -1 --separate-stderr dft-lint skipped.ndjson
 	assert_output --partial '"rule":"L8"'

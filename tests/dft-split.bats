@@ -11,8 +11,8 @@ setup() {
 	cd "$BATS_TEST_TMPDIR"
 }
 
-@test "dft-split --help" { checklist_help dft-split; }
-@test "dft-split --version" { checklist_version dft-split; }
+@test "dft-split --help prints the usage on stdout" { checklist_help dft-split; }
+@test "dft-split --version prints the suite's version" { checklist_version dft-split; }
 @test "dft-split rejects an unknown option" { checklist_unknown_option dft-split; }
 @test "dft-split on empty input prints nothing but its step" {
 	checklist_empty_input dft-split
@@ -23,7 +23,7 @@ setup() {
 @test "dft-split reports a write error" { checklist_dev_full dft-split; }
 @test "dft-split man page lints and documents every option" { checklist_man dft-split; }
 
-@test "dft-split: an option without its argument" {
+@test "dft-split rejects an option without its argument" {
 	checklist_missing_argument dft-split -n --name -o --output -s --size -j --jobs --by
 	checklist_usage_error dft-split "option requires an argument: --by time" --by time
 }
@@ -38,7 +38,7 @@ setup() {
 	checklist_bad_value dft-split --jobs 0 "an integer from 1 to 1024"
 }
 
-@test "default: one 4 MiB chunk named app-1.pfw.gz under ./split" {
+@test "by default a small trace is one 4 MiB chunk named app-1.pfw.gz under ./split" {
 	run -0 --separate-stderr dft-split "$GEN2"
 	[ -f split/app-1.pfw.gz ]
 	[ "${#lines[@]}" -eq 2 ]
@@ -102,13 +102,13 @@ setup() {
 	[ "$(jq -r 'select(.type=="chunk" and .part==1) | .series' other.ndjson)" != "$(jq -r 'select(.type=="chunk" and .part==1 and .sources[0]=="'"$a"'") | .series' chunks.ndjson)" ]
 }
 
-@test "--by pid: one series per process" {
+@test "--by pid cuts one series per process" {
 	run -0 --separate-stderr dft-split --by pid -o out "$TRACES"/gen1-cm1/*.pfw.gz
 	run -0 bash -o pipefail -c "dft-split --by pid -o out '$TRACES'/gen1-cm1/*.pfw.gz | jq -r 'select(.type==\"chunk\") | .pid' | sort -u"
 	assert_output "$(printf 'corona173#3537780\ncorona173#3537781\ncorona173#3537782\ncorona173#3537783')"
 }
 
-@test "--by time: chunks per time window" {
+@test "--by time cuts chunks per time window" {
 	run -0 bash -o pipefail -c "dft-split --by time 10 -o out '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -s -c '[map(select(.type==\"chunk\")) | length, (map(.events)|add)]'"
 	# the trace spans about 105 s: eleven or more windows of 10 s
 	[ "$(printf '%s' "$output" | jq '.[0]')" -ge 11 ]
@@ -125,7 +125,7 @@ setup() {
 	[ "$(printf '%s\n' "$output" | jq -s '[.[] | select(.type=="chunk") | .events] | add')" = 517 ]
 }
 
-@test "trace paths on stdin" {
+@test "trace paths are read from stdin" {
 	run -0 bash -o pipefail -c "printf '%s\n' '$GEN2' | dft-split -o p | jq -c 'select(.type==\"chunk\") | .events'"
 	assert_output "517"
 }

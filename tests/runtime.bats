@@ -99,7 +99,7 @@ for s in ("node001", "/data/train/img_0001.npz", "myapp-node001-12345", ""):
 	assert_line --index 3 "$(h16 '')"
 }
 
-@test "annotated C program: POSIX and STDIO inside DATA_DIR traced, outside not" {
+@test "an annotated C program's POSIX and STDIO calls are traced inside DATA_DIR, not outside" {
 	run -0 "$B/demo" data/records.bin other/x.bin
 	f=$(the_trace)
 	host=$(hostname)
@@ -292,7 +292,7 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	assert_output 34536
 }
 
-@test "threads: one file, each thread's events with its own tid and nesting" {
+@test "threads write one file, each thread's events with its own tid and nesting" {
 	run -0 "$B/modes" threads data
 	f=$(the_trace)
 	jq_ok "$f"
@@ -529,7 +529,7 @@ put_rec $n"
 newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 }
 
-@test "cp under LD_PRELOAD with DFTRACER_INIT=PRELOAD" {
+@test "cp is traced under LD_PRELOAD with DFTRACER_INIT=PRELOAD" {
 	export DFTRACER_INIT=PRELOAD
 	head -c 100000 /dev/urandom > data/src.bin
 	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 cp data/src.bin data/dst.bin
@@ -544,7 +544,7 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	body "$f" | jq -e -s 'map(select(.name=="start"))[0].args.exec_hash as $e | map(select(.name=="SH" and .args.value == $e))[0].args.name == "cp"'
 }
 
-@test "a traced shell script: one file per process that did I/O, none empty" {
+@test "a traced shell script writes one file per process that did I/O, none empty" {
 	export DFTRACER_INIT=PRELOAD
 	printf 'x%.0s' $(seq 100) > data/in.txt
 	printf '#!/bin/sh\ncat data/in.txt >/dev/null\nls data >/dev/null\ncp data/in.txt data/out.txt\ntrue\n' > "$W/s.sh"
@@ -565,7 +565,7 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	[ -z "$(ls "$W/traces")" ]
 }
 
-@test "C++ macros: RAII regions, heap regions, updates, metadata" {
+@test "the C++ macros trace RAII regions, heap regions, updates and metadata" {
 	run -0 "$B/cxx" data/c.txt
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
@@ -575,7 +575,7 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	body "$f" | jq -e -s 'map(select(.name=="fwrite"))[0].args.p_idx == map(select(.name=="inner"))[0].id'
 }
 
-@test "Python: dft_fn decorators, context manager, iter, ai and metadata" {
+@test "the Python package traces dft_fn decorators, the context manager, iter, ai and metadata" {
 	export PYTHONPATH="$REPO/runtime/python"
 	run -0 /usr/bin/python3 "$FX/pyapp.py" data
 	f=$(the_trace)
@@ -592,7 +592,7 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	body "$f" | jq -e -s 'map(select(.name=="explicit"))[0].args | .n == 1 and .s == "v" and .f == 0.5'
 }
 
-@test "Python under LD_PRELOAD: Python events and POSIX I/O in one file" {
+@test "Python under LD_PRELOAD writes its events and the POSIX I/O in one file" {
 	export PYTHONPATH="$REPO/runtime/python" DFTRACER_INIT=PRELOAD
 	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 /usr/bin/python3 "$FX/pyapp.py" data
 	f=$(the_trace)
@@ -610,7 +610,7 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	[ -z "$(ls "$W/traces")" ]
 }
 
-@test "make install: header, libraries, Python package and dftracer.pc" {
+@test "make install puts the header, libraries, Python package and dftracer.pc in place" {
 	D="$BATS_TEST_TMPDIR/dest"
 	run make_locked -s -C "$REPO/runtime" install DESTDIR="$D" PREFIX=/opt/dft VERSION=9.9.9
 	assert_success
