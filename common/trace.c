@@ -1344,6 +1344,9 @@ json_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
 		json_object_put(o);
 		return -1;
 	}
+	/* an earlier line of this call may have parsed and been dropped */
+	if (t->jobj != NULL)
+		json_object_put(t->jobj);
 	t->jobj = o;
 	json_object_object_foreach(o, key, val) {
 		if (strcmp(key, "args") == 0 &&

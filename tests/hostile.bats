@@ -468,3 +468,23 @@ b'bad\\xff.c'"
 	assert_line --index 0 ok
 	[ -f "${lines[1]}/sub/id" ]
 }
+
+@test "analyze: a file name holding a NUL byte does not crash the metadata directories" {
+	# a JSON string may carry \u0000; the directory table once looked its
+	# rows up again by strlen and dereferenced a missing row
+	f=$BATS_TEST_TMPDIR/nul.pfw
+	{
+		echo '['
+		for i in 1 2 3; do
+			printf '{"id":"%d","name":"open","cat":"POSIX","pid":"1","tid":"1","ts":"%d00","dur":"50","ph":"X","args":{"hostname":"h","fname":"/d/a\\u0000b/f%d"}}\n' "$i" "$i" "$i"
+		done
+		echo ']'
+	} >"$f"
+	run --separate-stderr dft-analyze "$f"
+	[ "$status" -eq 0 ]
+	# three opens of 50 us each under one directory (its name ends at the NUL)
+	want=$(jq -n '3 * 50 / 1e6')
+	printf '%s\n' "$output" | jq -e -s --argjson w "$want" \
+		'[.[] | select(.type == "bottleneck" and .class == "metadata")][0].time_s == $w'
+	printf '%s\n' "$output" | jq -e -s 'map(select(.type == "summary")) | length == 1'
+}

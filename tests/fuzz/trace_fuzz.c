@@ -42,7 +42,7 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	/* the whole analysis */
 	agg_init(&a);
 	dft_trace_open_mem(&t, "fuzz", data, size);
-	agg_trace(&a, &t, NULL, NULL);
+	agg_trace(&a, &t, NULL, NULL, NULL, NULL);
 	dft_trace_close(&t);
 	agg_finalize(&a);
 	struct run_info ri = { 0 };
@@ -56,7 +56,9 @@ LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	out_table(null, &a, &ri, &res);
 	json_object_put(partial_json(&a, &ri));
 	results_release(&res);
+	run_info_release(&ri);
 	free(ri.preset_reason);
+	json_object_put(ri.series);
 	json_object_put(ri.inputs);
 	agg_release(&a);
 	return 0;

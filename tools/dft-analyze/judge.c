@@ -160,6 +160,7 @@ mb(double bytes, char *buf, size_t n)
 struct fcand {
 	double v;
 	const char *k;
+	const int64_t *val;	/* the map's value, when the key may hold a NUL */
 };
 
 static int
@@ -242,14 +243,15 @@ top_dirs(struct agg *a)
 	struct fcand *c = dft_xcalloc(d.count + 1, sizeof(*c));
 
 	for (size_t i = 0; i < d.count; i++) {
-		c[i].v = (double)((int64_t *)dft_tmap_value(&d, i))[0];
+		c[i].val = dft_tmap_value(&d, i);
+		c[i].v = (double)c[i].val[0];
 		c[i].k = dft_tmap_key(&d, i, NULL);
 	}
 	if (d.count > 1)
 		qsort(c, d.count, sizeof(*c), cmp_fcand);
 	for (size_t i = 0; i < d.count && i < 5; i++) {
-		const int64_t *r = dft_tmap_get(&d, c[i].k, strlen(c[i].k), 0,
-						NULL);
+		/* not looked up again by strlen: a path may hold a NUL byte */
+		const int64_t *r = c[i].val;
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "dir", dft_jstr(c[i].k));
