@@ -414,6 +414,27 @@ deliver(struct state *st, const struct job *j, const char *dst,
 	return 0;
 }
 
+/* The end of a job's record, the same for annotating and rewriting: a
+ * refusal (warned, counted, exit 1) or a failed write gives the reason;
+ * the status is added last. Returns the status written. */
+static const char *
+note_outcome(struct state *st, json_object *a, const char *status,
+	     const char *verb, const char *file, const char *refused,
+	     const char *wfail)
+{
+	if (refused) {
+		status = "refused";
+		dft_warn("%s: not %s: %s", file, verb, refused);
+		st->refused++;
+		st->status = dft_worst(st->status, DFT_EXIT_DATA);
+		json_object_object_add(a, "reason", dft_jstr(refused));
+	} else if (wfail) {
+		json_object_object_add(a, "reason", dft_jstr(wfail));
+	}
+	json_object_object_add(a, "status", dft_jstr(status));
+	return status;
+}
+
 static json_object *
 do_job(struct state *st, struct job *j)
 {
@@ -547,17 +568,8 @@ do_job(struct state *st, struct job *j)
 		st->status = dft_worst(st->status, DFT_EXIT_DATA);
 	}
 out:
-	if (r.refused) {
-		status = "refused";
-		dft_warn("%s: not annotated: %s", src ? src : j->file,
-			 r.refused);
-		st->refused++;
-		st->status = dft_worst(st->status, DFT_EXIT_DATA);
-		json_object_object_add(a, "reason", dft_jstr(r.refused));
-	} else if (wfail) {
-		json_object_object_add(a, "reason", dft_jstr(wfail));
-	}
-	json_object_object_add(a, "status", dft_jstr(status));
+	status = note_outcome(st, a, status, "annotated", src ? src : j->file,
+			      r.refused, wfail);
 	json_object_object_add(a, "already_annotated",
 			       json_object_new_boolean(
 				       !strcmp(status, "already_annotated")));
@@ -675,17 +687,8 @@ do_rewrite(struct state *st, struct job *j, const struct dft_compdb *db)
 		st->status = dft_worst(st->status, DFT_EXIT_DATA);
 	}
 out:
-	if (r.refused) {
-		status = "refused";
-		dft_warn("%s: not rewritten: %s", src ? src : j->file,
-			 r.refused);
-		st->refused++;
-		st->status = dft_worst(st->status, DFT_EXIT_DATA);
-		json_object_object_add(a, "reason", dft_jstr(r.refused));
-	} else if (wfail) {
-		json_object_object_add(a, "reason", dft_jstr(wfail));
-	}
-	json_object_object_add(a, "status", dft_jstr(status));
+	status = note_outcome(st, a, status, "rewritten", src ? src : j->file,
+			      r.refused, wfail);
 	json_object_object_add(a, "path", dft_jstr(dst ? dst :
 						 src ? src : j->file));
 	json_object_object_add(a, "rewritten", r.annotated);
