@@ -483,3 +483,24 @@ nested_trace() {
 	same '[.events,.io.write.bytes]' "$GEN2"
 	[ "$(summary '.bad_lines')" = 0 ]
 }
+
+@test "a misaligned finding saves at most the two boundary blocks of each request" {
+	# ten 2 MiB writes, each 100 bytes past a block boundary, 0.2 s each
+	f=$BATS_TEST_TMPDIR/mis.pfw
+	s=2097152
+	{
+		echo '['
+		for k in 0 1 2 3 4 5 6 7 8 9; do
+			printf '{"id":"%d","name":"pwrite","cat":"POSIX","pid":"1","tid":"1","ts":"%d","dur":"200000","ph":"X","args":{"hostname":"h","fname":"/d/out.h5","count":%d,"ret":%d,"offset":%d}}\n' \
+				"$k" $((1000 + k * 300000)) "$s" "$s" $((100 + k * s))
+		done
+		echo ']'
+	} >"$f"
+	run --separate-stderr dft-analyze "$f"
+	[ "$status" -eq 0 ]
+	# 2 s of misaligned time; 2 blocks of 4096 bytes of each 2 MiB request
+	want=$(jq -n "2 * (2 * 4096 * 10) / ($s * 10)")
+	printf '%s\n' "$output" | jq -e -s --argjson w "$want" \
+		'[.[] | select(.type == "bottleneck" and .class == "misaligned")][0] |
+		 .time_s == 2 and (.saving_s - $w | fabs) < 1e-9 and (.saving_model | startswith("boundary blocks"))'
+}
