@@ -711,6 +711,16 @@ API int open64(const char *path, int flags, ...)
 	return fd;
 }
 
+/* opened() for the openat forms: a path relative to a directory
+ * descriptor cannot be matched against DFT_TUNE_DIR, so it counts only
+ * when no directory is set */
+static void
+opened_at(int fd, int dirfd, const char *path, int flags)
+{
+	opened(fd, dirfd == AT_FDCWD || path[0] == '/' ? path :
+	       ndirs ? NULL : path, flags);
+}
+
 API int openat(int dirfd, const char *path, int flags, ...)
 {
 	va_list ap;
@@ -723,9 +733,7 @@ API int openat(int dirfd, const char *path, int flags, ...)
 		return REAL(openat)(dirfd, path, flags, mode);
 	settle_all();
 	fd = REAL(openat)(dirfd, path, flags, mode);
-	/* relative to a directory descriptor: only DFT_TUNE_DIR unset */
-	opened(fd, dirfd == AT_FDCWD || path[0] == '/' ? path :
-	       ndirs ? NULL : path, flags);
+	opened_at(fd, dirfd, path, flags);
 	return fd;
 }
 
@@ -741,8 +749,7 @@ API int openat64(int dirfd, const char *path, int flags, ...)
 		return REAL(openat64)(dirfd, path, flags, mode);
 	settle_all();
 	fd = REAL(openat64)(dirfd, path, flags, mode);
-	opened(fd, dirfd == AT_FDCWD || path[0] == '/' ? path :
-	       ndirs ? NULL : path, flags);
+	opened_at(fd, dirfd, path, flags);
 	return fd;
 }
 
