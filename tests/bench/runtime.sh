@@ -10,14 +10,12 @@
 #   a START/END pair of a throttled function (folded into an aggregated
 #     record) costs a fraction of a traced one
 #
-# How (tests/fixtures/runtime/bench.c): one process alternates batches of
-# calls through the normal symbol (which the preloaded tracer intercepts)
-# with batches through a pointer to libc's own function (which it does
-# not); the median difference per call is the interception's cost, with
-# the same libc and kernel work on both sides.  The same is measured
-# without the tracer (about 0: a PLT call against a pointer call) and
-# subtracted.  Each configuration runs ROUNDS times, interleaved with the
-# others; the report gives the median over rounds and the range.
+# How (tests/bench/lib/paired.sh): the median paired difference per call
+# is the interception's cost, with the same libc and kernel work on both
+# sides.  The same is measured without the tracer (about 0: a PLT call
+# against a pointer call) and subtracted.  Each configuration runs ROUNDS
+# times, interleaved with the others; the report gives the median over
+# rounds and the range.
 #
 # Two settings:
 #   in place: real system calls, as an application pays them.  On a busy
@@ -32,38 +30,15 @@ set -eu
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 # LIB: the preload library to time (another build, to compare two)
 LIB=${LIB:-"$REPO/runtime/build/lib/libdftracer_preload.so"}
-N=${N:-100000}
-ROUNDS=${ROUNDS:-11}
-
-if [ ! -f "$LIB" ]; then
-	echo "$LIB: not found (build it: make -C runtime)" >&2
-	exit 1
-fi
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/dft-rt-bench.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT INT TERM
+# shellcheck source=tests/bench/lib/paired.sh
+. "$REPO/tests/bench/lib/paired.sh"
+paired_setup rt
 mkdir -p "$TMP/data" "$TMP/other" "$TMP/traces"
-cc -O2 -o "$TMP/bench" "$REPO/tests/fixtures/runtime/bench.c" -ldl
-cc -O2 -shared -fPIC -o "$TMP/noop.so" "$REPO/tests/fixtures/runtime/noop_libc.c"
 head -c 4096 /dev/zero > "$TMP/data/f.bin"
 cp "$TMP/data/f.bin" "$TMP/other/f.bin"
 cat "$TMP/data/f.bin" > /dev/null
-NOOP="$TMP/noop.so"
-
-# run NAME ENV... -- ARGS: appends "best paired" per call to $TMP/NAME.
-# Runs in $TMP/other, so a relative path there is outside DATA_DIR.
-run() {
-	name=$1
-	shift
-	env_args=""
-	while [ "$1" != "--" ]; do
-		env_args="$env_args $1"
-		shift
-	done
-	shift
-	# shellcheck disable=SC2086
-	(cd "$TMP/other" && env $env_args "$TMP/bench" "$@") >> "$TMP/$name"
-	rm -f "$TMP"/traces/*
-}
+# a relative path is in $TMP/other, outside DATA_DIR
+RUN_DIR="$TMP/other"
 
 # NOLAYERS: the same preload library without its MPI-IO and HDF5 layers
 # (libsym.o, mpiio.o, hdf5.o left out), linked as runtime/Makefile links
@@ -89,7 +64,7 @@ starts() {
 	k=0
 	while [ "$k" -lt 50 ]; do
 		# shellcheck disable=SC2068
-		(cd "$TMP/other" && env $@ "$TMP/bench" stat "$TMP/other/f.bin" 1) >/dev/null
+		(cd "$RUN_DIR" && env $@ "$BENCH" stat "$TMP/other/f.bin" 1) >/dev/null
 		k=$((k + 1))
 	done
 	t1=$(date +%s%N)
@@ -104,54 +79,39 @@ i=0
 while [ "$i" -lt "$ROUNDS" ]; do
 	# shellcheck disable=SC2086
 	{
-	run read_plain -- read "$TMP/data/f.bin" "$N"
-	run read_off "LD_PRELOAD=$LIB" -- read "$TMP/data/f.bin" "$N"
-	run read_traced "LD_PRELOAD=$LIB" $ON -- read "$TMP/data/f.bin" "$N"
-	run read_outside "LD_PRELOAD=$LIB" $ON -- read "$TMP/other/f.bin" "$N"
-	run read_meta "LD_PRELOAD=$LIB" $ON $META -- read "$TMP/data/f.bin" "$N"
-	run read_meta_plain "LD_PRELOAD=$LIB" $ON $META DFTRACER_TRACE_COMPRESSION=0 -- read "$TMP/data/f.bin" "$N"
-	run stat_plain -- stat "$TMP/other/f.bin" "$N"
-	run stat_off "LD_PRELOAD=$LIB" -- stat "$TMP/other/f.bin" "$N"
-	run stat_outside "LD_PRELOAD=$LIB" $ON -- stat "$TMP/other/f.bin" "$N"
-	run stat_rel "LD_PRELOAD=$LIB" $ON -- stat f.bin "$N"
-	run access_plain -- access "$TMP/other/missing/f.bin" "$N"
-	run access_outside "LD_PRELOAD=$LIB" $ON -- access "$TMP/other/missing/f.bin" "$N"
-	run a_stat_plain "LD_PRELOAD=$NOOP" $ALONE -- stat "$TMP/other/f.bin" "$N"
-	run a_stat_off "LD_PRELOAD=$LIB:$NOOP" $ALONE -- stat "$TMP/other/f.bin" "$N"
-	run a_stat_outside "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- stat "$TMP/other/f.bin" "$N"
-	run a_stat_rel "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- stat f.bin "$N"
-	run a_read_plain "LD_PRELOAD=$NOOP" $ALONE -- read "$TMP/data/f.bin" "$N"
-	run a_read_traced "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- read "$TMP/data/f.bin" "$N"
-	run a_read_outside "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- read "$TMP/other/f.bin" "$N"
-	run a_read_meta "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON $META -- read "$TMP/data/f.bin" "$N"
-	run f_plain -- fn - "$N"
-	run f_off "LD_PRELOAD=$LIB" -- fn - "$N"
-	run f_traced "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=0 -- fn - "$N"
-	run f_throttled "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 -- fn - "$N"
+	paired read_plain -- read "$TMP/data/f.bin" "$N"
+	paired read_off "LD_PRELOAD=$LIB" -- read "$TMP/data/f.bin" "$N"
+	paired read_traced "LD_PRELOAD=$LIB" $ON -- read "$TMP/data/f.bin" "$N"
+	paired read_outside "LD_PRELOAD=$LIB" $ON -- read "$TMP/other/f.bin" "$N"
+	paired read_meta "LD_PRELOAD=$LIB" $ON $META -- read "$TMP/data/f.bin" "$N"
+	paired read_meta_plain "LD_PRELOAD=$LIB" $ON $META DFTRACER_TRACE_COMPRESSION=0 -- read "$TMP/data/f.bin" "$N"
+	paired stat_plain -- stat "$TMP/other/f.bin" "$N"
+	paired stat_off "LD_PRELOAD=$LIB" -- stat "$TMP/other/f.bin" "$N"
+	paired stat_outside "LD_PRELOAD=$LIB" $ON -- stat "$TMP/other/f.bin" "$N"
+	paired stat_rel "LD_PRELOAD=$LIB" $ON -- stat f.bin "$N"
+	paired access_plain -- access "$TMP/other/missing/f.bin" "$N"
+	paired access_outside "LD_PRELOAD=$LIB" $ON -- access "$TMP/other/missing/f.bin" "$N"
+	paired a_stat_plain "LD_PRELOAD=$NOOP" $ALONE -- stat "$TMP/other/f.bin" "$N"
+	paired a_stat_off "LD_PRELOAD=$LIB:$NOOP" $ALONE -- stat "$TMP/other/f.bin" "$N"
+	paired a_stat_outside "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- stat "$TMP/other/f.bin" "$N"
+	paired a_stat_rel "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- stat f.bin "$N"
+	paired a_read_plain "LD_PRELOAD=$NOOP" $ALONE -- read "$TMP/data/f.bin" "$N"
+	paired a_read_traced "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- read "$TMP/data/f.bin" "$N"
+	paired a_read_outside "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON -- read "$TMP/other/f.bin" "$N"
+	paired a_read_meta "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON $META -- read "$TMP/data/f.bin" "$N"
+	paired f_plain -- fn - "$N"
+	paired f_off "LD_PRELOAD=$LIB" -- fn - "$N"
+	paired f_traced "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=0 -- fn - "$N"
+	paired f_throttled "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 -- fn - "$N"
 	if [ -n "$NOLAYERS" ]; then
-		run n_stat_outside "LD_PRELOAD=$NOLAYERS" $ON -- stat "$TMP/other/f.bin" "$N"
-		run n_read_traced "LD_PRELOAD=$NOLAYERS" $ON -- read "$TMP/data/f.bin" "$N"
+		paired n_stat_outside "LD_PRELOAD=$NOLAYERS" $ON -- stat "$TMP/other/f.bin" "$N"
+		paired n_read_traced "LD_PRELOAD=$NOLAYERS" $ON -- read "$TMP/data/f.bin" "$N"
 		starts s_layers "LD_PRELOAD=$LIB" $ON
 		starts s_nolayers "LD_PRELOAD=$NOLAYERS" $ON
 	fi
 	}
 	i=$((i + 1))
 done
-
-# stats FILE: "median min max" of column 2 (the paired cost) over rounds
-stats() {
-	sort -n -k 2 "$TMP/$1" | awk '{ v[NR] = $2 }
-		END { print v[int((NR + 1) / 2)], v[1], v[NR] }'
-}
-
-# report WHAT BASE X TARGET: X's paired cost minus BASE's, median and range
-report() {
-	# shellcheck disable=SC2046
-	set -- "$1" $(stats "$2") $(stats "$3") "$4"
-	awk -v what="$1" -v b="$2" -v x="$5" -v lo="$6" -v hi="$7" -v target="$8" \
-		'BEGIN { printf "  %-46s %+7.1f ns  (rounds %+.1f .. %+.1f)  target %s\n",
-			what, x - b, lo - b, hi - b, target }'
-}
 
 echo "runtime: extra time per call with the tracer preloaded, median over $ROUNDS rounds"
 echo "of $N calls, paired in one process with the same libc function called directly"
