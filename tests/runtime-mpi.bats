@@ -21,6 +21,11 @@ setup_file() {
 	cd "$B"
 	if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
 		mpicc -Wall -Wextra -Werror -o mpiio_w "$FX/mpiio_w.c"
+		mpicc -Wall -Wextra -Werror -o mpiio_split "$FX/mpiio_split.c"
+		# the value of MPI_THREAD_FUNNELED (an enum in Open MPI's mpi.h)
+		printf '#include <mpi.h>\n#include <stdio.h>\nint main(void) { printf("%%d\\n", MPI_THREAD_FUNNELED); return 0; }\n' |
+			mpicc -x c -o funneled -
+		split_run
 		if command -v h5pcc >/dev/null; then
 			h5pcc -shlib -Wall -Wextra -Werror -o h5_w "$FX/h5_w.c"
 			h5pcc -shlib -shared -fPIC -Wall -Wextra -Werror \
@@ -30,6 +35,41 @@ setup_file() {
 		fi
 	fi
 	export B
+}
+
+# One run of mpiio_split for the tests of the split collectives and the
+# MPI layer: NP ranks, SPLIT_COUNT ints a block, cb_nodes=SPLIT_CB; its
+# events in $B/split/ev.json, the data file $B/split/data/f.bin.
+SPLIT_COUNT=100
+SPLIT_CB=2
+split_run() {
+	local d="$B/split"
+	mkdir -p "$d/data" "$d/traces"
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 \
+	DFTRACER_DATA_DIR="$d/data" DFTRACER_LOG_FILE="$d/traces/trace" \
+		timeout 60 mpirun --oversubscribe -np "$NP" -x OMPI_ALLOW_RUN_AS_ROOT \
+		-x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x DFTRACER_ENABLE -x DFTRACER_INIT \
+		-x DFTRACER_INC_METADATA -x DFTRACER_DATA_DIR -x DFTRACER_LOG_FILE \
+		-x LD_PRELOAD="$RT/lib/libdftracer_preload.so" \
+		./mpiio_split "$d/data/f.bin" "$SPLIT_COUNT" "$SPLIT_CB" \
+		>"$d/out" 2>&1 || echo "mpiio_split: exit $?" >>"$d/out"
+}
+
+# The split run's traces (checked) as $W/ev.json, like events().
+split_events() {
+	local n=0 f
+	grep -q 'exit' "$B/split/out" && fail "$(cat "$B/split/out")"
+	for f in "$B"/split/traces/*.pfw.gz; do
+		run -0 python3 "$CHECK" "$f"
+		n=$((n + 1))
+	done
+	[ "$n" -eq "$NP" ] || fail "$n trace files, want $NP"
+	for f in "$B"/split/traces/*.pfw.gz; do
+		gzip -dc "$f" | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' |
+			jq -s '(map(select(.name == "PR"))[0].args.value | tonumber) as $r
+				| map(. + {rank: $r})'
+	done | jq -s add > "$W/ev.json"
 }
 
 setup() {
@@ -128,7 +168,8 @@ q() {
 		q --argjson r "$r" --argjson c "$COUNT" --argjson nc "$NCOLL" \
 			--argjson ni "$NIND" --argjson per "$per" --argjson amode "$amode" '
 			def ev($n): [.[] | select(.rank == $r and .name == $n) | .args];
-			(ev("MPI_File_open")[0] | .amode == $amode and .comm_size == $NP and .ret == 0)
+			(ev("MPI_File_open")[0] | .amode == $amode and .comm_size == $NP and .ret == 0
+				and .hints == null and .cb_nodes == null)
 			and (ev("MPI_File_set_view")[0] | .disp == 0 and .etype_size == 1)
 			and (ev("MPI_File_write_at_all") | all(.count == $c and .dtype_size == $INT
 				and .size == $c * $INT and .collective == 1 and .nonblocking == 0 and .ret == 0)
@@ -209,7 +250,7 @@ q() {
 	rm -f "$W"/traces/*
 	DFTRACER_DISABLE_MPIIO=1 run -0 traced_run "$B/mpiio_w" data/f.bin 2 1 10
 	events
-	q '(map(select(.cat == "MPIIO")) | length == 0)
+	q '(map(select(.cat == "MPIIO" or .cat == "MPI")) | length == 0)
 		and (map(select(.cat == "POSIX" and .name == "pwrite")) | length > 0 and all(.args.level == 1))'
 }
 
@@ -232,7 +273,7 @@ q() {
 			| .size == $c * $INT and .collective == 0 and .ret == 0)'
 }
 
-@test "a trace that starts before MPI_Init, with no launcher's rank, gets PR and process_name at MPI_File_open" {
+@test "a trace that starts before MPI_Init, with no launcher's rank, gets PR and process_name when MPI_Init returns" {
 	need_mpi
 	# a singleton run: no mpirun, so no launcher variable gives the rank
 	run -0 timeout 60 env MPIIO_W_PRE=1 \
@@ -241,12 +282,71 @@ q() {
 	f=$(echo "$W"/traces/*.pfw.gz)
 	run -0 python3 "$CHECK" "$f"
 	gzip -dc "$f" | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' | jq -s . > "$W/ev.json"
-	# the file was opened before MPI was up: the header had no rank
+	# the file was opened before MPI was up: the header had no rank; the
+	# records follow the MPI_Init event, when MPI_Init has returned
 	q --arg pre "$(h16 "$W/data/f.bin.pre")" '
 		(map(select(.name == "PR")) | length == 1 and .[0].args.value == "0")
 		and (map(select(.name == "process_name")) | length == 1
 			and .[0].args.name == "Rank 0")
 		and ((map(.name == "PR") | index(true)) as $pr
 			| (map(.args.fhash == $pre) | index(true)) < $pr
+			and (map(.name == "MPI_Init") | index(true)) == $pr - 1
 			and (map(.name == "MPI_File_open") | index(true)) > $pr)'
+}
+
+@test "split collectives on 2 ranks: each _begin carries count, size, offset and the collective and nonblocking flags; each _end completes it" {
+	need_mpi
+	split_events
+	local c=$SPLIT_COUNT blk=$((SPLIT_COUNT * INT)) r h
+	# three blocks a rank, each in its own third of the file
+	[ "$(stat -c %s "$B/split/data/f.bin")" -eq $((3 * NP * blk)) ]
+	h=$(h16 "$B/split/data/f.bin")
+	for r in $(seq 0 $((NP - 1))); do
+		q --argjson r "$r" '
+			[.[] | select(.cat == "MPIIO" and .rank == $r and (.name | test("_begin$|_end$"))) | .name]
+			| sort == (["read_all", "read_at_all", "read_ordered", "write_all",
+				"write_at_all", "write_ordered"]
+				| map("MPI_File_\(.)_begin", "MPI_File_\(.)_end") | sort)'
+		q --argjson r "$r" --argjson c "$c" --argjson blk "$blk" --arg h "$h" '
+			map(select(.rank == $r and .cat == "MPIIO")) as $e
+			| ($e | map(select(.name | endswith("_begin"))) | all(.args
+				| .count == $c and .dtype_size == $INT and .size == $c * $INT
+				and .collective == 1 and .nonblocking == 1 and .ret == 0
+				and .fhash == $h))
+			and ($e | map(select(.name | endswith("_end"))) | all(.args
+				| .collective == 1 and .nonblocking == 1 and .ret == 0
+				and .size == null and .count == null and .fhash == $h))
+			and ($e | map(select(.name | test("_at_all_begin")) | .args.offset)
+				== [$r * $blk, $r * $blk])
+			and ($e | map(select(.name | test("_(all|ordered)_begin") and (test("_at_") | not)))
+				| all(.args.offset == null))
+			and ([$e[] | .name] | index("MPI_File_write_at_all_begin") + 1
+				== index("MPI_File_write_at_all_end"))'
+	done
+}
+
+@test "the MPI layer: MPI_Init_thread and MPI_Finalize are MPI events around every MPI-IO call; the open event carries the file's hints" {
+	need_mpi
+	split_events
+	local funneled r
+	funneled=$("$B/funneled")
+	for r in $(seq 0 $((NP - 1))); do
+		q --argjson r "$r" --argjson fun "$funneled" --argjson cb "$SPLIT_CB" '
+			map(select(.rank == $r)) as $e
+			| ($e | map(select(.cat == "MPI")) | map(.name)
+				== ["MPI_Init_thread", "MPI_Finalize"])
+			and ($e | map(select(.cat == "MPI")) | all(.args.level == 1 and .args.ret == 0
+				and .args.fhash == null))
+			and ($e | map(select(.name == "MPI_Init_thread"))[0].args
+				| .required == $fun and .provided >= $fun)
+			and (($e | map(select(.name == "MPI_Init_thread"))[0] | .ts + .dur) as $t0
+				| ($e | map(select(.name == "MPI_Finalize"))[0].ts) as $t1
+				| $e | map(select(.cat == "MPIIO")) | length > 0
+				and all(.ts >= $t0 and .ts + .dur <= $t1))
+			and ($e | map(select(.name == "MPI_File_open"))[0].args
+				| .cb_nodes == $cb and .comm_size == $NP
+				and (.hints | split(";") | sort) == (["cb_nodes=\($cb)", "romio_cb_write=enable"] | sort))
+			and ($e | map(select(.name == "PR")) | length == 1
+				and .[0].args.value == "\($r)")'
+	done
 }

@@ -1,8 +1,10 @@
 /*
  * mpiio.c - MPI-IO interception: events of cat "MPIIO", one per call of
  * MPI_File_open/close, the read/write family (_at, _all, _at_all,
- * _shared, _ordered and the nonblocking i* forms), set_view, sync and
- * set_size, on a file under DFTRACER_DATA_DIR.
+ * _shared, _ordered, the nonblocking i* forms and the split collectives'
+ * _begin/_end halves), set_view, sync and set_size, on a file under
+ * DFTRACER_DATA_DIR; and events of cat "MPI" for MPI_Init,
+ * MPI_Init_thread and MPI_Finalize (the MPI layer, whatever the files).
  *
  * Each wrapper is an exported definition of the MPI symbol; the real one
  * is libmpi's, found at the first call (libsym.c).  The runtime does not
@@ -22,11 +24,18 @@
  * Sizes: args.size = count * MPI_Type_size(datatype), as the call asked,
  * not what the status says was done.
  *
- * Does not: trace the split collectives (_begin/_end), MPI_File_seek,
- * preallocate or the info calls, Fortran's bindings (Open MPI's call
- * PMPI_* directly), or MPI itself.  (The rank: the launcher's variables
- * or mpirank.c when the trace starts; a trace that began before MPI_Init
- * with neither gets its PR record at the first MPI_File_open.)
+ * The open event also carries the file's hints as MPI_File_get_info
+ * gives them after the open (args.hints "key=value;...", args.cb_nodes
+ * when that hint is a number): the effective hints under MPICH's ROMIO,
+ * only the ones the program passed under Open MPI 4.1 (its get_info
+ * returns the open's info, whichever io component runs).
+ *
+ * Does not: trace MPI_File_seek, preallocate or the info calls,
+ * Fortran's bindings (Open MPI's call PMPI_* directly), or MPI calls
+ * other than the three above.  (The rank: the launcher's variables or
+ * mpirank.c when the trace starts; a trace that began before MPI_Init
+ * with neither gets its PR record when MPI_Init returns, else at the
+ * first MPI_File_open.)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -66,6 +75,72 @@ static long long mpi_query(int (**fn)(void *, int *), const char *name,
 static int (*type_size_fn)(void *, int *), (*comm_size_fn)(void *, int *);
 #define type_size(d) mpi_query(&type_size_fn, "PMPI_Type_size", (d))
 #define comm_size(c) mpi_query(&comm_size_fn, "PMPI_Comm_size", (c))
+
+/*
+ * The hints of an open file, "key=value;..." in buf (at most n bytes,
+ * whole pairs only), from PMPI_File_get_info; *cb_nodes is the cb_nodes
+ * hint when it is a number, else -1.  Under the guard.
+ */
+static void file_hints(mpi_file fh, char *buf, size_t n, long long *cb_nodes)
+{
+	static int (*get_info)(mpi_file, mpi_info *), (*nkeys)(mpi_info, int *),
+		(*nthkey)(mpi_info, int, char *),
+		(*get)(mpi_info, const char *, int, char *, int *),
+		(*info_free)(mpi_info *);
+	mpi_info info = NULL;
+	char key[256], val[1024];
+	size_t len = 0;
+	int nk = 0, i, flag;
+
+	*buf = '\0';
+	*cb_nodes = -1;
+	dft_guard++;
+	if (!get_info) {
+		*(void **)&nkeys = dft_lib_sym("PMPI_Info_get_nkeys");
+		*(void **)&nthkey = dft_lib_sym("PMPI_Info_get_nthkey");
+		*(void **)&get = dft_lib_sym("PMPI_Info_get");
+		*(void **)&info_free = dft_lib_sym("PMPI_Info_free");
+		*(void **)&get_info = dft_lib_sym("PMPI_File_get_info");
+	}
+	if (!get_info || !nkeys || !nthkey || !get || !info_free ||
+	    get_info(fh, &info) != 0) {
+		dft_guard--;
+		return;
+	}
+	if (nkeys(info, &nk) != 0)
+		nk = 0;
+	for (i = 0; i < nk; i++) {
+		size_t kl, vl;
+
+		flag = 0;
+		if (nthkey(info, i, key) != 0 ||
+		    get(info, key, (int)sizeof(val) - 1, val, &flag) != 0 ||
+		    !flag)
+			continue;
+		key[sizeof(key) - 1] = val[sizeof(val) - 1] = '\0';
+		if (strcmp(key, "cb_nodes") == 0) {
+			char *e;
+			long long v = strtoll(val, &e, 10);
+
+			if (e != val && *e == '\0' && v > 0)
+				*cb_nodes = v;
+		}
+		kl = strlen(key);
+		vl = strlen(val);
+		if (len + (len > 0) + kl + 1 + vl + 1 > n)
+			continue;
+		if (len > 0)
+			buf[len++] = ';';
+		memcpy(buf + len, key, kl);
+		len += kl;
+		buf[len++] = '=';
+		memcpy(buf + len, val, vl);
+		len += vl;
+		buf[len] = '\0';
+	}
+	info_free(&info);
+	dft_guard--;
+}
 
 /* ---- open files: handle -> traced file ---------------------------------- */
 
@@ -144,11 +219,17 @@ DFT_API int MPI_File_open(mpi_comm comm, const char *filename, int amode,
 	if (ret == 0 && fh)
 		fh_put(*fh, f);
 	{
+		char hints[1024] = "";
+		long long cb = -1;
 		struct dft_kv kv[] = { KI("amode", amode),
 				       KI("comm_size", comm_size(comm)),
-				       KI("ret", ret) };
+				       KI("ret", ret), KS("hints", hints),
+				       KI("cb_nodes", 0) };
 
-		dft_span_end(r, kv, 3, f);
+		if (ret == 0 && fh && r)
+			file_hints(*fh, hints, sizeof(hints), &cb);
+		kv[4].i = cb;
+		dft_span_end(r, kv, *hints ? (cb > 0 ? 5 : 4) : 3, f);
 	}
 	errno = e;
 	return ret;
@@ -264,6 +345,50 @@ MPI_RW(MPI_File_iwrite_shared, P_IWR, A_IRW, 0, 0, 0, 1)
 MPI_RW(MPI_File_iwrite_at, P_IWR_AT, A_IRW_AT, 1, offset, 0, 1)
 MPI_RW(MPI_File_iwrite_at_all, P_IWR_AT, A_IRW_AT, 1, offset, 1, 1)
 
+/*
+ * Split collectives: the _begin half starts a collective transfer that
+ * the _end half completes (MPI's restricted form of a nonblocking
+ * collective), so _begin carries the sizes with collective and
+ * nonblocking 1, and _end only the flags and ret: its sizes would count
+ * the bytes twice.
+ */
+#define P_RD_B (mpi_file fh, void *buf, int count, mpi_datatype datatype)
+#define P_WR_B (mpi_file fh, const void *buf, int count, \
+		mpi_datatype datatype)
+#define A_RW_B (fh, buf, count, datatype)
+#define P_RD_AT_B (mpi_file fh, mpi_offset offset, void *buf, int count, \
+		   mpi_datatype datatype)
+#define P_WR_AT_B (mpi_file fh, mpi_offset offset, const void *buf, \
+		   int count, mpi_datatype datatype)
+#define A_RW_AT_B (fh, offset, buf, count, datatype)
+#define P_RD_E (mpi_file fh, void *buf, mpi_status *status)
+#define P_WR_E (mpi_file fh, const void *buf, mpi_status *status)
+#define A_RW_E (fh, buf, status)
+
+#define MPI_SPLIT_END(sym, params, args) \
+	LIB_WRAP(int, sym, params); \
+	DFT_API int sym params \
+	{ \
+		struct dft_file *f; \
+		if (!MPI_TRACED(fh, f)) \
+			return LIB_REAL(sym) args; \
+		LIB_SPAN(int, sym, "MPIIO", f, args, KI("collective", 1), \
+			 KI("nonblocking", 1),); \
+	}
+
+MPI_RW(MPI_File_read_all_begin, P_RD_B, A_RW_B, 0, 0, 1, 1)
+MPI_SPLIT_END(MPI_File_read_all_end, P_RD_E, A_RW_E)
+MPI_RW(MPI_File_read_at_all_begin, P_RD_AT_B, A_RW_AT_B, 1, offset, 1, 1)
+MPI_SPLIT_END(MPI_File_read_at_all_end, P_RD_E, A_RW_E)
+MPI_RW(MPI_File_read_ordered_begin, P_RD_B, A_RW_B, 0, 0, 1, 1)
+MPI_SPLIT_END(MPI_File_read_ordered_end, P_RD_E, A_RW_E)
+MPI_RW(MPI_File_write_all_begin, P_WR_B, A_RW_B, 0, 0, 1, 1)
+MPI_SPLIT_END(MPI_File_write_all_end, P_WR_E, A_RW_E)
+MPI_RW(MPI_File_write_at_all_begin, P_WR_AT_B, A_RW_AT_B, 1, offset, 1, 1)
+MPI_SPLIT_END(MPI_File_write_at_all_end, P_WR_E, A_RW_E)
+MPI_RW(MPI_File_write_ordered_begin, P_WR_B, A_RW_B, 0, 0, 1, 1)
+MPI_SPLIT_END(MPI_File_write_ordered_end, P_WR_E, A_RW_E)
+
 /* ---- view, sync, size --------------------------------------------------- */
 
 LIB_WRAP(int, MPI_File_set_view, (mpi_file fh, mpi_offset disp,
@@ -305,4 +430,75 @@ DFT_API int MPI_File_set_size(mpi_file fh, mpi_offset size)
 		return LIB_REAL(MPI_File_set_size)(fh, size);
 	LIB_SPAN(int, MPI_File_set_size, "MPIIO", f, (fh, size),
 		 KI("size", size),);
+}
+
+/* ---- MPI: initialisation and finalisation ------------------------------- */
+
+/*
+ * cat "MPI" (dftracer's MPI layer), traced whenever MPI-IO is (no file).
+ * When MPI_Init returns, a trace that has no rank yet (no launcher
+ * variable) gets its PR and process_name records.
+ */
+#define MPI_ON() (DFT_UNLIKELY(dft_on_mpiio) && !dft_guard)
+
+LIB_WRAP(int, MPI_Init, (int *argc, char ***argv));
+
+DFT_API int MPI_Init(int *argc, char ***argv)
+{
+	struct dft_region *r;
+	int ret, e;
+
+	if (!MPI_ON())
+		return LIB_REAL(MPI_Init)(argc, argv);
+	r = dft_span_begin("MPI_Init", "MPI");
+	ret = LIB_REAL(MPI_Init)(argc, argv);
+	e = errno;
+	{
+		struct dft_kv kv[] = { KI("ret", ret) };
+
+		dft_span_end(r, kv, 1, NULL);
+	}
+	if (ret == 0)
+		dft_rank_late();
+	errno = e;
+	return ret;
+}
+
+LIB_WRAP(int, MPI_Init_thread, (int *argc, char ***argv, int required,
+				 int *provided));
+
+DFT_API int MPI_Init_thread(int *argc, char ***argv, int required,
+			    int *provided)
+{
+	struct dft_region *r;
+	int ret, e;
+
+	if (!MPI_ON())
+		return LIB_REAL(MPI_Init_thread)(argc, argv, required,
+						 provided);
+	r = dft_span_begin("MPI_Init_thread", "MPI");
+	ret = LIB_REAL(MPI_Init_thread)(argc, argv, required, provided);
+	e = errno;
+	{
+		struct dft_kv kv[] = {
+			KI("required", required),
+			KI("provided", provided && ret == 0 ? *provided : -1),
+			KI("ret", ret)
+		};
+
+		dft_span_end(r, kv, 3, NULL);
+	}
+	if (ret == 0)
+		dft_rank_late();
+	errno = e;
+	return ret;
+}
+
+LIB_WRAP(int, MPI_Finalize, (void));
+
+DFT_API int MPI_Finalize(void)
+{
+	if (!MPI_ON())
+		return LIB_REAL(MPI_Finalize)();
+	LIB_SPAN(int, MPI_Finalize, "MPI", NULL, ());
 }
