@@ -17,21 +17,22 @@ bottlenecks() {
 	jq -c "select(.type==\"bottleneck\") | $1"
 }
 
-@test "CM1: the verdict is the busiest process's I/O union over the wall time, and metadata comes first" {
-	# per file (one process each): merge the sorted I/O intervals
-	want=$(for f in "$TRACES"/gen1-cm1/*.pfw.gz; do
-		zcat "$f" | grep -E '"cat":"(POSIX|STDIO)"' | jq -s -r '
-			map({s: (.ts|tonumber), e: ((.ts|tonumber) + ((.dur // 0)|tonumber))}) | sort_by(.s)
+@test "CM1: the verdict is the processes' I/O unions over their summed spans, and metadata comes first" {
+	# per file (one process each): its span and the union of its sorted I/O intervals, in us
+	for f in "$TRACES"/gen1-cm1/*.pfw.gz; do
+		zcat "$f" | grep '"ts"' | jq -s -r '
+			((map((.ts|tonumber) + ((.dur // 0)|tonumber)) | max) - (map(.ts|tonumber) | min)) as $span
+			| [.[] | select(.cat == "POSIX" or .cat == "STDIO")]
+			| map({s: (.ts|tonumber), e: ((.ts|tonumber) + ((.dur // 0)|tonumber))}) | sort_by(.s)
 			| reduce .[] as $i ({t: 0, s: null, e: null};
 				if .e == null then .s = $i.s | .e = $i.e
 				elif $i.s <= .e then .e = ([.e, $i.e] | max)
 				else .t += (.e - .s) | .s = $i.s | .e = $i.e end)
-			| .t + (.e - .s) | . / 1000 | round'
-	done | sort -n | tail -n 1)
-	wall=$(zcat "$TRACES"/gen1-cm1/*.pfw.gz | grep '"ts"' | jq -s -r '
-		(map((.ts|tonumber) + ((.dur // 0)|tonumber)) | max) - (map(.ts|tonumber) | min) | . / 1000 | round')
-	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [(.io_wall_s * 1e3 | round), (.wall_s * 1e3 | round), .verdict] | @tsv'"
-	assert_output "$(printf '%s\t%s\tnot-io-bound' "$want" "$wall")"
+			| "\(.t + (.e - .s)) \($span)"'
+	done >procs
+	want=$(awk '{ io += $1; w += $2 } END { printf "%d\t%d\t%d", io / 1000 + 0.5, w / 1000 + 0.5, 1e4 * io / w + 0.5 }' procs)
+	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [(.io_wall_s * 1e3 | round), (.process_wall_s * 1e3 | round), (.io_wall_share * 1e4 | round), .verdict] | @tsv'"
+	assert_output "$(printf '%s\tnot-io-bound' "$want")"
 	# metadata first; no system or runtime file is named by any finding
 	run -0 bash -o pipefail -c "dft-analyze --all '$TRACES/gen1-cm1' | jq -r 'select(.type==\"bottleneck\") | \"\\(.class) \\([.files[].file] | join(\" \"))\"'"
 	assert_line --index 0 --partial "metadata cm1out_stats.ctl"
@@ -72,6 +73,39 @@ bottlenecks() {
 	refute_output --regexp 'high|critical'
 	run -0 dft-analyze -f table "$t"
 	assert_line --index 2 "Verdict: I/O is 6.0 % of wall time: not I/O-bound"
+}
+
+@test "sequential processes: the verdict and the findings share one time base, the summed process spans" {
+	t="$BATS_TEST_TMPDIR/seq.pfw"
+	# two runs 10 s apart, each 1 s long with 60 writes of 5 ms (0.3 s)
+	for p in 1 2; do
+		t0=$(( (p - 1) * 11000000 ))
+		ev main C_APP $t0 1000000 | sed "s/\"pid\":1/\"pid\":$p/"
+		for i in $(seq 0 59); do
+			ev write POSIX $((t0 + i * 15000)) 5000 "\"fname\":\"/scratch/r$p.bin\",\"ret\":100" |
+				sed "s/\"pid\":1/\"pid\":$p/"
+		done
+	done >"$t"
+	share=$(jq -s '([.[] | select(.cat == "POSIX") | .dur] | add) / ([.[] | select(.cat == "C_APP") | .dur] | add)' "$t")
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | [.io_wall_share, .process_wall_s, .verdict_text] | @tsv'"
+	assert_output "$(printf '%s\t2\tI/O is %.1f %% of process time (2 processes'"'"' spans summed): partly I/O-bound' "$share" "$(echo "$share * 100" | bc -l)")"
+	# no finding takes a larger share of the time than the verdict's I/O
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -s -r '(.[] | select(.type==\"summary\") | .io_wall_share) as \$v | .[] | select(.type==\"bottleneck\") | \"\\(.class) \\(.wall_share <= \$v)\"'"
+	assert_line "small_write true"
+	refute_output --partial false
+}
+
+@test "a process alone in a higher band than the run is named in the verdict" {
+	t="$BATS_TEST_TMPDIR/straggler.pfw"
+	{
+		ev main C_APP 0 1000000
+		for i in $(seq 0 59); do
+			ev write POSIX $((i * 15000)) 10000 "\"fname\":\"/scratch/ckpt.bin\",\"ret\":100"
+		done
+		ev main C_APP 0 1000000 | sed 's/"pid":1/"pid":2/'
+	} >"$t"
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | [.io_wall_share, .verdict, .verdict_text] | @tsv'"
+	assert_output "$(printf '0.3\tpartly\tI/O is 30.0 %% of process time (2 processes'"'"' spans summed): partly I/O-bound; busiest process unknown#1 60.0 %%: I/O-bound')"
 }
 
 @test "sync storm: fsync after every write is one sync finding with the saving of all but one sync" {

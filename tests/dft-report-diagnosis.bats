@@ -30,6 +30,14 @@ EOT
 	run -0 sed -n 2p s.md
 	assert_output "$(printf 'Verdict: %s (io_wall_share %.3f: %.3f s of I/O on the critical path in %.3f s of wall time).' \
 		"$vt" "$sh" "$io" "$wall")"
+	# summary v 3: the time base is the summed process spans
+	jq -c 'if .type == "summary" then .v = 3 | .process_wall_s = 5.7
+		| .io_wall_s = 3.4 | .io_wall_share = (3.4 / 5.7) else . end' "$D" >v3.ndjson
+	run -0 dft-report -o r3.md --no-html v3.ndjson
+	section r3.md >s3.md
+	run -0 sed -n 2p s3.md
+	assert_output "$(printf 'Verdict: %s (io_wall_share %.3f: %.3f s of I/O in %.3f s of process time).' \
+		"$vt" "$(echo '3.4 / 5.7' | bc -l)" 3.4 5.7)"
 	# one row per process of processes_io, its share in percent
 	jq -r 'select(.type == "summary") | .processes_io[]
 		| "\(.process) \(.wall_s) \(.io_s) \(.io_wall_share)"' "$D" >procs

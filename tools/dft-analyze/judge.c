@@ -1124,13 +1124,36 @@ cmp_pcand(const void *x, const void *y)
 	return strcmp(a->k, b->k);
 }
 
+static const char *
+verdict_of(double share)
+{
+	if (share >= thr[T_VERDICT_IO_BOUND])
+		return "io-bound";
+	if (share >= thr[T_VERDICT_PARTLY])
+		return "partly";
+	return "not-io-bound";
+}
+
+static int
+verdict_rank(const char *v)
+{
+	return strcmp(v, "io-bound") == 0 ? 2 : strcmp(v, "partly") == 0;
+}
+
+static const char *
+verdict_words(const char *v)
+{
+	return strcmp(v, "io-bound") == 0 ? "I/O-bound" :
+	       strcmp(v, "partly") == 0 ? "partly I/O-bound" : "not I/O-bound";
+}
+
 static void
 verdict(struct agg *a, struct run_info *ri, double *io_union)
 {
 	int64_t t0 = a->g[G_TS_MIN], t1 = a->g[G_TS_MAX];
 	size_t np = a->m[M_PROC].count;
 	struct pcand *c = dft_xcalloc(np + 1, sizeof(*c));
-	double mx = 0, sum_io = 0, sum_wall = 0;
+	double sum_io = 0, sum_wall = 0;
 
 	if (t0 > t1)
 		t0 = t1 = 0;
@@ -1153,29 +1176,44 @@ verdict(struct agg *a, struct run_info *ri, double *io_union)
 		c[i].wall = w;
 		c[i].io = io;
 		c[i].share = fr(io, w);
-		mx = io > mx ? io : mx;
 		sum_io += io;
 		sum_wall += w;
 	}
 	*io_union = sum_io;
+	/*
+	 * One time base for the verdict and the findings: process time, the
+	 * processes' spans summed (one process: its wall time). The verdict's
+	 * I/O is the processes' I/O unions summed, so no finding (at most
+	 * that sum) can take a larger share than the verdict, and a set of
+	 * sequential processes is judged on the time they ran, not on the
+	 * span with the gaps between them.
+	 */
 	ri->proc_wall_s = sum_wall > 0 ? sum_wall : ri->wall_s;
-	ri->io_wall_s = mx;
-	ri->io_wall_share = fr(mx, ri->wall_s);
+	ri->io_wall_s = sum_io;
+	ri->io_wall_share = fr(sum_io, ri->proc_wall_s);
 	if (ri->io_wall_share > 1)
 		ri->io_wall_share = 1;
-	if (ri->io_wall_share >= thr[T_VERDICT_IO_BOUND])
-		ri->verdict = "io-bound";
-	else if (ri->io_wall_share >= thr[T_VERDICT_PARTLY])
-		ri->verdict = "partly";
-	else
-		ri->verdict = "not-io-bound";
-	ri->verdict_text = dft_xasprintf(
-		"I/O is %.1f %% of wall time: %s", 100 * ri->io_wall_share,
-		strcmp(ri->verdict, "io-bound") == 0 ? "I/O-bound" :
-		strcmp(ri->verdict, "partly") == 0 ? "partly I/O-bound" :
-		"not I/O-bound");
+	ri->verdict = verdict_of(ri->io_wall_share);
 	if (np > 1)
 		qsort(c, np, sizeof(*c), cmp_pcand);
+	if (np > 1) {
+		/* the busiest process, when it alone is in a higher band */
+		const char *vb = verdict_of(c[0].share);
+		char *busy = verdict_rank(vb) > verdict_rank(ri->verdict) ?
+			dft_xasprintf("; busiest process %s %.1f %%: %s",
+				      c[0].k, 100 * c[0].share,
+				      verdict_words(vb)) : dft_xstrdup("");
+
+		ri->verdict_text = dft_xasprintf(
+			"I/O is %.1f %% of process time (%zu processes' "
+			"spans summed): %s%s", 100 * ri->io_wall_share, np,
+			verdict_words(ri->verdict), busy);
+		free(busy);
+	} else {
+		ri->verdict_text = dft_xasprintf(
+			"I/O is %.1f %% of wall time: %s",
+			100 * ri->io_wall_share, verdict_words(ri->verdict));
+	}
 	ri->processes_io = json_object_new_array();
 	for (size_t i = 0; i < np && i < 8; i++) {
 		json_object *o = json_object_new_object();

@@ -101,7 +101,7 @@ summary(struct agg *a, const struct run_info *ri)
 	if (t0 > t1)
 		t0 = t1 = 0;
 	json_object_object_add(o, "type", dft_jstr("summary"));
-	json_object_object_add(o, "v", dft_jint(2));
+	json_object_object_add(o, "v", dft_jint(3));
 	json_object_object_add(o, "wall_s", dft_jdouble(ri->wall_s));
 	json_object_object_add(o, "io_wall_s", dft_jdouble(ri->io_wall_s));
 	json_object_object_add(o, "io_wall_share",
@@ -704,8 +704,11 @@ table_findings(FILE *out, const struct run_info *ri, struct results *res)
 			f->severity ? f->severity : score_label(f->score),
 			f->cls ? f->cls : f->insight, f->title);
 		fprintf(out, "      %.3f s at stake (%.1f%% of I/O time, %.1f%% "
-			"of wall time); est. saving %.3f s\n", f->time_s,
+			"of %s time); est. saving %.3f s\n", f->time_s,
 			100 * f->io_time_share, 100 * f->wall_share,
+			ri->processes_io != NULL &&
+			json_object_array_length(ri->processes_io) > 1 ?
+			"process" : "wall",
 			f->saving_s);
 		fprintf(out, "      %s\n", f->description ? f->description :
 			"");
@@ -803,9 +806,9 @@ out_table(FILE *out, struct agg *a, const struct run_info *ri,
 			(long long)a->g[G_BAD_LINES],
 			(long long)a->g[G_TRUNCATED]);
 	fprintf(out, "\nVerdict: %s\n", ri->verdict_text);
-	fprintf(out, "  wall %.3f s; I/O on the critical path %.3f s (busiest "
-		"process, union of its I/O intervals)\n", ri->wall_s,
-		ri->io_wall_s);
+	fprintf(out, "  process time %.3f s (span %.3f s); I/O %.3f s (per "
+		"process the union of its I/O intervals, summed)\n",
+		ri->proc_wall_s, ri->wall_s, ri->io_wall_s);
 	size_t npi = ri->processes_io ?
 		json_object_array_length(ri->processes_io) : 0;
 

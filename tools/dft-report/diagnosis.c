@@ -360,7 +360,14 @@ verdict(struct doc *d, json_object *sum)
 			 "verdict; dft-analyze before summary v 2).");
 		return;
 	}
-	if (has_num(sum, "io_wall_share", &share) &&
+	if (dft_json_int(sum, "v", 0) >= 3 &&
+	    has_num(sum, "io_wall_share", &share) &&
+	    has_num(sum, "io_wall_s", &io) &&
+	    has_num(sum, "process_wall_s", &wall))
+		/* summary v 3: one time base, the summed process spans */
+		doc_line(d, "Verdict: %s (io_wall_share %.3f: %.3f s of I/O "
+			 "in %.3f s of process time).", vt, share, io, wall);
+	else if (has_num(sum, "io_wall_share", &share) &&
 	    has_num(sum, "io_wall_s", &io) && has_num(sum, "wall_s", &wall))
 		doc_line(d, "Verdict: %s (io_wall_share %.3f: %.3f s of I/O "
 			 "on the critical path in %.3f s of wall time).", vt,
