@@ -29,8 +29,8 @@ bottlenecks() {
 				elif $i.s <= .e then .e = ([.e, $i.e] | max)
 				else .t += (.e - .s) | .s = $i.s | .e = $i.e end)
 			| "\(.t + (.e - .s)) \($span)"'
-	done >procs
-	want=$(awk '{ io += $1; w += $2 } END { printf "%d\t%d\t%d", io / 1000 + 0.5, w / 1000 + 0.5, 1e4 * io / w + 0.5 }' procs)
+	done >"$BATS_TEST_TMPDIR/procs"
+	want=$(awk '{ io += $1; w += $2 } END { printf "%d\t%d\t%d", io / 1000 + 0.5, w / 1000 + 0.5, 1e4 * io / w + 0.5 }' "$BATS_TEST_TMPDIR/procs")
 	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen1-cm1' | jq -r 'select(.type==\"summary\") | [(.io_wall_s * 1e3 | round), (.process_wall_s * 1e3 | round), (.io_wall_share * 1e4 | round), .verdict] | @tsv'"
 	assert_output "$(printf '%s\tnot-io-bound' "$want")"
 	# metadata first; no system or runtime file is named by any finding
