@@ -136,6 +136,77 @@ gaps() {
 	done
 }
 
+# h5gaps: 2 ranks, 8 x H5Dwrite (400 us) each holding two blocking
+# MPI_File_write_at (300 us, pwrite64 inside) with 100 us of HDF5's own
+# work between them, 60 us of computation between the H5Dwrite calls,
+# then H5Fclose > MPI_File_close; in end order, inner calls first
+h5gaps() {
+	awk 'function ev(name, cat, pid, ts, dur, args) {
+		printf "{\"id\":0,\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\",\"args\":{\"hhash\":\"h1\",\"fhash\":\"f6\"%s}}\n", name, cat, pid, pid, ts, dur, args
+	}
+	function w(pid, ts, off) {
+		ev("pwrite64", "POSIX", pid, ts + 10, 280, ",\"ret\":1048576,\"offset\":" off)
+		ev("MPI_File_write_at", "MPIIO", pid, ts, 300, ",\"count\":1048576,\"dtype_size\":1,\"size\":1048576,\"offset\":" off ",\"collective\":0,\"nonblocking\":0,\"ret\":0")
+	}
+	BEGIN {
+		print "["
+		print "{\"id\":0,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":100,\"ph\":\"M\",\"args\":{\"hhash\":\"h1\",\"name\":\"node1\",\"value\":\"h1\"}}"
+		print "{\"id\":0,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":100,\"tid\":100,\"ph\":\"M\",\"args\":{\"hhash\":\"h1\",\"name\":\"/scratch/mpi/h5gaps.h5\",\"value\":\"f6\"}}"
+		for (r = 0; r < 2; r++) {
+			pid = 100 + r
+			ev("open64", "POSIX", pid, 1010, 20, ",\"ret\":3")
+			ev("MPI_File_open", "MPIIO", pid, 1005, 40, ",\"amode\":37,\"comm_size\":2,\"ret\":0")
+			ev("H5Fcreate", "HDF5", pid, 1000, 100, "")
+			t = 2000
+			for (i = 0; i < 8; i++) {
+				off = (r * 16 + 2 * i) * 1048576
+				w(pid, t + 20, off)
+				w(pid, t + 420, off + 1048576)
+				ev("H5Dwrite", "HDF5", pid, t, 760, ",\"size\":2097152,\"collective\":0")
+				t += 760 + 60
+			}
+			ev("close", "POSIX", pid, t + 30, 10, ",\"ret\":0")
+			ev("MPI_File_close", "MPIIO", pid, t + 20, 30, ",\"ret\":0")
+			ev("H5Fclose", "HDF5", pid, t, 70, "")
+		}
+		print "]"
+	}' | gzip >"$BATS_TEST_TMPDIR/h5gaps.pfw.gz"
+}
+
+@test "async_io over HDF5: the time between MPI-IO calls inside an HDF5 call of the thread is not overlappable; chunks and -j agree" {
+	set -o pipefail
+	d=$BATS_TEST_TMPDIR
+	h5gaps
+	# per thread: the gap after each blocking MPI-IO read or write to the
+	# next MPI-IO call, minus its overlap with the thread's HDF5 calls
+	# (they do not overlap each other here), summed
+	read -r g all b <<<"$(zcat "$d/h5gaps.pfw.gz" | grep '"ph":"X"' | jq -s -r '
+		. as $ev | [$ev[] | select(.cat == "MPIIO")] | group_by(.pid) | map(sort_by(.ts)) as $p
+		| [$p[] | . as $c | range(0; length - 1) as $i
+			| select(($c[$i].name | test("read|write")) and $c[$i].args.nonblocking == 0)
+			| {pid: $c[$i].pid, s: ($c[$i].ts + $c[$i].dur), e: $c[$i + 1].ts}] as $gaps
+		| ([$gaps[] | . as $g | ($g.e - $g.s) - ([$ev[] | select(.cat == "HDF5" and .pid == $g.pid)
+			| ([.ts + .dur, $g.e] | min) - ([.ts, $g.s] | max) | select(. > 0)] | add // 0)] | add) as $out
+		| ([$gaps[] | .e - .s] | add) as $all
+		| ([$p[][] | select((.name | test("read|write")) and .args.nonblocking == 0) | .dur] | add) as $b
+		| "\($out) \($all) \($b)"')"
+	# 8 x 60 us of computation per rank (the last before H5Fclose) is all
+	# that is left
+	[ "$g" -eq $((2 * 8 * 60)) ]
+	[ "$all" -gt "$g" ]
+	[ "$b" -gt "$all" ]
+	run -0 bash -o pipefail -c "dft-analyze --all '$d/h5gaps.pfw.gz' | jq -c 'select(.type == \"bottleneck\" and .class == \"async_io\") | [(.time_s * 1e6 | round), (.evidence.overlap_window_s * 1e6 | round), (.evidence.blocking_time_s * 1e6 | round)]'"
+	assert_output "[$g,$g,$b]"
+	# the whole trace's records from chunks, with -j 1 and -j 2
+	dft-analyze --all -j 1 "$d/h5gaps.pfw.gz" | grep -v '"type":"step"' | jq -S -c 'del(.inputs)' >"$d/whole"
+	dft-split -s 0.001 -o "$d/c" "$d/h5gaps.pfw.gz" >"$d/c.ndjson"
+	[ "$(grep -c '"type":"chunk"' "$d/c.ndjson")" -ge 3 ]
+	for j in 1 2; do
+		dft-analyze --all -j $j <"$d/c.ndjson" | grep -v '"type":"step"' | jq -S -c 'del(.inputs)' >"$d/parts"
+		diff "$d/whole" "$d/parts"
+	done
+}
+
 @test "HDF5 over MPI-IO gives the HDF5 layer, its H5Pset_fapl_mpio, and collective writes (M05) under it" {
 	set -o pipefail
 	gen hdf5 6

@@ -295,6 +295,13 @@ struct thr {
 	int64_t io_s, io_e;	/* the running union interval of its I/O */
 	int64_t mpio_e;		/* end of its last MPI-IO call, when that
 				 * was a blocking read or write */
+	/* the gaps after its blocking MPI-IO data calls that an HDF5 call
+	 * arriving later may still enclose (async_io), in time order */
+	struct ival *gap;
+	size_t ngap, capgap;
+	/* the HDF5 calls that arrived since its last MPI-IO call, after the
+	 * end of that call when it was a blocking read or write */
+	struct iset h5open;
 	struct loopst *loop;
 };
 
@@ -1418,6 +1425,115 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 }
 
 /*
+ * async_io's overlap window: the time from the end of a blocking MPI-IO
+ * read or write to the thread's next MPI-IO call, except the time inside
+ * an HDF5 call of the same thread. HDF5's own work between the MPI-IO
+ * calls of one H5Dwrite is not the application's to overlap (only the
+ * asynchronous VOL connector could). A trace is in end order, so the
+ * HDF5 call arrives after the gaps it encloses: they wait in th->gap,
+ * are cut by each HDF5 interval of the thread, and count (gaps_flush)
+ * at the end of the stream, or when more than the interval limit wait
+ * (the oldest half: an HDF5 call around that many MPI-IO calls is not
+ * looked for). A gap begins where an earlier MPI-IO call ended, maybe
+ * inside an HDF5 call that has arrived since (the H5Dwrite around that
+ * call): th->h5open holds those, and a new gap is only what they leave.
+ * Only the thread's own events decide, so chunks and -j give the whole
+ * trace's numbers.
+ */
+static void
+gaps_flush(struct ctx *c, struct thr *th, size_t upto)
+{
+	int64_t t = 0;
+	size_t kn;
+	const char *k;
+
+	if (upto == 0)
+		return;
+	for (size_t i = 0; i < upto; i++)
+		t += th->gap[i].e - th->gap[i].s;
+	memmove(th->gap, th->gap + upto, (th->ngap - upto) * sizeof(*th->gap));
+	th->ngap -= upto;
+	k = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &kn);
+	agg_row(c->loc, M_MPIGAP, k, kn)[0] += t;
+}
+
+static void
+gap_piece(struct ctx *c, struct thr *th, int64_t a, int64_t b)
+{
+	if (th->ngap == th->capgap) {
+		th->capgap = th->capgap ? 2 * th->capgap : 16;
+		th->gap = dft_xreallocarray(th->gap, th->capgap,
+					    sizeof(*th->gap));
+	}
+	th->gap[th->ngap].s = a;
+	th->gap[th->ngap].e = b;
+	th->ngap++;
+	if (th->ngap > c->ilimit)
+		gaps_flush(c, th, th->ngap / 2);
+}
+
+/* The gap [a, b) less the HDF5 calls that arrived since it began. */
+static void
+gap_add(struct ctx *c, struct thr *th, int64_t a, int64_t b)
+{
+	const struct iset *h = &th->h5open;
+	int64_t at = a;
+
+	for (size_t i = 0; i < h->n && h->v[i].s < b; i++) {
+		if (h->v[i].e <= at)
+			continue;
+		if (h->v[i].s > at)
+			gap_piece(c, th, at, h->v[i].s);
+		at = h->v[i].e;
+	}
+	if (at < b)
+		gap_piece(c, th, at, b);
+}
+
+/* Removes [a, b) (an HDF5 call's interval) from the waiting gaps. */
+static void
+gaps_cut(struct thr *th, int64_t a, int64_t b)
+{
+	size_t j = th->ngap;
+
+	while (j > 0 && th->gap[j - 1].e > a)
+		j--;
+	for (size_t i = j; i < th->ngap && th->gap[i].s < b; i++) {
+		struct ival *g = &th->gap[i];
+
+		if (g->s >= a && g->e <= b) {
+			g->e = g->s;			/* inside: gone */
+		} else if (g->s < a && g->e > b) {	/* split in two */
+			if (th->ngap == th->capgap) {
+				th->capgap *= 2;
+				th->gap = dft_xreallocarray(th->gap,
+							    th->capgap,
+							    sizeof(*th->gap));
+				g = &th->gap[i];
+			}
+			memmove(g + 2, g + 1,
+				(th->ngap - i - 1) * sizeof(*g));
+			g[1].s = b;
+			g[1].e = g->e;
+			g->e = a;
+			th->ngap++;
+			i++;
+		} else if (g->s < a) {
+			g->e = a;
+		} else {
+			g->s = b;
+		}
+	}
+	/* drop the emptied ones */
+	size_t w = j;
+
+	for (size_t i = j; i < th->ngap; i++)
+		if (th->gap[i].e > th->gap[i].s)
+			th->gap[w++] = th->gap[i];
+	th->ngap = w;
+}
+
+/*
  * An MPI-IO or HDF5 call (mpiio.c counts it). The time of the lower
  * layers inside it, per process: for MPI-IO the union of the POSIX and
  * STDIO requests within its interval (those already in the process's
@@ -1462,10 +1578,22 @@ upper_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	/* the time a non-blocking form could overlap (async_io): from
 	 * the end of a blocking data call to the thread's next MPI-IO
 	 * call, which at the latest would have to wait for it */
-	if (!(f->kind & FN_HDF5) && ev->ph != DFT_PH_AGG) {
+	if (f->kind & FN_HDF5) {
+		if (ev->ph != DFT_PH_AGG && dur > 0) {
+			if (th->ngap > 0)
+				gaps_cut(th, s, e);
+			if (th->mpio_e != INT64_MIN && e > th->mpio_e) {
+				if (th->h5open.limit == 0)
+					iset_init(&th->h5open, c->ilimit);
+				iset_add(&th->h5open,
+					 s > th->mpio_e ? s : th->mpio_e, e);
+			}
+		}
+	} else if (ev->ph != DFT_PH_AGG) {
 		if (th->mpio_e != INT64_MIN && s > th->mpio_e)
-			agg_row(c->loc, M_MPIGAP, u.proc, u.procn)[0] +=
-				s - th->mpio_e;
+			gap_add(c, th, th->mpio_e, s);
+		th->h5open.n = 0;
+		th->h5open.slack = 0;
 		th->mpio_e = (f->ioc == IOC_READ || f->ioc == IOC_WRITE) &&
 			     !(f->kind & FN_NONBLOCK) ? e : INT64_MIN;
 	}
@@ -1865,6 +1993,9 @@ again:
 
 		if (th->io_e != INT64_MIN)
 			iset_add(&c.pio[th->proc], th->io_s, th->io_e);
+		gaps_flush(&c, th, th->ngap);
+		free(th->gap);
+		iset_release(&th->h5open);
 		if (th->loop != NULL) {
 			loop_rows(&c, th);
 			iset_release(&th->loop->wait);
