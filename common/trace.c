@@ -1060,6 +1060,8 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			ev->style |= DFT_STYLE_INLINE;
 		} else if (KEY("size_sum")) {
 			set_num(ev, v, &ev->size_sum, DFT_EV_SIZE_SUM);
+		} else if (KEY("cb_nodes")) {
+			set_num(ev, v, &ev->cb_nodes, DFT_EV_CB_NODES);
 		} else if (KEY("filename") && v->kind == V_STR) {
 			ev->src_file = v->s;
 		}

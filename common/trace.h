@@ -68,6 +68,7 @@ enum {	/* dft_trace_ev.has */
 	DFT_EV_BADNUM = 1 << 20,	/* ts, dur or size not a number (the
 					 * reader counts such a line as bad) */
 	DFT_EV_COLLECTIVE = 1 << 21,	/* args.collective (MPI-IO, HDF5) */
+	DFT_EV_CB_NODES = 1 << 22,	/* args.cb_nodes (MPI_File_open) */
 };
 enum {	/* dft_trace_ev.style: what the line looked like */
 	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
@@ -95,6 +96,7 @@ struct dft_trace_ev {
 	int64_t ret, count, offset, size, whence, fd, epoch, step;
 	int64_t dft_cnt, dur_sum, ret_sum, size_sum;
 	int64_t collective;
+	int64_t cb_nodes;		/* the open's cb_nodes hint */
 };
 #define DFT_TRACE_KEEP_BAD 5	/* bad lines remembered for messages */
 struct dft_trace_raw;		/* the input and its gzip state: trace.c's */

@@ -233,6 +233,76 @@ h5gaps() {
 	assert_output true
 }
 
+@test "split collectives: the _begin halves are collective, non-blocking data calls with their bytes; the _end halves complete them" {
+	set -o pipefail
+	gen split 0 1
+	a=$BATS_TEST_TMPDIR/a.ndjson
+	dft-analyze "$BATS_TEST_TMPDIR/split.pfw.gz" >"$a"
+	m=$(events MPIIO split)
+	want=$(jq -n -c --argjson m "$m" '
+		($m | map(select(.name | endswith("_begin")))) as $b
+		| {wc: ($b | map(select(.name | test("write"))) | length),
+		   wb: ($b | map(select(.name | test("write")) | .args.size) | add),
+		   rc: ($b | map(select(.name | test("read"))) | length),
+		   other: ($m | map(select(.name | endswith("_end"))) | length)}
+		| . + {wnb: .wc, rnb: .rc, wind: 0}')
+	got=$(jq -c 'select(.type == "layer" and .layer == "mpiio") |
+		{wc: .derived.write_collective.count, wb: .derived.write_collective.bytes,
+		 rc: .derived.read_collective.count, other: .derived.other.count,
+		 wnb: .derived.write_nonblocking.count, rnb: .derived.read_nonblocking.count,
+		 wind: .derived.write_independent.count}' "$a")
+	[ "$got" = "$want" ]
+	# non-blocking used in both directions: the OK forms of M06/M07, no
+	# async_io finding; collectives used: M04/M05
+	run -0 jq -r 'select(.type == "summary") | .ok_insights | map(.insight | select(startswith("M"))) | sort | join(" ")' "$a"
+	assert_output "M04 M05 M06 M07"
+	run -0 jq -r 'select(.type == "bottleneck") | .class' "$a"
+	refute_line async_io
+}
+
+@test "M08-M10: the open's cb_nodes hint against the hosts that opened the file; without the hint none of them" {
+	set -o pipefail
+	local d=$BATS_TEST_TMPDIR hosts=2 cb nodes
+	# the hosts whose processes opened the file, from the trace
+	awk -v mode=split -v n=1 -v m="$hosts" -f "$REPO/tests/gen-mpiio-trace.awk" | gzip >"$d/split.pfw.gz"
+	nodes=$(events MPIIO split | jq '[.[] | select(.name == "MPI_File_open") | .args.hhash] | unique | length')
+	[ "$nodes" -eq "$hosts" ]
+	for cb in 1 "$nodes" $((nodes * 2)) 0; do
+		awk -v mode=split -v n="$cb" -v m="$hosts" -f "$REPO/tests/gen-mpiio-trace.awk" | gzip >"$d/split.pfw.gz"
+		dft-analyze --all "$d/split.pfw.gz" >"$d/a.ndjson"
+		ok=$(jq -r 'select(.type == "summary") | .ok_insights | map(.insight | select(test("M0[89]|M10"))) | join(" ")' "$d/a.ndjson")
+		found=$(jq -r 'select(.type == "bottleneck") | .insights[] | select(test("M0[89]|M10"))' "$d/a.ndjson")
+		if [ "$cb" -eq 0 ]; then
+			[ -z "$ok$found" ] || fail "no hint: $ok $found"
+		elif [ "$cb" -lt "$nodes" ]; then
+			[ "$ok" = M08 ] && [ -z "$found" ] || fail "cb $cb: $ok / $found"
+		elif [ "$cb" -eq "$nodes" ]; then
+			[ "$ok" = M10 ] && [ -z "$found" ] || fail "cb $cb: $ok / $found"
+		else
+			[ -z "$ok" ] && [ "$found" = M09 ] || fail "cb $cb: $ok / $found"
+			# M09's time at stake: the file's collective data calls
+			want=$(events MPIIO split | jq -c --argjson cb "$cb" --argjson nodes "$nodes" '
+				{cb: $cb, nodes: $nodes, value: ($cb / $nodes), saving: 0,
+				 t: (map(select(.args.collective == 1 and (.name | endswith("_begin"))) | .dur) | add)}')
+			got=$(jq -c 'select(.type == "bottleneck" and .insight == "M09") |
+				{cb: .evidence.cb_nodes, nodes: .evidence.nodes, value, saving: .saving_s,
+				 t: (.time_s * 1e6 | round)}' "$d/a.ndjson")
+			[ "$got" = "$want" ] || fail "$got != $want"
+		fi
+	done
+	# partials of one host each merge to the whole's M09 (nodes counted over both)
+	awk -v mode=split -v n=4 -v m="$hosts" -f "$REPO/tests/gen-mpiio-trace.awk" >"$d/s.pfw"
+	for h in 1 2; do
+		awk -v h="h$h" 'NR == 1 || /^\]/ || index($0, "\"hhash\":\"" h "\"")' "$d/s.pfw" >"$d/s$h.pfw"
+		dft-analyze --all --partial "$d/s$h.pfw" >"$d/p$h"
+	done
+	# (one input against two: only the inputs and their formats differ)
+	dft-analyze --all "$d/s.pfw" | grep -v '"type":"step"' | jq -S -c 'del(.inputs, .formats)' >"$d/whole"
+	dft-analyze --all --merge "$d/p1" "$d/p2" | grep -v '"type":"step"' | jq -S -c 'del(.inputs, .formats)' >"$d/merged"
+	grep -q '"insight":"M09"' "$d/merged"
+	diff "$d/whole" "$d/merged"
+}
+
 @test "M01 (no MPI-IO) only for an MPI run doing POSIX data I/O on a shared file" {
 	set -o pipefail
 	gen posix 50

@@ -19,11 +19,17 @@
 #   MPI_File_close, and MPI_Finalize 1 s later; one shared file.
 # mode posix / posix1: 2 ranks with MPI_Init and n POSIX writes each, on
 #   one shared file (posix) or a file per rank (posix1); no MPI-IO.
+# mode split: m hosts (at least 1) of 2 ranks each; MPI_Init,
+#   MPI_File_open with the hint cb_nodes=n (none when n is 0), 3 split
+#   collective writes of 4096 bytes (MPI_File_write_all_begin, then
+#   MPI_File_write_all_end with the pwrite64 inside), 1 split collective
+#   read (MPI_File_read_at_all_begin / _end > pread64), MPI_File_close,
+#   MPI_Finalize; one shared file.
 function ev(id, name, cat, pid, ts, dur, args) {
-	printf "{\"id\":%d,\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\",\"args\":{\"hhash\":\"h1\"%s}}\n", id, name, cat, pid, pid, ts, dur, args
+	printf "{\"id\":%d,\"name\":\"%s\",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%d,\"dur\":%d,\"ph\":\"X\",\"args\":{\"hhash\":\"%s\"%s}}\n", id, name, cat, pid, pid, ts, dur, HOST, args
 }
 function meta(pid, path, h) {
-	printf "{\"id\":0,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":%d,\"tid\":%d,\"ph\":\"M\",\"args\":{\"hhash\":\"h1\",\"name\":\"%s\",\"value\":\"%s\"}}\n", pid, pid, path, h
+	printf "{\"id\":0,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":%d,\"tid\":%d,\"ph\":\"M\",\"args\":{\"hhash\":\"%s\",\"name\":\"%s\",\"value\":\"%s\"}}\n", pid, pid, HOST, path, h
 }
 function hdf5(pid,    i, t) {
 	ev(1, "H5Pset_fapl_mpio", "HDF5", pid, 500, 2, "")
@@ -62,6 +68,26 @@ function async(pid, r,    i, t, off, k, nm, pn) {
 	ev(7, "MPI_File_close", "MPIIO", pid, t, 20, ",\"fhash\":\"f5\",\"ret\":0")
 	ev(8, "MPI_Finalize", "MPI", pid, 1000000, 10, "")
 }
+function splitcoll(pid, r,    i, t, hint) {
+	HOST = "h" (int(r / 2) + 1)
+	if (r % 2 == 0) {
+		printf "{\"id\":0,\"name\":\"HH\",\"cat\":\"dftracer\",\"pid\":%d,\"tid\":%d,\"ph\":\"M\",\"args\":{\"hhash\":\"%s\",\"name\":\"node%d\",\"value\":\"%s\"}}\n", pid, pid, HOST, int(r / 2) + 1, HOST
+		meta(pid, "/scratch/mpi/split.dat", "f6")
+	}
+	hint = n > 0 ? ",\"hints\":\"cb_nodes=" n ";romio_cb_write=enable\",\"cb_nodes\":" n : ""
+	ev(1, "MPI_Init", "MPI", pid, 0, 100, ",\"ret\":0")
+	ev(2, "open64", "POSIX", pid, 1010, 20, ",\"fhash\":\"f6\",\"ret\":3")
+	ev(3, "MPI_File_open", "MPIIO", pid, 1000, 50, ",\"fhash\":\"f6\",\"amode\":37,\"comm_size\":" 2 * m ",\"ret\":0" hint)
+	for (i = 0; i < 4; i++) {
+		t = 2000 + i * 1000
+		ev(4, i < 3 ? "MPI_File_write_all_begin" : "MPI_File_read_at_all_begin", "MPIIO", pid, t, 20 + i, ",\"fhash\":\"f6\",\"count\":1024,\"dtype_size\":4,\"size\":4096," (i < 3 ? "" : "\"offset\":" r * 4096 ",") "\"collective\":1,\"nonblocking\":1,\"ret\":0")
+		ev(5, i < 3 ? "pwrite64" : "pread64", "POSIX", pid, t + 110, 50, ",\"fhash\":\"f6\",\"ret\":4096,\"offset\":" ((i % 3) * 2 * m + r) * 4096)
+		ev(6, i < 3 ? "MPI_File_write_all_end" : "MPI_File_read_at_all_end", "MPIIO", pid, t + 100, 80, ",\"fhash\":\"f6\",\"collective\":1,\"nonblocking\":1,\"ret\":0")
+	}
+	ev(7, "close", "POSIX", pid, 9010, 5, ",\"fhash\":\"f6\",\"ret\":0")
+	ev(8, "MPI_File_close", "MPIIO", pid, 9000, 20, ",\"fhash\":\"f6\",\"ret\":0")
+	ev(9, "MPI_Finalize", "MPI", pid, 10000, 10, ",\"ret\":0")
+}
 function posix(pid, r, shared,    i, h) {
 	h = shared ? "f3" : "f4" r
 	if (!shared || r == 0)
@@ -74,7 +100,16 @@ function posix(pid, r, shared,    i, h) {
 	ev(5, "MPI_Finalize", "MPI", pid, 300000, 10, "")
 }
 BEGIN {
+	HOST = "h1"
 	print "["
+	if (mode == "split") {
+		if (m < 1)
+			m = 1
+		for (r = 0; r < 2 * m; r++)
+			splitcoll(100 + r, r)
+		print "]"
+		exit
+	}
 	for (r = 0; r < 2; r++) {
 		if (mode == "hdf5" && r == 1)
 			break

@@ -43,6 +43,7 @@ const struct map_def map_defs[M_N] = {
 	[M_MPIFILE] = { "mpifile", MF_NF, 0, "F" },
 	[M_MPIFILEPROC] = { "mpifileproc", 1, 0, "FP" },
 	[M_MPIGAP] = { "mpigap", 1, 0, "P" },
+	[M_MPICB] = { "mpicb", 1, 1, "FH" },
 };
 
 const char *const ioc_name[IOC_N] = {

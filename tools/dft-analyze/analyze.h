@@ -169,6 +169,8 @@ enum map_id {
 	M_MPIFILEPROC,	/* file \x1e proc -> MPI-IO data calls */
 	M_MPIGAP,	/* proc -> time after its blocking MPI-IO data
 			 * calls until its next MPI-IO call (us) */
+	M_MPICB,	/* file \x1e host -> the largest cb_nodes hint of
+			 * its MPI_File_open calls there (max; 0: none) */
 	M_N
 };
 struct map_def {
@@ -350,6 +352,17 @@ void i_mpiio_shared_small(struct rules_ctx *c, const struct insight *d);
  * writes) over the application's files; shared: only files two or more
  * processes call MPI-IO data functions on. Returns the number of files. */
 int64_t mpiio_sums(struct agg *a, int w, int shared, int64_t *out);
+/* M08-M10: a file MPI_File_open opened, its cb_nodes hint (0: none) and
+ * the number of hosts that opened it */
+struct mpi_cb {
+	const char *file;
+	size_t filen;
+	int64_t cb_nodes, nodes;
+};
+int64_t mpiio_cb_files(struct agg *a, struct mpi_cb *out, size_t max);
+/* -1 fewer aggregators than nodes, 0 as many, 1 more */
+int mpiio_cb_rel(const struct mpi_cb *f);
+void i_mpiio_aggregators(struct rules_ctx *c, const struct insight *d);
 /* rules.c helpers shared with judge.c */
 extern int rules_include_system;
 void app_sums(struct agg *a, int64_t *out);

@@ -106,7 +106,7 @@ static const char *const priority[] = {
 	"D03",
 	"D04",
 	"P10",
-	"M01", "M02", "M03",
+	"M01", "M02", "M03", "M09",
 	"M06", "M07",
 	"P01", "P02", "P03", "P04", "W02", "W04",
 	"X04",
@@ -473,8 +473,37 @@ stake_small(struct jctx *j, struct finding *f, int w)
  * collective_io: M02/M03 put at stake the independent MPI-IO calls of
  * the directions they fired for; the saving is those bytes at the rate
  * of this trace's large POSIX requests of the direction (what collective
- * buffering issues). M01 alone describes the workload.
+ * buffering issues). M01 alone describes the workload. M09 alone
+ * (inter-node aggregators) puts at stake the collective MPI-IO calls on
+ * the files it names, with no saving estimated: the trace does not split
+ * the aggregators' network transfers from their file I/O.
  */
+static void
+stake_aggregators(struct jctx *j, struct finding *f)
+{
+	size_t max = j->a->m[M_MPICB].count + 1;
+	struct mpi_cb *cf = dft_xcalloc(max, sizeof(*cf));
+	int64_t n = mpiio_cb_files(j->a, cf, max), t = 0;
+
+	for (int64_t i = 0; i < n; i++) {
+		const int64_t *r;
+
+		if (cf[i].cb_nodes <= 0 || mpiio_cb_rel(&cf[i]) <= 0 ||
+		    !(r = dft_tmap_get(&j->a->m[M_MPIFILE], cf[i].file,
+				       cf[i].filen, 0, NULL)))
+			continue;
+		t += r[MF_COLL_T] + r[MF_W + MF_COLL_T];
+	}
+	free(cf);
+	f->time_s = t / 1e6;
+	f->saving_s = 0;
+	f->saving_model = dft_xstrdup(
+		"not estimated: the trace does not separate the aggregators' "
+		"network transfers from their file I/O");
+	f->files = top_files_in(j->a, M_MPIFILE, MF_COLL_T, 0,
+				&f->files_more);
+}
+
 static void
 stake_collective(struct jctx *j, struct finding *f)
 {
@@ -497,6 +526,10 @@ stake_collective(struct jctx *j, struct finding *f)
 		sb += g[w ? S_SMALL_WB : S_SMALL_RB];
 		st += g[w ? S_SMALL_WT : S_SMALL_RT];
 		col = MF_W * w + MF_IND_T;
+	}
+	if (col < 0 && has_facet(f, "mpiio_aggregators_per_node")) {
+		stake_aggregators(j, f);
+		return;
 	}
 	if (col < 0) {
 		f->time_s = f->saving_s = 0;

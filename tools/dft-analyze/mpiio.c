@@ -4,16 +4,18 @@
  * interface, file and process counts (agg.c hands every such call here
  * with the time of the lower layers inside it); and the Drishti MPI-IO
  * insights they support: M02/M03 (no collective reads / writes), M04/M05
- * (collectives used), M06/M07 (blocking calls only, or non-blocking used)
- * and P15/P16 on the MPI-IO layer (small requests to shared files).
+ * (collectives used), M06/M07 (blocking calls only, or non-blocking used),
+ * M08-M10 (aggregators per node, from the open's cb_nodes hint) and
+ * P15/P16 on the MPI-IO layer (small requests to shared files).
  *
  * The POSIX layer stays the data layer: an MPI-IO or HDF5 call is never
  * added to the I/O sums (it encloses the POSIX calls it causes, which are
  * counted there), so no time or byte is counted twice.
  *
- * Does not compute M08-M10 (aggregators per node: the trace does not
- * carry the MPI-IO hints) or HDF5 insights of its own (the layer is
- * reported; its MPI-IO calls feed the MPI-IO insights).
+ * Does not compute HDF5 insights of its own (the layer is reported; its
+ * MPI-IO calls feed the MPI-IO insights), or M08-M10 for a file whose
+ * opens carry no cb_nodes hint (Open MPI's ompio chooses its aggregators
+ * itself and reports none).
  */
 #include <string.h>
 
@@ -35,7 +37,8 @@ const char *const der_hdf5[NDER] = {
  * half carries the request); *sync* syncs; the rest (open, close,
  * set_view, set_size, seek, ...) is metadata. Collective: _all and
  * _ordered forms (an event's args.collective decides when present);
- * non-blocking: MPI_File_iread* / iwrite*.
+ * non-blocking: MPI_File_iread* / iwrite* and the _begin halves of the
+ * split collectives (MPI's restricted nonblocking collectives).
  * HDF5: H5Dread* reads, H5Dwrite* writes, H5Fflush syncs,
  * H5Pset_fapl_mpio is a property call (other), the rest is metadata.
  */
@@ -78,7 +81,8 @@ mpiio_kind(const char *name, size_t n, int hdf5, int *ioc)
 	if (str_has(name, n, "_all") || str_has(name, n, "_ordered"))
 		k |= FN_COLLECTIVE;
 	if (str_starts(name, n, "MPI_File_iread") ||
-	    str_starts(name, n, "MPI_File_iwrite"))
+	    str_starts(name, n, "MPI_File_iwrite") ||
+	    str_has(name, n, "_begin"))
 		k |= FN_NONBLOCK;
 	return k;
 }
@@ -99,6 +103,28 @@ hdf5_slot(const struct upper_ev *u)
 	    u->ioc != IOC_WRITE)
 		return 1;
 	return u->ioc == IOC_READ || u->ioc == IOC_WRITE ? -1 : 8;
+}
+
+/* An MPI_File_open: its host in the file's M_MPICB rows, with the
+ * cb_nodes hint when the event has one. */
+static void
+cb_open(struct agg *a, const struct upper_ev *u)
+{
+	const char *sep = memchr(u->proc, '\x1f', u->procn);
+	size_t hn = sep ? (size_t)(sep - u->proc) : u->procn;
+	int64_t cb = (u->ev->has & DFT_EV_CB_NODES) && u->ev->cb_nodes > 0 ?
+		     u->ev->cb_nodes : 0;
+	struct dft_buf k;
+
+	dft_buf_init(&k);
+	dft_buf_add(&k, u->file, u->filen);
+	dft_buf_addc(&k, '\x1e');
+	dft_buf_add(&k, u->proc, hn);
+	int64_t *r = agg_row(a, M_MPICB, k.s, k.len);
+
+	if (cb > r[0])
+		r[0] = cb;
+	dft_buf_release(&k);
 }
 
 int64_t
@@ -143,6 +169,8 @@ upper_add(struct agg *a, const struct upper_ev *u)
 		return bytes;
 	}
 	a->g[G_MPIIO_N] += n;
+	if ((u->kind & FN_OPEN) && u->file != NULL)
+		cb_open(a, u);
 	if (!data) {
 		der_add(a, l, u->kind & FN_OPEN ? 6 : u->kind & FN_CLOSE ? 7 :
 			u->ioc == IOC_SYNC ? 8 : 9, n, dur, bytes);
@@ -417,4 +445,130 @@ i_mpiio_shared_small(struct rules_ctx *c, const struct insight *d)
 		(long long)s[MF_N], w ? "write" : "read", (long long)nf,
 		(long long)thr[T_SMALL_BYTES],
 		abs_ok ? "" : "; below the absolute count threshold");
+}
+
+/* ---- aggregators per node (M08-M10) -------------------------------------- */
+
+/*
+ * The files MPI_File_open opened, at most max of them in out: per file
+ * the cb_nodes hint (the largest its opens carry; 0: none) and its nodes
+ * (the hosts whose processes opened it). Returns how many.
+ */
+int64_t
+mpiio_cb_files(struct agg *a, struct mpi_cb *out, size_t max)
+{
+	struct dft_tmap *m = &a->m[M_MPICB];
+	size_t nf = 0;
+
+	for (size_t i = 0; i < m->count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(m, i, &kn);
+		const char *sep = memchr(k, '\x1e', kn);
+		size_t fn = sep ? (size_t)(sep - k) : kn;
+		int64_t cb = *(const int64_t *)dft_tmap_value(m, i);
+		size_t j;
+
+		if (skip(k, fn))
+			continue;
+		for (j = 0; j < nf; j++)
+			if (out[j].filen == fn && memcmp(out[j].file, k, fn) == 0)
+				break;
+		if (j == nf) {
+			if (nf == max)
+				continue;
+			out[nf].file = k;
+			out[nf].filen = fn;
+			out[nf].cb_nodes = 0;
+			out[nf].nodes = 0;
+			nf++;
+		}
+		out[j].nodes++;
+		if (cb > out[j].cb_nodes)
+			out[j].cb_nodes = cb;
+	}
+	return (int64_t)nf;
+}
+
+/* -1, 0, 1: the code's relation of cb_nodes to nodes (M08, M10, M09) */
+static int
+cb_rel(const struct insight *d)
+{
+	return strcmp(d->code, "M08") == 0 ? -1 :
+	       strcmp(d->code, "M09") == 0 ? 1 : 0;
+}
+
+int
+mpiio_cb_rel(const struct mpi_cb *f)
+{
+	return f->cb_nodes < f->nodes ? -1 : f->cb_nodes > f->nodes;
+}
+
+/*
+ * M08 / M09 / M10: the files whose cb_nodes hint is below (M08, intra-node
+ * aggregators, OK), above (M09, inter-node aggregators, HIGH) or equal to
+ * (M10, one per node, OK) the number of nodes that opened them, as
+ * Drishti compares cb_nodes with the job's compute nodes. Files without
+ * the hint are not judged.
+ */
+void
+i_mpiio_aggregators(struct rules_ctx *c, const struct insight *d)
+{
+	size_t max = c->a->m[M_MPICB].count + 1;
+	struct mpi_cb *cf = dft_xcalloc(max, sizeof(*cf));
+	int64_t n = mpiio_cb_files(c->a, cf, max), hit = 0, cb = 0, nodes = 0;
+	int rel = cb_rel(d);
+	double v = 0;
+	json_object *files = json_object_new_array();
+	int64_t s[MF_W];
+
+	for (int64_t i = 0; i < n; i++) {
+		double r;
+
+		if (cf[i].cb_nodes <= 0 || mpiio_cb_rel(&cf[i]) != rel)
+			continue;
+		r = (double)cf[i].cb_nodes / (double)cf[i].nodes;
+		/* the file furthest from one per node speaks for them */
+		if (hit == 0 || (rel > 0 ? r > v : r < v)) {
+			v = r;
+			cb = cf[i].cb_nodes;
+			nodes = cf[i].nodes;
+		}
+		if (hit < 5)
+			json_object_array_add(files,
+				json_object_new_string_len(cf[i].file,
+							   (int)cf[i].filen));
+		hit++;
+	}
+	free(cf);
+	if (hit == 0) {
+		json_object_put(files);
+		return;
+	}
+	struct finding *f = finding_add(c->r, d, "all", v,
+					insight_score(d, d->level, v));
+
+	finding_evi(f, "cb_nodes", cb);
+	finding_evi(f, "nodes", nodes);
+	finding_evi(f, "files_with_hint", hit);
+	json_object_object_add(f->evidence, "files", files);
+	if (rel > 0) {
+		mpiio_sums(c->a, 1, 0, s);
+		finding_evi(f, "collective_writes", s[MF_COLL_N]);
+		int64_t rd[MF_W];
+
+		mpiio_sums(c->a, 0, 0, rd);
+		finding_evi(f, "collective_reads", rd[MF_COLL_N]);
+	}
+	f->functions = json_object_new_array();
+	f->description = rel > 0 ?
+		dft_xasprintf("%lld file(s) opened with cb_nodes=%lld on %lld "
+			      "node(s): the collective buffering aggregators "
+			      "are more than the nodes, so their transfers "
+			      "cross the network", (long long)hit,
+			      (long long)cb, (long long)nodes) :
+		dft_xasprintf("%lld file(s) opened with cb_nodes=%lld on %lld "
+			      "node(s): %s", (long long)hit, (long long)cb,
+			      (long long)nodes, rel < 0 ?
+			      "intra-node aggregators (fewer than the nodes)" :
+			      "one aggregator per node");
 }

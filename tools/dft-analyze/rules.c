@@ -10,11 +10,10 @@
  * and dft rules, one function that computes it from a rules_ctx. The
  * thresholds themselves are in thresholds.c.
  *
- * The MPI-IO insights (M02-M07, P15/P16 on the MPI-IO layer) are rows
+ * The MPI-IO insights (M02-M10, P15/P16 on the MPI-IO layer) are rows
  * here whose functions live in mpiio.c. Not computed, because a trace does
- * not carry what they need: P07 (memory alignment), M08-M10 (MPI-IO
- * hints: aggregators per node), W07 (unoverlapped I/O needs per-interval
- * overlap).
+ * not carry what they need: P07 (memory alignment), W07 (unoverlapped I/O
+ * needs per-interval overlap).
  */
 #include <errno.h>
 #include <math.h>
@@ -1730,6 +1729,23 @@ const struct insight insights[] = {
 	{ "M07", NULL, "drishti", "mpiio_nonblocking_write_pct", "mpiio",
 	  "app", OK, NONE, 0, NONE, ">", 1, 1,
 	  "Non-blocking MPI-IO writes", "none needed", i_mpiio_blocking },
+	/* aggregators per node: the open's cb_nodes hint against the hosts
+	 * that opened the file */
+	{ "M08", NULL, "drishti", "mpiio_aggregators_per_node", "mpiio",
+	  "app", OK, NONE, 1, NONE, "<", 0, 0,
+	  "Intra-node MPI-IO aggregators", "none needed",
+	  i_mpiio_aggregators },
+	{ "M09", "collective_io", "drishti", "mpiio_aggregators_per_node",
+	  "mpiio", "app", HIGH, NONE, 1, NONE, ">", 0, 0,
+	  "Inter-node MPI-IO aggregators",
+	  "set the cb_nodes hint to the number of compute nodes (one "
+	  "aggregator per node: cb_config_list *:1 under ROMIO), so that "
+	  "collective buffering does not send data across the network twice",
+	  i_mpiio_aggregators },
+	{ "M10", NULL, "drishti", "mpiio_aggregators_per_node", "mpiio",
+	  "app", OK, NONE, 1, NONE, "==", 0, 0,
+	  "One MPI-IO aggregator per node", "none needed",
+	  i_mpiio_aggregators },
 	{ "P15", "small_read", "drishti", "mpiio_shared_small_read_pct",
 	  "mpiio", "app", HIGH, T_SMALL_REQUESTS, 0, T_SMALL_REQUESTS_ABS,
 	  ">", 0, 0,
