@@ -25,7 +25,11 @@ setup_file() {
 		# the value of MPI_THREAD_FUNNELED (an enum in Open MPI's mpi.h)
 		printf '#include <mpi.h>\n#include <stdio.h>\nint main(void) { printf("%%d\\n", MPI_THREAD_FUNNELED); return 0; }\n' |
 			mpicc -x c -o funneled -
-		split_run
+		once split ./mpiio_split "$B/split/data/f.bin" "$SPLIT_COUNT" "$SPLIT_CB"
+		if command -v mpifort >/dev/null &&
+			mpifort -o mpiio_f "$FX/mpiio_f.f90" 2>"$B/mpifort.err"; then
+			once fortran ./mpiio_f "$B/fortran/data/f.bin" "$F_NCOLL" "$F_COUNT"
+		fi
 		if command -v h5pcc >/dev/null; then
 			h5pcc -shlib -Wall -Wextra -Werror -o h5_w "$FX/h5_w.c"
 			h5pcc -shlib -shared -fPIC -Wall -Wextra -Werror \
@@ -37,13 +41,18 @@ setup_file() {
 	export B
 }
 
-# One run of mpiio_split for the tests of the split collectives and the
-# MPI layer: NP ranks, SPLIT_COUNT ints a block, cb_nodes=SPLIT_CB; its
-# events in $B/split/ev.json, the data file $B/split/data/f.bin.
+# The runs that several tests read, once per file: mpiio_split (the split
+# collectives and the MPI layer: SPLIT_COUNT ints a block, cb_nodes
+# SPLIT_CB) and mpiio_f (Fortran: F_NCOLL collective blocks of F_COUNT
+# integers and one independent block).  once NAME PROGRAM ARGS... runs
+# PROGRAM on NP ranks, data in $B/NAME/data, traces in $B/NAME/traces.
 SPLIT_COUNT=100
 SPLIT_CB=2
-split_run() {
-	local d="$B/split"
+F_NCOLL=3
+F_COUNT=50
+once() {
+	local d="$B/$1"
+	shift
 	mkdir -p "$d/data" "$d/traces"
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
 	DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 \
@@ -51,21 +60,20 @@ split_run() {
 		timeout 60 mpirun --oversubscribe -np "$NP" -x OMPI_ALLOW_RUN_AS_ROOT \
 		-x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x DFTRACER_ENABLE -x DFTRACER_INIT \
 		-x DFTRACER_INC_METADATA -x DFTRACER_DATA_DIR -x DFTRACER_LOG_FILE \
-		-x LD_PRELOAD="$RT/lib/libdftracer_preload.so" \
-		./mpiio_split "$d/data/f.bin" "$SPLIT_COUNT" "$SPLIT_CB" \
-		>"$d/out" 2>&1 || echo "mpiio_split: exit $?" >>"$d/out"
+		-x LD_PRELOAD="$RT/lib/libdftracer_preload.so" "$@" \
+		>"$d/out" 2>&1 || echo "$1: exit $?" >>"$d/out"
 }
 
-# The split run's traces (checked) as $W/ev.json, like events().
-split_events() {
+# The traces of run NAME of once (checked) as $W/ev.json, like events().
+once_events() {
 	local n=0 f
-	grep -q 'exit' "$B/split/out" && fail "$(cat "$B/split/out")"
-	for f in "$B"/split/traces/*.pfw.gz; do
+	grep -q 'exit' "$B/$1/out" && fail "$(cat "$B/$1/out")"
+	for f in "$B/$1"/traces/*.pfw.gz; do
 		run -0 python3 "$CHECK" "$f"
 		n=$((n + 1))
 	done
 	[ "$n" -eq "$NP" ] || fail "$n trace files, want $NP"
-	for f in "$B"/split/traces/*.pfw.gz; do
+	for f in "$B/$1"/traces/*.pfw.gz; do
 		gzip -dc "$f" | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' |
 			jq -s '(map(select(.name == "PR"))[0].args.value | tonumber) as $r
 				| map(. + {rank: $r})'
@@ -296,7 +304,7 @@ q() {
 
 @test "split collectives on 2 ranks: each _begin carries count, size, offset and the collective and nonblocking flags; each _end completes it" {
 	need_mpi
-	split_events
+	once_events split
 	local c=$SPLIT_COUNT blk=$((SPLIT_COUNT * INT)) r h
 	# three blocks a rank, each in its own third of the file
 	[ "$(stat -c %s "$B/split/data/f.bin")" -eq $((3 * NP * blk)) ]
@@ -327,7 +335,7 @@ q() {
 
 @test "the MPI layer: MPI_Init_thread and MPI_Finalize are MPI events around every MPI-IO call; the open event carries the file's hints" {
 	need_mpi
-	split_events
+	once_events split
 	local funneled r
 	funneled=$("$B/funneled")
 	for r in $(seq 0 $((NP - 1))); do
@@ -348,5 +356,25 @@ q() {
 				and (.hints | split(";") | sort) == (["cb_nodes=\($cb)", "romio_cb_write=enable"] | sort))
 			and ($e | map(select(.name == "PR")) | length == 1
 				and .[0].args.value == "\($r)")'
+	done
+}
+
+@test "MPI-IO from Fortran (use mpi): the bindings' PMPI_File_* calls are traced as the MPI_File_* events" {
+	need_mpi
+	[ -x "$B/mpiio_f" ] || skip "no mpifort: $(cat "$B/mpifort.err" 2>/dev/null)"
+	once_events fortran
+	local isz=$INT per r	# MPI_INTEGER: default integer, 4 bytes with gfortran
+	per=$(( (F_NCOLL + 1) * F_COUNT * isz ))
+	[ "$(stat -c %s "$B/fortran/data/f.bin")" -eq $((NP * per)) ]
+	for r in $(seq 0 $((NP - 1))); do
+		q --argjson r "$r" --argjson nc "$F_NCOLL" --argjson c "$F_COUNT" \
+			--argjson per "$per" --argjson isz "$isz" --arg h "$(h16 "$B/fortran/data/f.bin")" '
+			map(select(.rank == $r and (.cat == "MPIIO" or .cat == "MPI"))) as $e
+			| ([$e[] | .name] == ["MPI_Init", "MPI_File_open"]
+				+ [range($nc) | "MPI_File_write_at_all"]
+				+ ["MPI_File_write_at", "MPI_File_close", "MPI_Finalize"])
+			and ($e | map(select(.cat == "MPIIO")) | all(.args.fhash == $h and .args.level == 1))
+			and ($e | map(select(.name | test("write"))) | all(.args.size == $c * $isz)
+				and (map(.args.offset) == [range($nc + 1) | $r * $per + . * $c * $isz]))'
 	done
 }

@@ -6,8 +6,9 @@
  * DFTRACER_DATA_DIR; and events of cat "MPI" for MPI_Init,
  * MPI_Init_thread and MPI_Finalize (the MPI layer, whatever the files).
  *
- * Each wrapper is an exported definition of the MPI symbol; the real one
- * is libmpi's, found at the first call (libsym.c).  The runtime does not
+ * Each wrapper is an exported definition of the MPI symbol and of its
+ * PMPI_ twin (what Fortran's bindings call); the real one is libmpi's,
+ * found at the first call (libsym.c).  The runtime does not
  * link libmpi and includes no mpi.h: a program without MPI never calls
  * these and pays nothing, and the runtime builds where MPI is absent.
  *
@@ -30,9 +31,8 @@
  * only the ones the program passed under Open MPI 4.1 (its get_info
  * returns the open's info, whichever io component runs).
  *
- * Does not: trace MPI_File_seek, preallocate or the info calls,
- * Fortran's bindings (Open MPI's call PMPI_* directly), or MPI calls
- * other than the three above.  (The rank: the launcher's variables or
+ * Does not: trace MPI_File_seek, preallocate or the info calls, or MPI
+ * calls other than the three above.  (The rank: the launcher's variables or
  * mpirank.c when the trace starts; a trace that began before MPI_Init
  * with neither gets its PR record when MPI_Init returns, else at the
  * first MPI_File_open.)
@@ -193,65 +193,116 @@ static struct dft_file *fh_get(mpi_file fh, int del)
 	return f;
 }
 
+/*
+ * Each wrapper exists twice: as MPI_X, which C programs call, and as
+ * PMPI_X, which the Fortran bindings call (Open MPI's libmpi_mpifh and,
+ * through it, mpi_f08 call PMPI_File_* directly), both traced under the
+ * name MPI_X.  In libmpi MPI_X is an alias of PMPI_X, so a C call meets
+ * only the first; a profiling layer between (its MPI_X calling PMPI_X)
+ * would meet both, hence in_mpi: the thread is inside a traced MPI call,
+ * and the MPI calls made from there pass through.
+ */
+static __thread int in_mpi DFT_TLS;
+
 /* one load and a branch while not tracing MPI-IO */
 #define MPI_TRACED(fh, f) \
-	(DFT_UNLIKELY(dft_on_mpiio) && !dft_guard && ((f) = fh_get((fh), 0)))
+	(DFT_UNLIKELY(dft_on_mpiio) && !dft_guard && !in_mpi && \
+	 ((f) = fh_get((fh), 0)))
+
+/* A call of the real sym with args, inside the traced call */
+#define MPI_CALL(sym, args) \
+	({ \
+		int ret_; \
+		in_mpi++; \
+		ret_ = LIB_REAL(sym) args; \
+		in_mpi--; \
+		ret_; \
+	})
+
+/* The traced half of a wrapper without data: the real sym called with
+ * args inside a span named name on file f; the event's args are the
+ * KI(...), list given (each followed by a comma), then ret.  Returns. */
+#define MPI_SPAN(sym, name, cat, f, args, ...) \
+	do { \
+		struct dft_region *r_ = dft_span_begin(name, cat); \
+		int ret_ = MPI_CALL(sym, args); \
+		int e_ = errno; \
+		{ \
+			struct dft_kv kv_[] = { __VA_ARGS__ KI("ret", ret_) }; \
+			dft_span_end(r_, kv_, sizeof(kv_) / sizeof(*kv_), (f)); \
+		} \
+		errno = e_; \
+		return ret_; \
+	} while (0)
 
 /* ---- open, close -------------------------------------------------------- */
 
-LIB_WRAP(int, MPI_File_open, (mpi_comm comm, const char *filename, int amode,
-			       mpi_info info, mpi_file *fh));
+#define P_OPEN (mpi_comm comm, const char *filename, int amode, \
+		mpi_info info, mpi_file *fh)
+#define A_OPEN (comm, filename, amode, info, fh)
 
-DFT_API int MPI_File_open(mpi_comm comm, const char *filename, int amode,
-			  mpi_info info, mpi_file *fh)
+#define MPI_OPEN(sym) \
+	LIB_WRAP(int, sym, P_OPEN); \
+	DFT_API int sym P_OPEN \
+	{ \
+		struct dft_region *r; \
+		struct dft_file *f; \
+		int ret, e; \
+		if (DFT_LIKELY(!dft_on_mpiio) || dft_guard || in_mpi || \
+		    !(f = dft_layer_file(filename))) \
+			return LIB_REAL(sym) A_OPEN; \
+		dft_rank_late(); \
+		r = dft_span_begin("MPI_File_open", "MPIIO"); \
+		ret = MPI_CALL(sym, A_OPEN); \
+		e = errno; \
+		open_end(r, f, comm, amode, fh, ret); \
+		errno = e; \
+		return ret; \
+	}
+
+/* Ends MPI_File_open's span: amode, comm_size, ret, and the file's hints
+ * (hints, cb_nodes) when it opened; remembers the handle. */
+static void open_end(struct dft_region *r, struct dft_file *f, mpi_comm comm,
+		     int amode, mpi_file *fh, int ret)
 {
-	struct dft_region *r;
-	struct dft_file *f;
-	int ret, e;
+	char hints[1024] = "";
+	long long cb = -1;
+	struct dft_kv kv[] = { KI("amode", amode),
+			       KI("comm_size", comm_size(comm)),
+			       KI("ret", ret), KS("hints", hints),
+			       KI("cb_nodes", 0) };
 
-	if (DFT_LIKELY(!dft_on_mpiio) || dft_guard ||
-	    !(f = dft_layer_file(filename)))
-		return LIB_REAL(MPI_File_open)(comm, filename, amode, info, fh);
-	dft_rank_late();
-	r = dft_span_begin("MPI_File_open", "MPIIO");
-	ret = LIB_REAL(MPI_File_open)(comm, filename, amode, info, fh);
-	e = errno;
 	if (ret == 0 && fh)
 		fh_put(*fh, f);
-	{
-		char hints[1024] = "";
-		long long cb = -1;
-		struct dft_kv kv[] = { KI("amode", amode),
-				       KI("comm_size", comm_size(comm)),
-				       KI("ret", ret), KS("hints", hints),
-				       KI("cb_nodes", 0) };
-
-		if (ret == 0 && fh && r)
-			file_hints(*fh, hints, sizeof(hints), &cb);
-		kv[4].i = cb;
-		dft_span_end(r, kv, *hints ? (cb > 0 ? 5 : 4) : 3, f);
-	}
-	errno = e;
-	return ret;
+	if (ret == 0 && fh && r)
+		file_hints(*fh, hints, sizeof(hints), &cb);
+	kv[4].i = cb;
+	dft_span_end(r, kv, *hints ? (cb > 0 ? 5 : 4) : 3, f);
 }
 
-LIB_WRAP(int, MPI_File_close, (mpi_file *fh));
+MPI_OPEN(MPI_File_open)
+MPI_OPEN(PMPI_File_open)
 
-DFT_API int MPI_File_close(mpi_file *fh)
-{
-	struct dft_file *f;
-
-	if (!fh)
-		return LIB_REAL(MPI_File_close)(fh);
-	if (DFT_LIKELY(!dft_on_mpiio) || dft_guard) {
-		if (FH.n)	/* opened while tracing: forget it all the same */
-			fh_get(*fh, 1);
-		return LIB_REAL(MPI_File_close)(fh);
+#define MPI_CLOSE(sym) \
+	LIB_WRAP(int, sym, (mpi_file *fh)); \
+	DFT_API int sym(mpi_file *fh) \
+	{ \
+		struct dft_file *f; \
+		if (!fh) \
+			return LIB_REAL(sym)(fh); \
+		if (DFT_LIKELY(!dft_on_mpiio) || dft_guard || in_mpi) { \
+			/* opened while tracing: forget it all the same */ \
+			if (FH.n) \
+				fh_get(*fh, 1); \
+			return LIB_REAL(sym)(fh); \
+		} \
+		if (!(f = fh_get(*fh, 1))) \
+			return LIB_REAL(sym)(fh); \
+		MPI_SPAN(sym, "MPI_File_close", "MPIIO", f, (fh)); \
 	}
-	if (!(f = fh_get(*fh, 1)))
-		return LIB_REAL(MPI_File_close)(fh);
-	LIB_SPAN(int, MPI_File_close, "MPIIO", f, (fh));
-}
+
+MPI_CLOSE(MPI_File_close)
+MPI_CLOSE(PMPI_File_close)
 
 /* ---- reads and writes --------------------------------------------------- */
 
@@ -280,11 +331,12 @@ static void rw_end(struct dft_region *r, struct dft_file *f, int count,
 }
 
 /*
- * One wrapper: sym with parameters params and the argument list args;
- * OFF is the offset argument or 0, HAS_OFF whether there is one, COLL and
- * NB the collective and nonblocking flags of the form.
+ * One wrapper: sym (MPI_ or PMPI_ name) with parameters params and the
+ * argument list args, traced as name; OFF is the offset argument or 0,
+ * HAS_OFF whether there is one, COLL and NB the collective and
+ * nonblocking flags of the form.
  */
-#define MPI_RW(sym, params, args, HAS_OFF, OFF, COLL, NB) \
+#define MPI_RW1(sym, name, params, args, HAS_OFF, OFF, COLL, NB) \
 	LIB_WRAP(int, sym, params); \
 	DFT_API int sym params \
 	{ \
@@ -293,13 +345,19 @@ static void rw_end(struct dft_region *r, struct dft_file *f, int count,
 		int ret, e; \
 		if (!MPI_TRACED(fh, f)) \
 			return LIB_REAL(sym) args; \
-		r = dft_span_begin(#sym, "MPIIO"); \
-		ret = LIB_REAL(sym) args; \
+		r = dft_span_begin(name, "MPIIO"); \
+		ret = MPI_CALL(sym, args); \
 		e = errno; \
 		rw_end(r, f, count, datatype, HAS_OFF, OFF, COLL, NB, ret); \
 		errno = e; \
 		return ret; \
 	}
+/* MPI_base and PMPI_base, traced as MPI_base */
+#define MPI_RW(base, params, args, HAS_OFF, OFF, COLL, NB) \
+	MPI_RW1(MPI_##base, "MPI_" #base, params, args, HAS_OFF, OFF, COLL, \
+		NB) \
+	MPI_RW1(PMPI_##base, "MPI_" #base, params, args, HAS_OFF, OFF, COLL, \
+		NB)
 
 #define P_RD (mpi_file fh, void *buf, int count, mpi_datatype datatype, \
 	      mpi_status *status)
@@ -322,28 +380,28 @@ static void rw_end(struct dft_region *r, struct dft_file *f, int count,
 		  mpi_datatype datatype, mpi_request *request)
 #define A_IRW_AT (fh, offset, buf, count, datatype, request)
 
-MPI_RW(MPI_File_read, P_RD, A_RW, 0, 0, 0, 0)
-MPI_RW(MPI_File_read_all, P_RD, A_RW, 0, 0, 1, 0)
-MPI_RW(MPI_File_read_shared, P_RD, A_RW, 0, 0, 0, 0)
-MPI_RW(MPI_File_read_ordered, P_RD, A_RW, 0, 0, 1, 0)
-MPI_RW(MPI_File_read_at, P_RD_AT, A_RW_AT, 1, offset, 0, 0)
-MPI_RW(MPI_File_read_at_all, P_RD_AT, A_RW_AT, 1, offset, 1, 0)
-MPI_RW(MPI_File_write, P_WR, A_RW, 0, 0, 0, 0)
-MPI_RW(MPI_File_write_all, P_WR, A_RW, 0, 0, 1, 0)
-MPI_RW(MPI_File_write_shared, P_WR, A_RW, 0, 0, 0, 0)
-MPI_RW(MPI_File_write_ordered, P_WR, A_RW, 0, 0, 1, 0)
-MPI_RW(MPI_File_write_at, P_WR_AT, A_RW_AT, 1, offset, 0, 0)
-MPI_RW(MPI_File_write_at_all, P_WR_AT, A_RW_AT, 1, offset, 1, 0)
-MPI_RW(MPI_File_iread, P_IRD, A_IRW, 0, 0, 0, 1)
-MPI_RW(MPI_File_iread_all, P_IRD, A_IRW, 0, 0, 1, 1)
-MPI_RW(MPI_File_iread_shared, P_IRD, A_IRW, 0, 0, 0, 1)
-MPI_RW(MPI_File_iread_at, P_IRD_AT, A_IRW_AT, 1, offset, 0, 1)
-MPI_RW(MPI_File_iread_at_all, P_IRD_AT, A_IRW_AT, 1, offset, 1, 1)
-MPI_RW(MPI_File_iwrite, P_IWR, A_IRW, 0, 0, 0, 1)
-MPI_RW(MPI_File_iwrite_all, P_IWR, A_IRW, 0, 0, 1, 1)
-MPI_RW(MPI_File_iwrite_shared, P_IWR, A_IRW, 0, 0, 0, 1)
-MPI_RW(MPI_File_iwrite_at, P_IWR_AT, A_IRW_AT, 1, offset, 0, 1)
-MPI_RW(MPI_File_iwrite_at_all, P_IWR_AT, A_IRW_AT, 1, offset, 1, 1)
+MPI_RW(File_read, P_RD, A_RW, 0, 0, 0, 0)
+MPI_RW(File_read_all, P_RD, A_RW, 0, 0, 1, 0)
+MPI_RW(File_read_shared, P_RD, A_RW, 0, 0, 0, 0)
+MPI_RW(File_read_ordered, P_RD, A_RW, 0, 0, 1, 0)
+MPI_RW(File_read_at, P_RD_AT, A_RW_AT, 1, offset, 0, 0)
+MPI_RW(File_read_at_all, P_RD_AT, A_RW_AT, 1, offset, 1, 0)
+MPI_RW(File_write, P_WR, A_RW, 0, 0, 0, 0)
+MPI_RW(File_write_all, P_WR, A_RW, 0, 0, 1, 0)
+MPI_RW(File_write_shared, P_WR, A_RW, 0, 0, 0, 0)
+MPI_RW(File_write_ordered, P_WR, A_RW, 0, 0, 1, 0)
+MPI_RW(File_write_at, P_WR_AT, A_RW_AT, 1, offset, 0, 0)
+MPI_RW(File_write_at_all, P_WR_AT, A_RW_AT, 1, offset, 1, 0)
+MPI_RW(File_iread, P_IRD, A_IRW, 0, 0, 0, 1)
+MPI_RW(File_iread_all, P_IRD, A_IRW, 0, 0, 1, 1)
+MPI_RW(File_iread_shared, P_IRD, A_IRW, 0, 0, 0, 1)
+MPI_RW(File_iread_at, P_IRD_AT, A_IRW_AT, 1, offset, 0, 1)
+MPI_RW(File_iread_at_all, P_IRD_AT, A_IRW_AT, 1, offset, 1, 1)
+MPI_RW(File_iwrite, P_IWR, A_IRW, 0, 0, 0, 1)
+MPI_RW(File_iwrite_all, P_IWR, A_IRW, 0, 0, 1, 1)
+MPI_RW(File_iwrite_shared, P_IWR, A_IRW, 0, 0, 0, 1)
+MPI_RW(File_iwrite_at, P_IWR_AT, A_IRW_AT, 1, offset, 0, 1)
+MPI_RW(File_iwrite_at_all, P_IWR_AT, A_IRW_AT, 1, offset, 1, 1)
 
 /*
  * Split collectives: the _begin half starts a collective transfer that
@@ -365,72 +423,75 @@ MPI_RW(MPI_File_iwrite_at_all, P_IWR_AT, A_IRW_AT, 1, offset, 1, 1)
 #define P_WR_E (mpi_file fh, const void *buf, mpi_status *status)
 #define A_RW_E (fh, buf, status)
 
-#define MPI_SPLIT_END(sym, params, args) \
+#define MPI_SPLIT_END1(sym, name, params, args) \
 	LIB_WRAP(int, sym, params); \
 	DFT_API int sym params \
 	{ \
 		struct dft_file *f; \
 		if (!MPI_TRACED(fh, f)) \
 			return LIB_REAL(sym) args; \
-		LIB_SPAN(int, sym, "MPIIO", f, args, KI("collective", 1), \
+		MPI_SPAN(sym, name, "MPIIO", f, args, KI("collective", 1), \
 			 KI("nonblocking", 1),); \
 	}
+#define MPI_SPLIT_END(base, params, args) \
+	MPI_SPLIT_END1(MPI_##base, "MPI_" #base, params, args) \
+	MPI_SPLIT_END1(PMPI_##base, "MPI_" #base, params, args)
 
-MPI_RW(MPI_File_read_all_begin, P_RD_B, A_RW_B, 0, 0, 1, 1)
-MPI_SPLIT_END(MPI_File_read_all_end, P_RD_E, A_RW_E)
-MPI_RW(MPI_File_read_at_all_begin, P_RD_AT_B, A_RW_AT_B, 1, offset, 1, 1)
-MPI_SPLIT_END(MPI_File_read_at_all_end, P_RD_E, A_RW_E)
-MPI_RW(MPI_File_read_ordered_begin, P_RD_B, A_RW_B, 0, 0, 1, 1)
-MPI_SPLIT_END(MPI_File_read_ordered_end, P_RD_E, A_RW_E)
-MPI_RW(MPI_File_write_all_begin, P_WR_B, A_RW_B, 0, 0, 1, 1)
-MPI_SPLIT_END(MPI_File_write_all_end, P_WR_E, A_RW_E)
-MPI_RW(MPI_File_write_at_all_begin, P_WR_AT_B, A_RW_AT_B, 1, offset, 1, 1)
-MPI_SPLIT_END(MPI_File_write_at_all_end, P_WR_E, A_RW_E)
-MPI_RW(MPI_File_write_ordered_begin, P_WR_B, A_RW_B, 0, 0, 1, 1)
-MPI_SPLIT_END(MPI_File_write_ordered_end, P_WR_E, A_RW_E)
+MPI_RW(File_read_all_begin, P_RD_B, A_RW_B, 0, 0, 1, 1)
+MPI_SPLIT_END(File_read_all_end, P_RD_E, A_RW_E)
+MPI_RW(File_read_at_all_begin, P_RD_AT_B, A_RW_AT_B, 1, offset, 1, 1)
+MPI_SPLIT_END(File_read_at_all_end, P_RD_E, A_RW_E)
+MPI_RW(File_read_ordered_begin, P_RD_B, A_RW_B, 0, 0, 1, 1)
+MPI_SPLIT_END(File_read_ordered_end, P_RD_E, A_RW_E)
+MPI_RW(File_write_all_begin, P_WR_B, A_RW_B, 0, 0, 1, 1)
+MPI_SPLIT_END(File_write_all_end, P_WR_E, A_RW_E)
+MPI_RW(File_write_at_all_begin, P_WR_AT_B, A_RW_AT_B, 1, offset, 1, 1)
+MPI_SPLIT_END(File_write_at_all_end, P_WR_E, A_RW_E)
+MPI_RW(File_write_ordered_begin, P_WR_B, A_RW_B, 0, 0, 1, 1)
+MPI_SPLIT_END(File_write_ordered_end, P_WR_E, A_RW_E)
 
 /* ---- view, sync, size --------------------------------------------------- */
 
-LIB_WRAP(int, MPI_File_set_view, (mpi_file fh, mpi_offset disp,
-				   mpi_datatype etype, mpi_datatype filetype,
-				   const char *datarep, mpi_info info));
+#define P_VIEW (mpi_file fh, mpi_offset disp, mpi_datatype etype, \
+		mpi_datatype filetype, const char *datarep, mpi_info info)
+#define A_VIEW (fh, disp, etype, filetype, datarep, info)
+#define MPI_SET_VIEW(sym) \
+	LIB_WRAP(int, sym, P_VIEW); \
+	DFT_API int sym P_VIEW \
+	{ \
+		struct dft_file *f; \
+		if (!MPI_TRACED(fh, f)) \
+			return LIB_REAL(sym) A_VIEW; \
+		MPI_SPAN(sym, "MPI_File_set_view", "MPIIO", f, A_VIEW, \
+			 KI("disp", disp), KI("etype_size", type_size(etype)),); \
+	}
+MPI_SET_VIEW(MPI_File_set_view)
+MPI_SET_VIEW(PMPI_File_set_view)
 
-DFT_API int MPI_File_set_view(mpi_file fh, mpi_offset disp, mpi_datatype etype,
-			      mpi_datatype filetype, const char *datarep,
-			      mpi_info info)
-{
-	struct dft_file *f;
+#define MPI_SYNC(sym) \
+	LIB_WRAP(int, sym, (mpi_file fh)); \
+	DFT_API int sym(mpi_file fh) \
+	{ \
+		struct dft_file *f; \
+		if (!MPI_TRACED(fh, f)) \
+			return LIB_REAL(sym)(fh); \
+		MPI_SPAN(sym, "MPI_File_sync", "MPIIO", f, (fh)); \
+	}
+MPI_SYNC(MPI_File_sync)
+MPI_SYNC(PMPI_File_sync)
 
-	if (!MPI_TRACED(fh, f))
-		return LIB_REAL(MPI_File_set_view)(fh, disp, etype, filetype,
-						   datarep, info);
-	LIB_SPAN(int, MPI_File_set_view, "MPIIO", f,
-		 (fh, disp, etype, filetype, datarep, info), KI("disp", disp),
-		 KI("etype_size", type_size(etype)),);
-}
-
-LIB_WRAP(int, MPI_File_sync, (mpi_file fh));
-
-DFT_API int MPI_File_sync(mpi_file fh)
-{
-	struct dft_file *f;
-
-	if (!MPI_TRACED(fh, f))
-		return LIB_REAL(MPI_File_sync)(fh);
-	LIB_SPAN(int, MPI_File_sync, "MPIIO", f, (fh));
-}
-
-LIB_WRAP(int, MPI_File_set_size, (mpi_file fh, mpi_offset size));
-
-DFT_API int MPI_File_set_size(mpi_file fh, mpi_offset size)
-{
-	struct dft_file *f;
-
-	if (!MPI_TRACED(fh, f))
-		return LIB_REAL(MPI_File_set_size)(fh, size);
-	LIB_SPAN(int, MPI_File_set_size, "MPIIO", f, (fh, size),
-		 KI("size", size),);
-}
+#define MPI_SET_SIZE(sym) \
+	LIB_WRAP(int, sym, (mpi_file fh, mpi_offset size)); \
+	DFT_API int sym(mpi_file fh, mpi_offset size) \
+	{ \
+		struct dft_file *f; \
+		if (!MPI_TRACED(fh, f)) \
+			return LIB_REAL(sym)(fh, size); \
+		MPI_SPAN(sym, "MPI_File_set_size", "MPIIO", f, (fh, size), \
+			 KI("size", size),); \
+	}
+MPI_SET_SIZE(MPI_File_set_size)
+MPI_SET_SIZE(PMPI_File_set_size)
 
 /* ---- MPI: initialisation and finalisation ------------------------------- */
 
@@ -439,66 +500,68 @@ DFT_API int MPI_File_set_size(mpi_file fh, mpi_offset size)
  * When MPI_Init returns, a trace that has no rank yet (no launcher
  * variable) gets its PR and process_name records.
  */
-#define MPI_ON() (DFT_UNLIKELY(dft_on_mpiio) && !dft_guard)
+#define MPI_ON() (DFT_UNLIKELY(dft_on_mpiio) && !dft_guard && !in_mpi)
 
-LIB_WRAP(int, MPI_Init, (int *argc, char ***argv));
-
-DFT_API int MPI_Init(int *argc, char ***argv)
-{
-	struct dft_region *r;
-	int ret, e;
-
-	if (!MPI_ON())
-		return LIB_REAL(MPI_Init)(argc, argv);
-	r = dft_span_begin("MPI_Init", "MPI");
-	ret = LIB_REAL(MPI_Init)(argc, argv);
-	e = errno;
-	{
-		struct dft_kv kv[] = { KI("ret", ret) };
-
-		dft_span_end(r, kv, 1, NULL);
+#define P_INIT (int *argc, char ***argv)
+#define MPI_INIT(sym) \
+	LIB_WRAP(int, sym, P_INIT); \
+	DFT_API int sym P_INIT \
+	{ \
+		struct dft_region *r; \
+		int ret, e; \
+		if (!MPI_ON()) \
+			return LIB_REAL(sym)(argc, argv); \
+		r = dft_span_begin("MPI_Init", "MPI"); \
+		ret = MPI_CALL(sym, (argc, argv)); \
+		e = errno; \
+		{ \
+			struct dft_kv kv[] = { KI("ret", ret) }; \
+			dft_span_end(r, kv, 1, NULL); \
+		} \
+		if (ret == 0) \
+			dft_rank_late(); \
+		errno = e; \
+		return ret; \
 	}
-	if (ret == 0)
-		dft_rank_late();
-	errno = e;
-	return ret;
-}
+MPI_INIT(MPI_Init)
+MPI_INIT(PMPI_Init)
 
-LIB_WRAP(int, MPI_Init_thread, (int *argc, char ***argv, int required,
-				 int *provided));
-
-DFT_API int MPI_Init_thread(int *argc, char ***argv, int required,
-			    int *provided)
-{
-	struct dft_region *r;
-	int ret, e;
-
-	if (!MPI_ON())
-		return LIB_REAL(MPI_Init_thread)(argc, argv, required,
-						 provided);
-	r = dft_span_begin("MPI_Init_thread", "MPI");
-	ret = LIB_REAL(MPI_Init_thread)(argc, argv, required, provided);
-	e = errno;
-	{
-		struct dft_kv kv[] = {
-			KI("required", required),
-			KI("provided", provided && ret == 0 ? *provided : -1),
-			KI("ret", ret)
-		};
-
-		dft_span_end(r, kv, 3, NULL);
+#define P_INIT_T (int *argc, char ***argv, int required, int *provided)
+#define MPI_INIT_THREAD(sym) \
+	LIB_WRAP(int, sym, P_INIT_T); \
+	DFT_API int sym P_INIT_T \
+	{ \
+		struct dft_region *r; \
+		int ret, e; \
+		if (!MPI_ON()) \
+			return LIB_REAL(sym)(argc, argv, required, provided); \
+		r = dft_span_begin("MPI_Init_thread", "MPI"); \
+		ret = MPI_CALL(sym, (argc, argv, required, provided)); \
+		e = errno; \
+		{ \
+			struct dft_kv kv[] = { \
+				KI("required", required), \
+				KI("provided", provided && ret == 0 ? \
+					       *provided : -1), \
+				KI("ret", ret) \
+			}; \
+			dft_span_end(r, kv, 3, NULL); \
+		} \
+		if (ret == 0) \
+			dft_rank_late(); \
+		errno = e; \
+		return ret; \
 	}
-	if (ret == 0)
-		dft_rank_late();
-	errno = e;
-	return ret;
-}
+MPI_INIT_THREAD(MPI_Init_thread)
+MPI_INIT_THREAD(PMPI_Init_thread)
 
-LIB_WRAP(int, MPI_Finalize, (void));
-
-DFT_API int MPI_Finalize(void)
-{
-	if (!MPI_ON())
-		return LIB_REAL(MPI_Finalize)();
-	LIB_SPAN(int, MPI_Finalize, "MPI", NULL, ());
-}
+#define MPI_FINALIZE(sym) \
+	LIB_WRAP(int, sym, (void)); \
+	DFT_API int sym(void) \
+	{ \
+		if (!MPI_ON()) \
+			return LIB_REAL(sym)(); \
+		MPI_SPAN(sym, "MPI_Finalize", "MPI", NULL, ()); \
+	}
+MPI_FINALIZE(MPI_Finalize)
+MPI_FINALIZE(PMPI_Finalize)
