@@ -44,13 +44,21 @@ struct mem_src {
 	size_t n, pos;
 };
 
-/* The raw (possibly compressed) input of a trace: trace.c's alone. */
-struct dft_trace_raw {
+/* What a reader keeps to itself: trace.c's alone. */
+struct dft_trace_priv {
+	/* the raw (possibly compressed) input */
 	int fd;			/* -1: none (a memory input) */
 	int gz, eof, in_eof;
 	z_stream *zs;		/* gzip only */
 	unsigned char *in;	/* raw bytes read */
 	size_t in_cap;
+	/* the line buffers the events point into (the scanner's) */
+	char *buf;		/* uncompressed text */
+	size_t buf_len, buf_pos, buf_cap;
+	char *scratch;		/* unescaped strings */
+	size_t scratch_cap, scratch_len;
+	json_object *jobj;	/* json-c fallback object of the last line */
+	struct dft_tmap names;	/* "F"/"H"/"S" + hash text -> struct dft_str */
 	/* per file: dft_trace_chain starts these again */
 	struct mem_src *mem;
 	int member_done;
@@ -63,7 +71,8 @@ struct dft_trace_raw {
 static ssize_t
 raw_read(struct dft_trace *t, void *dst, size_t n)
 {
-	struct mem_src *m = t->raw->mem;
+	struct dft_trace_priv *r = t->priv;
+	struct mem_src *m = r->mem;
 
 	if (m != NULL) {
 		size_t k = m->n - m->pos < n ? m->n - m->pos : n;
@@ -73,12 +82,10 @@ raw_read(struct dft_trace *t, void *dst, size_t n)
 		return (ssize_t)k;
 	}
 	for (;;) {
-		ssize_t k = read(t->raw->fd, dst, n);
+		ssize_t k = read(r->fd, dst, n);
 
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k > 0)
-			t->in_bytes += (uint64_t)k;
 		return k;
 	}
 }
@@ -87,24 +94,26 @@ raw_read(struct dft_trace *t, void *dst, size_t n)
 static int
 fill_plain(struct dft_trace *t)
 {
-	ssize_t k = raw_read(t, t->buf + t->buf_len, t->buf_cap - t->buf_len);
+	struct dft_trace_priv *r = t->priv;
+	ssize_t k = raw_read(t, r->buf + r->buf_len, r->buf_cap - r->buf_len);
 
 	if (k < 0)
 		return -1;
-	t->buf_len += (size_t)k;
-	t->out_bytes += (uint64_t)k;
+	r->buf_len += (size_t)k;
 	return k > 0 ? 1 : 0;
 }
 
 static void
 stream_problem(struct dft_trace *t, const char *what)
 {
+	struct dft_trace_priv *r = t->priv;
+
 	if (t->stream_err[0] == '\0') {
 		long nl = 0;
 
 		/* the text before the problem is still in the buffer */
-		for (size_t i = t->buf_pos; i < t->buf_len; i++)
-			nl += t->buf[i] == '\n';
+		for (size_t i = r->buf_pos; i < r->buf_len; i++)
+			nl += r->buf[i] == '\n';
 		snprintf(t->stream_err, sizeof(t->stream_err), "%s", what);
 		t->stream_err_line = t->lineno + nl + 1;
 	}
@@ -114,19 +123,20 @@ stream_problem(struct dft_trace *t, const char *what)
 static int
 gz_need(struct dft_trace *t, size_t want)
 {
-	z_stream *zs = t->raw->zs;
+	struct dft_trace_priv *r = t->priv;
+	z_stream *zs = r->zs;
 
-	while (zs->avail_in < want && !t->raw->in_eof) {
-		if (zs->avail_in > 0 && zs->next_in != t->raw->in)
-			memmove(t->raw->in, zs->next_in, zs->avail_in);
-		zs->next_in = t->raw->in;
-		ssize_t k = raw_read(t, t->raw->in + zs->avail_in,
-				     t->raw->in_cap - zs->avail_in);
+	while (zs->avail_in < want && !r->in_eof) {
+		if (zs->avail_in > 0 && zs->next_in != r->in)
+			memmove(r->in, zs->next_in, zs->avail_in);
+		zs->next_in = r->in;
+		ssize_t k = raw_read(t, r->in + zs->avail_in,
+				     r->in_cap - zs->avail_in);
 
 		if (k < 0)
 			return -1;
 		if (k == 0)
-			t->raw->in_eof = 1;
+			r->in_eof = 1;
 		zs->avail_in += (uInt)k;
 	}
 	return 0;
@@ -136,7 +146,8 @@ gz_need(struct dft_trace *t, size_t want)
 static int
 gz_resync(struct dft_trace *t)
 {
-	z_stream *zs = t->raw->zs;
+	struct dft_trace_priv *r = t->priv;
+	z_stream *zs = r->zs;
 
 	for (;;) {
 		unsigned char *p = zs->next_in;
@@ -155,11 +166,11 @@ gz_resync(struct dft_trace *t)
 
 		zs->next_in = p + n - keep;
 		zs->avail_in = (uInt)keep;
-		if (t->raw->in_eof)
+		if (r->in_eof)
 			return 0;
 		if (gz_need(t, keep + 1) < 0)
 			return -1;
-		if (zs->avail_in <= keep && t->raw->in_eof)
+		if (zs->avail_in <= keep && r->in_eof)
 			return 0;
 	}
 }
@@ -168,17 +179,19 @@ gz_resync(struct dft_trace *t)
 static void
 break_line(struct dft_trace *t)
 {
-	if (t->buf_len > 0 && t->buf[t->buf_len - 1] != '\n' &&
-	    t->buf_len < t->buf_cap)
-		t->buf[t->buf_len++] = '\n';
+	struct dft_trace_priv *r = t->priv;
+
+	if (r->buf_len > 0 && r->buf[r->buf_len - 1] != '\n' &&
+	    r->buf_len < r->buf_cap)
+		r->buf[r->buf_len++] = '\n';
 }
 
 /* gzip: inflate more into the line buffer. 1 more data, 0 end, -1 error */
 static int
 fill_gz(struct dft_trace *t)
 {
-	z_stream *zs = t->raw->zs;
-	struct dft_trace_raw *r = t->raw;
+	struct dft_trace_priv *r = t->priv;
+	z_stream *zs = r->zs;
 
 	for (;;) {
 		if (r->member_done) {
@@ -211,17 +224,16 @@ fill_gz(struct dft_trace *t)
 			r->member_done = 0;
 			continue;
 		}
-		if (zs->avail_in == 0 && !t->raw->in_eof && gz_need(t, 1) < 0)
+		if (zs->avail_in == 0 && !r->in_eof && gz_need(t, 1) < 0)
 			return -1;
-		size_t room = t->buf_cap - t->buf_len;
+		size_t room = r->buf_cap - r->buf_len;
 
-		zs->next_out = (unsigned char *)t->buf + t->buf_len;
+		zs->next_out = (unsigned char *)r->buf + r->buf_len;
 		zs->avail_out = (uInt)room;
 		int rc = inflate(zs, Z_NO_FLUSH);
 		size_t got = room - zs->avail_out;
 
-		t->buf_len += got;
-		t->out_bytes += got;
+		r->buf_len += got;
 		if (rc == Z_STREAM_END) {
 			r->member_done = 1;
 			if (got > 0)
@@ -234,7 +246,7 @@ fill_gz(struct dft_trace *t)
 			continue;
 		}
 		if (rc == Z_BUF_ERROR && zs->avail_in == 0) {
-			if (!t->raw->in_eof) {
+			if (!r->in_eof) {
 				if (got > 0)
 					return 1;
 				continue;
@@ -252,7 +264,7 @@ fill_gz(struct dft_trace *t)
 		if (k < 0)
 			return -1;
 		if (k == 0)
-			return t->buf_len > 0 || got > 0 ? 1 : 0;
+			return r->buf_len > 0 || got > 0 ? 1 : 0;
 		if (got > 0)
 			return 1;
 	}
@@ -261,24 +273,24 @@ fill_gz(struct dft_trace *t)
 static int
 fill(struct dft_trace *t)
 {
-	return t->raw->gz ? fill_gz(t) : fill_plain(t);
+	return t->priv->gz ? fill_gz(t) : fill_plain(t);
 }
 
 /* The next raw line (without '\n'), or 0 at the end, -1 on read error. */
 static int
 next_line(struct dft_trace *t, char **s, size_t *n)
 {
-	struct dft_trace_raw *r = t->raw;
+	struct dft_trace_priv *r = t->priv;
 
 	for (;;) {
-		char *start = t->buf + t->buf_pos;
-		size_t avail = t->buf_len - t->buf_pos;
+		char *start = r->buf + r->buf_pos;
+		size_t avail = r->buf_len - r->buf_pos;
 		char *nl = avail ? memchr(start, '\n', avail) : NULL;
 
 		if (nl != NULL) {
 			*s = start;
 			*n = (size_t)(nl - start);
-			t->buf_pos += *n + 1;
+			r->buf_pos += *n + 1;
 			t->lineno++;
 			if (r->skipping) {
 				r->skipping = 0;
@@ -286,12 +298,12 @@ next_line(struct dft_trace *t, char **s, size_t *n)
 			}
 			return 1;
 		}
-		if (t->raw->eof) {
+		if (r->eof) {
 			if (avail == 0)
 				return 0;
 			*s = start;
 			*n = avail;
-			t->buf_pos = t->buf_len;
+			r->buf_pos = r->buf_len;
 			t->lineno++;
 			if (r->skipping) {
 				r->skipping = 0;
@@ -310,22 +322,22 @@ next_line(struct dft_trace *t, char **s, size_t *n)
 			r->skipping = 1;
 		}
 		if (r->skipping) {
-			t->buf_pos = t->buf_len = 0;
-		} else if (t->buf_pos > 0) {
-			memmove(t->buf, start, avail);
-			t->buf_len = avail;
-			t->buf_pos = 0;
+			r->buf_pos = r->buf_len = 0;
+		} else if (r->buf_pos > 0) {
+			memmove(r->buf, start, avail);
+			r->buf_len = avail;
+			r->buf_pos = 0;
 		}
-		if (t->buf_len + 1 >= t->buf_cap) {
-			t->buf_cap *= 2;
-			t->buf = dft_xrealloc(t->buf, t->buf_cap);
+		if (r->buf_len + 1 >= r->buf_cap) {
+			r->buf_cap *= 2;
+			r->buf = dft_xrealloc(r->buf, r->buf_cap);
 		}
 		int k = fill(t);
 
 		if (k < 0)
 			return -1;
 		if (k == 0)
-			t->raw->eof = 1;
+			r->eof = 1;
 	}
 }
 
@@ -335,28 +347,31 @@ static void
 trace_init_common(struct dft_trace *t, const char *name, size_t in_cap,
 		  size_t out_cap)
 {
+	struct dft_trace_priv *r = dft_xcalloc(1, sizeof(*r));
+
 	memset(t, 0, sizeof(*t));
 	t->name = name;
-	t->raw = dft_xcalloc(1, sizeof(*t->raw));
-	t->raw->fd = -1;
-	t->raw->in_cap = in_cap;
-	t->raw->in = dft_xmalloc(t->raw->in_cap);
-	t->buf_cap = out_cap;
-	t->buf = dft_xmalloc(t->buf_cap);
-		dft_tmap_init(&t->names, sizeof(struct dft_str));
+	t->priv = r;
+	r->fd = -1;
+	r->in_cap = in_cap;
+	r->in = dft_xmalloc(r->in_cap);
+	r->buf_cap = out_cap;
+	r->buf = dft_xmalloc(r->buf_cap);
+	dft_tmap_init(&r->names, sizeof(struct dft_str));
 }
 
 /* Reads the first bytes to choose between gzip and plain text. */
 static int
 trace_start(struct dft_trace *t)
 {
-	ssize_t k = raw_read(t, t->raw->in, t->raw->in_cap);
+	struct dft_trace_priv *r = t->priv;
+	ssize_t k = raw_read(t, r->in, r->in_cap);
 
 	if (k < 0)
 		return -1;
 	if (k == 0)
-		t->raw->in_eof = 1;
-	if (k >= 2 && t->raw->in[0] == 0x1f && t->raw->in[1] == 0x8b) {
+		r->in_eof = 1;
+	if (k >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b) {
 		z_stream *zs = dft_xcalloc(1, sizeof(*zs));
 
 		if (inflateInit2(zs, 15 + 16) != Z_OK) {
@@ -364,17 +379,16 @@ trace_start(struct dft_trace *t)
 			errno = ENOMEM;
 			return -1;
 		}
-		zs->next_in = t->raw->in;
+		zs->next_in = r->in;
 		zs->avail_in = (uInt)k;
-		t->raw->zs = zs;
-		t->raw->gz = 1;
+		r->zs = zs;
+		r->gz = 1;
 		return 0;
 	}
-	if ((size_t)k > t->buf_cap)
-		k = (ssize_t)t->buf_cap;
-	memcpy(t->buf, t->raw->in, (size_t)k);
-	t->buf_len = (size_t)k;
-	t->out_bytes += (uint64_t)k;
+	if ((size_t)k > r->buf_cap)
+		k = (ssize_t)r->buf_cap;
+	memcpy(r->buf, r->in, (size_t)k);
+	r->buf_len = (size_t)k;
 	return 0;
 }
 
@@ -413,7 +427,7 @@ dft_trace_open(struct dft_trace *t, const char *path)
 		return -1;
 	trace_init_common(t, strcmp(path, "-") == 0 ? "<stdin>" : path,
 			  IN_CHUNK, OUT_CHUNK);
-	t->raw->fd = fd;
+	t->priv->fd = fd;
 	if (trace_start(t) < 0) {
 		int e = errno;
 
@@ -436,31 +450,31 @@ dft_trace_open_mem(struct dft_trace *t, const char *name, const void *data,
 	m = dft_xcalloc(1, sizeof(*m));
 	m->p = data;
 	m->n = n;
-	t->raw->mem = m;
+	t->priv->mem = m;
 	trace_start(t);
 }
 
 int
 dft_trace_chain(struct dft_trace *t, const char *path)
 {
-	struct dft_trace_raw *r = t->raw;
+	struct dft_trace_priv *r = t->priv;
 	int fd = open_input(path);
 
 	if (fd < 0)
 		return -1;
-	if (t->raw->zs != NULL) {
-		inflateEnd(t->raw->zs);
-		free(t->raw->zs);
-		t->raw->zs = NULL;
+	if (r->zs != NULL) {
+		inflateEnd(r->zs);
+		free(r->zs);
+		r->zs = NULL;
 	}
-	if (t->raw->fd > 0)
-		close(t->raw->fd);
+	if (r->fd > 0)
+		close(r->fd);
 	free(r->mem);
 	r->mem = NULL;
 	r->member_done = r->skipping = r->stopped = 0;
-	if (t->jobj != NULL) {
-		json_object_put(t->jobj);
-		t->jobj = NULL;
+	if (r->jobj != NULL) {
+		json_object_put(r->jobj);
+		r->jobj = NULL;
 	}
 	free(t->chunk_source);
 	t->chunk_source = NULL;
@@ -468,19 +482,18 @@ dft_trace_chain(struct dft_trace *t, const char *path)
 	t->chunk_part = 0;
 	t->skip_late = 0;
 	t->name = path;
-	t->raw->fd = fd;
-	t->raw->gz = t->raw->eof = t->raw->in_eof = 0;
-	t->buf_len = t->buf_pos = 0;
+	r->fd = fd;
+	r->gz = r->eof = r->in_eof = 0;
+	r->buf_len = r->buf_pos = 0;
 	t->lineno = 0;
-	t->lines = t->bad = t->fallback = t->known_bad = 0;
-	t->meta_repeats = 0;
+	t->lines = t->bad = 0;
 	t->truncated = t->corrupt = 0;
 	t->stream_err[0] = '\0';
 	t->stream_err_line = 0;
 	t->files++;
 	if (trace_start(t) < 0) {
 		/* nothing more to read from it */
-		t->raw->eof = t->raw->in_eof = 1;
+		r->eof = r->in_eof = 1;
 		return -1;
 	}
 	return 0;
@@ -489,7 +502,7 @@ dft_trace_chain(struct dft_trace *t, const char *path)
 void
 dft_trace_close(struct dft_trace *t)
 {
-	struct dft_trace_raw *r = t->raw;
+	struct dft_trace_priv *r = t->priv;
 
 	if (r != NULL) {
 		if (r->zs != NULL) {
@@ -500,17 +513,17 @@ dft_trace_close(struct dft_trace *t)
 			close(r->fd);
 		free(r->mem);
 		free(r->in);
+		free(r->buf);
+		free(r->scratch);
+		if (r->jobj != NULL)
+			json_object_put(r->jobj);
+		for (size_t i = 0; i < r->names.count; i++)
+			free((char *)((struct dft_str *)dft_tmap_value(
+				&r->names, i))->p);
+		dft_tmap_release(&r->names);
 		free(r);
 	}
 	free(t->chunk_source);
-	free(t->buf);
-	free(t->scratch);
-	if (t->jobj != NULL)
-		json_object_put(t->jobj);
-	for (size_t i = 0; i < t->names.count; i++)
-		free((char *)((struct dft_str *)dft_tmap_value(&t->names,
-							       i))->p);
-	dft_tmap_release(&t->names);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -526,7 +539,7 @@ struct val {
 };
 
 struct scan {
-	struct dft_trace *t;
+	struct dft_trace_priv *r;	/* its scratch buffer */
 	struct dft_trace_ev *ev;
 	const char *e;
 };
@@ -660,8 +673,7 @@ scan_escaped(struct scan *sc, const char *p, const char *q,
 	const char *e = sc->e;
 
 	/* escapes: unescape into the scratch buffer (never longer) */
-	struct dft_trace *t = sc->t;
-	char *d = t->scratch + t->scratch_len;
+	char *d = sc->r->scratch + sc->r->scratch_len;
 	char *d0 = d;
 
 	memcpy(d, p, (size_t)(q - p));
@@ -723,7 +735,7 @@ scan_escaped(struct scan *sc, const char *p, const char *q,
 		return NULL;
 	out->p = d0;
 	out->n = (size_t)(d - d0);
-	t->scratch_len += out->n;
+	sc->r->scratch_len += out->n;
 	return q + 1;
 }
 
@@ -760,10 +772,10 @@ skip_container(struct scan *sc, const char *p, int depth)
 		if (obj) {
 			if (p >= sc->e || *p != '"')
 				return NULL;
-			size_t mark = sc->t->scratch_len;
+			size_t mark = sc->r->scratch_len;
 
 			p = scan_string(sc, p, &dummy);
-			sc->t->scratch_len = mark;
+			sc->r->scratch_len = mark;
 			if (p == NULL)
 				return NULL;
 			p = ws(p, sc->e);
@@ -792,10 +804,10 @@ skip_value(struct scan *sc, const char *p, int depth)
 		return NULL;
 	if (*p == '"') {
 		struct dft_str s;
-		size_t mark = sc->t->scratch_len;
+		size_t mark = sc->r->scratch_len;
 		const char *q = scan_string(sc, p, &s);
 
-		sc->t->scratch_len = mark;
+		sc->r->scratch_len = mark;
 		return q;
 	}
 	if (*p == '{' || *p == '[')
@@ -1211,12 +1223,12 @@ scan_usual(struct scan *sc, const char *p, int *after)
 
 		if ((size_t)(e - p) <= n || memcmp(p, usual_key[u].lit, n) != 0)
 			continue;
-		size_t mark = sc->t->scratch_len;
+		size_t mark = sc->r->scratch_len;
 		const char *q = scan_val(sc, p + n, &v);
 
 		if (q == NULL || q >= e || *q != ',') {
 			/* the general loop reads this field again */
-			sc->t->scratch_len = mark;
+			sc->r->scratch_len = mark;
 			return p;
 		}
 		switch (u) {
@@ -1247,7 +1259,7 @@ static int
 scan_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
 	  const char *e)
 {
-	struct scan sc = { t, ev, e };
+	struct scan sc = { t->priv, ev, e };
 	struct val v;
 	struct dft_str k;
 
@@ -1327,6 +1339,7 @@ static int
 json_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
 	  size_t n)
 {
+	struct dft_trace_priv *r = t->priv;
 	struct json_tokener *tok = json_tokener_new();
 	json_object *o;
 	struct val v;
@@ -1347,9 +1360,9 @@ json_line(struct dft_trace *t, struct dft_trace_ev *ev, const char *p,
 		return -1;
 	}
 	/* an earlier line of this call may have parsed and been dropped */
-	if (t->jobj != NULL)
-		json_object_put(t->jobj);
-	t->jobj = o;
+	if (r->jobj != NULL)
+		json_object_put(r->jobj);
+	r->jobj = o;
 	json_object_object_foreach(o, key, val) {
 		if (strcmp(key, "args") == 0 &&
 		    json_object_is_type(val, json_type_object)) {
@@ -1399,7 +1412,7 @@ impossible(const struct dft_trace_ev *ev)
 	return NULL;
 }
 
-/* Enters an HH/FH/SH line in t->names. 1 when it repeats the name the
+/* Enters an HH/FH/SH line in the names table. 1 when it repeats the name the
  * hash already had, else 0. */
 static int
 note_metadata(struct dft_trace *t, const struct dft_trace_ev *ev)
@@ -1422,8 +1435,8 @@ note_metadata(struct dft_trace *t, const struct dft_trace_ev *ev)
 	key[0] = kind;
 	memcpy(key + 1, ev->mvalue.p, ev->mvalue.n);
 	int is_new;
-	struct dft_str *s = dft_tmap_get(&t->names, key, ev->mvalue.n + 1, 1,
-					 &is_new);
+	struct dft_str *s = dft_tmap_get(&t->priv->names, key,
+					 ev->mvalue.n + 1, 1, &is_new);
 
 	if (!is_new && s->n == ev->mname.n &&
 	    memcmp(s->p, ev->mname.p, s->n) == 0)
@@ -1549,7 +1562,7 @@ dft_trace_lookup(struct dft_trace *t, char kind, const char *h, size_t n)
 		return NULL;
 	key[0] = kind;
 	memcpy(key + 1, h, n);
-	return dft_tmap_get(&t->names, key, n + 1, 0, NULL);
+	return dft_tmap_get(&t->priv->names, key, n + 1, 0, NULL);
 }
 
 static inline int
@@ -1561,14 +1574,15 @@ is_space(char c)
 int
 dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 {
+	struct dft_trace_priv *r = t->priv;
 	char *s;
 	size_t n;
 
-	if (t->jobj != NULL) {
-		json_object_put(t->jobj);
-		t->jobj = NULL;
+	if (r->jobj != NULL) {
+		json_object_put(r->jobj);
+		r->jobj = NULL;
 	}
-	if (t->raw->stopped)
+	if (r->stopped)
 		return 0;
 	for (;;) {
 		int k = next_line(t, &s, &n);
@@ -1593,7 +1607,7 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 		/* a chunk read as part of a stream ends at its "]" */
 		if (n == 1 && s[0] == ']' && t->skip_late &&
 		    t->chunk_part > 0) {
-			t->raw->stopped = 1;
+			r->stopped = 1;
 			return 0;
 		}
 		/* a JSON-array framing: "[{...}", "{...},", "{...}]" */
@@ -1623,12 +1637,12 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 			note_bad(t, "not a JSON object");
 			continue;
 		}
-		if (n + 1 > t->scratch_cap) {
-			free(t->scratch);
-			t->scratch_cap = n + 1 > 4096 ? n + 1 : 4096;
-			t->scratch = dft_xmalloc(t->scratch_cap);
+		if (n + 1 > r->scratch_cap) {
+			free(r->scratch);
+			r->scratch_cap = n + 1 > 4096 ? n + 1 : 4096;
+			r->scratch = dft_xmalloc(r->scratch_cap);
 		}
-		t->scratch_len = 0;
+		r->scratch_len = 0;
 		memset(ev, 0, sizeof(*ev));
 		ev->line = s;
 		ev->len = n;
@@ -1639,15 +1653,14 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 			ev->len = n;
 			ev->lineno = t->lineno;
 			if (json_line(t, ev, s, n) != 0) {
-				int last = t->raw->eof &&
-					   t->buf_pos == t->buf_len;
+				int last = r->eof &&
+					   r->buf_pos == r->buf_len;
 
 				/* dftracer 2.0.x prints non-string PR metadata
 				 * (core_affinity) as invalid JSON: a known
 				 * defect, skipped without complaint */
 				if (!last && memmem(s, n, "\"name\":\"PR\"", 11) &&
 				    memmem(s, n, "\"ph\":\"M\"", 8)) {
-					t->known_bad++;
 					continue;
 				}
 
@@ -1657,7 +1670,6 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 					 "malformed JSON");
 				continue;
 			}
-			t->fallback++;
 		}
 		const char *why = impossible(ev);
 
@@ -1682,7 +1694,6 @@ dft_trace_next(struct dft_trace *t, struct dft_trace_ev *ev)
 		if (ev->ph == DFT_PH_M && note_metadata(t, ev) &&
 		    t->chunk_part > 0) {
 			t->lines--;
-			t->meta_repeats++;
 			continue;
 		}
 		return 1;

@@ -99,38 +99,28 @@ struct dft_trace_ev {
 	int64_t cb_nodes;		/* the open's cb_nodes hint */
 };
 #define DFT_TRACE_KEEP_BAD 5	/* bad lines remembered for messages */
-struct dft_trace_raw;		/* the input and its gzip state: trace.c's */
+struct dft_trace_priv;		/* input, gzip state, line buffers: trace.c's */
 struct dft_trace {
 	const char *name;
-	struct dft_trace_raw *raw;
-	/* the line buffers the events point into (the scanner's) */
-	char *buf;		/* uncompressed text */
-	size_t buf_len, buf_pos, buf_cap;
-	char *scratch;		/* unescaped strings */
-	size_t scratch_cap, scratch_len;
-	void *jobj;		/* json-c fallback object of the last line */
+	struct dft_trace_priv *priv;
 	long lineno;
 	int raw_lines;		/* set: return non-JSON lines as DFT_EV_NOTJSON */
 	/* statistics */
 	long lines;		/* valid lines (dftracer-utils event count) */
 	long bad;		/* lines not readable as an event */
-	long fallback;		/* lines parsed by json-c */
-	long known_bad;		/* Gen-2 PR lines with a non-JSON value, skipped */
 	int truncated;		/* gzip stream or last line cut short */
 	int corrupt;		/* gzip data errors skipped */
-	uint64_t in_bytes, out_bytes;
+	/* what dft_trace_report prints (a copy of the struct keeps it) */
 	long bad_line[DFT_TRACE_KEEP_BAD];
 	const char *bad_why[DFT_TRACE_KEEP_BAD];
 	char stream_err[160];	/* first gzip-level problem, or "" */
 	long stream_err_line;
-	struct dft_tmap names;	/* "F"/"H"/"S" + hash text -> struct dft_str */
 	unsigned long names_gen;	/* bumped when a name is (re)defined */
 	/* a dft-split chunk: its dft_chunk line (not returned, not counted) */
 	char chunk_series[24];	/* "" when the file has no such line */
 	long chunk_part;	/* 1-based place in the series, 0 if none */
 	char *chunk_source;	/* the trace the chunk came from */
 	int skip_late;		/* set by the caller: end a chunk at its "]" */
-	long meta_repeats;	/* chunk lines repeating a known name, skipped */
 	long files;		/* files read so far (dft_trace_chain) */
 };
 /* 0, or -1 with errno (nothing to release). path "-" is stdin. */
@@ -144,7 +134,7 @@ void dft_trace_open_mem(struct dft_trace *t, const char *name,
  * events with an impossible number (a ts, dur or size that is negative,
  * not a finite number, or beyond DFT_TRACE_MAX_TS, _DUR, _SIZE), so no
  * aggregate sees them. HH/FH/SH metadata lines are also entered in
- * t->names, then returned. */
+ * the reader's name table (dft_trace_lookup), then returned. */
 #define DFT_TRACE_MAX_TS 1e17	/* us: about the year 5100 */
 #define DFT_TRACE_MAX_DUR 1e14	/* us: about 3 years */
 #define DFT_TRACE_MAX_SIZE 1e15	/* bytes in one operation: 1 PB */
