@@ -11,6 +11,9 @@
 extern const char *const dft_c_suffixes[];
 int dft_is_c_source(const char *path);
 int dft_is_source(const char *path);
+/* A source's "file_hash" in records: "fnv1a64:" + 16 hex digits (srchash.c;
+ * buf of 25 bytes or more). */
+char *dft_file_hash_str(const void *p, size_t n, char *buf, size_t bufsz);
 
 /* compile_commands.json (compdb.c); paths absolute and normalized. */
 struct dft_compile_cmd {

@@ -11,6 +11,7 @@
 
 const char *dft_progname = "dft";
 
+/* At the top of main: sets dft_progname, the default SIGPIPE action. */
 void
 dft_init(const char *progname)
 {
@@ -54,6 +55,7 @@ dft_die(const char *fmt, ...)
 	exit(DFT_EXIT_FATAL);
 }
 
+/* "dft-x: file:line: message": a problem in one input record. */
 void
 dft_warn_at(const char *file, long line, const char *fmt, ...)
 {
@@ -71,6 +73,7 @@ dft_warn_at(const char *file, long line, const char *fmt, ...)
 	errno = saved;
 }
 
+/* The message, then the usage text on stderr; exits 2. */
 void
 dft_usage_error(const char *usage, const char *fmt, ...)
 {

@@ -413,6 +413,7 @@ get(json_object *o, const char *key)
 	return v;
 }
 
+/* Typed getters: def when the key is absent or of another type. */
 const char *
 dft_json_str(json_object *o, const char *key, const char *def)
 {

@@ -4,7 +4,7 @@
  */
 #include <unistd.h>
 
-#include "dft.h"
+#include "progress.h"
 
 /* Draws "label: done/total" on stderr at most 10 times a second, only when
  * stderr is a terminal; dft_progress_done() erases the line. */

@@ -1,11 +1,11 @@
 /*
- * srchash.c - content hash of source files (issue 3).
+ * srchash.c - content hash of source files.
  *
  * dft-funcs records "file_hash" for every file it parses so that a tool
  * that edits the file later (dft-annotate) can refuse when it changed.
  * FNV-1a is enough for that: it detects edits, it is not a security hash.
  */
-#include "dft.h"
+#include "compdb.h"
 
 uint64_t
 dft_fnv1a64(const void *p, size_t n)

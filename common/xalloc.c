@@ -112,6 +112,7 @@ dft_has_suffix(const char *s, const char *suffix)
 	return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
+/* The entry of the NULL-terminated list l equal to s, or NULL. */
 const char *
 dft_in_list(const char *s, const char *const *l)
 {

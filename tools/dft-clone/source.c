@@ -16,6 +16,7 @@
 #include <git2.h>
 
 #include "clone.h"
+#include "progress.h"
 
 struct clone_ctx {
 	struct dft_progress fetch;

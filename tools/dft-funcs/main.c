@@ -26,6 +26,7 @@
 
 #include "funcs.h"
 #include "options.h"
+#include "progress.h"
 
 struct opts {
 	const char *compdb;	/* -p */
