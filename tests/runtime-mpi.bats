@@ -32,6 +32,7 @@ setup_file() {
 		fi
 		if command -v h5pcc >/dev/null; then
 			h5pcc -shlib -Wall -Wextra -Werror -o h5_w "$FX/h5_w.c"
+			h5pcc -shlib -Wall -Wextra -Werror -o h5_v18 "$FX/h5_v18.c"
 			h5pcc -shlib -shared -fPIC -Wall -Wextra -Werror \
 				-o h5_plugin.so "$FX/h5_plugin.c"
 			cc -Wall -Wextra -Werror -o dlopen_local \
@@ -377,4 +378,22 @@ q() {
 			and ($e | map(select(.name | test("write"))) | all(.args.size == $c * $isz)
 				and (map(.args.offset) == [range($nc + 1) | $r * $per + . * $c * $isz]))'
 	done
+}
+
+@test "HDF5 through its 1.8 names (H5Gcreate1, H5Dcreate1, H5Gopen1, H5Dopen1) is traced like the 2 forms" {
+	need_h5
+	local COUNT=40
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 "$B/h5_v18" data/v.h5 "$COUNT"
+	local f
+	f=$(echo "$W"/traces/*.pfw.gz)
+	run -0 python3 "$CHECK" "$f"
+	gzip -dc "$f" | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' | jq -s . > "$W/ev.json"
+	q --arg h "$(h16 "$W/data/v.h5")" --argjson c "$COUNT" '
+		([.[] | select(.cat == "HDF5") | .name] == ["H5Fcreate", "H5Gcreate1", "H5Dcreate1",
+			"H5Dwrite", "H5Dclose", "H5Gclose", "H5Fclose", "H5Fopen", "H5Gopen1",
+			"H5Dopen1", "H5Dread", "H5Dclose", "H5Gclose", "H5Fclose"])
+		and (map(select(.cat == "HDF5")) | all(.args.fhash == $h))
+		and (map(select(.name == "H5Gcreate1" or .name == "H5Dcreate1" or .name == "H5Gopen1"
+			or .name == "H5Dopen1")) | all(.args.ret > 0))
+		and (map(select(.name == "H5Dwrite" or .name == "H5Dread")) | all(.args.size == $c * $INT))'
 }

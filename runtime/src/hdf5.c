@@ -1,7 +1,10 @@
 /*
  * hdf5.c - HDF5 interception: events of cat "HDF5" for the file, dataset
  * and group calls (H5Fcreate/open/close/flush, H5Dcreate2/open2/read/
- * write/close, H5Gcreate2/open2/close) on a file under DFTRACER_DATA_DIR,
+ * write/close, H5Gcreate2/open2/close, and HDF5 1.8's H5Dcreate1,
+ * H5Dopen1, H5Gcreate1, H5Gopen1, which 1.10+ still export and programs
+ * built with H5_USE_18_API-style macros call) on a file under
+ * DFTRACER_DATA_DIR,
  * and H5Pset_fapl_mpio (no file: it says the program does HDF5 over
  * MPI-IO).
  *
@@ -23,9 +26,8 @@
  * parent.  The helpers run under the guard: the tracer's own HDF5 calls
  * are never traced.
  *
- * Does not: trace attributes, H5Dcreate1/H5Dopen1/H5Gcreate1 (the
- * deprecated forms), the asynchronous (_async) calls of HDF5 1.13+, or
- * HDF5 1.8's 32-bit hid_t.
+ * Does not: trace attributes, the asynchronous (_async) calls of HDF5
+ * 1.13+, or a library of HDF5 1.8 itself (its hid_t is 32 bits).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -219,6 +221,29 @@ DFT_API h5_hid H5Dopen2(h5_hid loc_id, const char *name, h5_hid dapl_id)
 	H5_CALL(h5_hid, H5Dopen2, f, (loc_id, name, dapl_id));
 }
 
+/* HDF5 1.8's forms, kept as deprecated symbols since 1.10 */
+LIB_WRAP(h5_hid, H5Dcreate1, (h5_hid loc_id, const char *name,
+			       h5_hid type_id, h5_hid space_id,
+			       h5_hid dcpl_id));
+
+DFT_API h5_hid H5Dcreate1(h5_hid loc_id, const char *name, h5_hid type_id,
+			  h5_hid space_id, h5_hid dcpl_id)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Dcreate1, f, (loc_id, name, type_id, space_id,
+					dcpl_id));
+}
+
+LIB_WRAP(h5_hid, H5Dopen1, (h5_hid loc_id, const char *name));
+
+DFT_API h5_hid H5Dopen1(h5_hid loc_id, const char *name)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Dopen1, f, (loc_id, name));
+}
+
 LIB_WRAP(h5_herr, H5Dread, (h5_hid dset_id, h5_hid mem_type_id,
 			     h5_hid mem_space_id, h5_hid file_space_id,
 			     h5_hid dxpl_id, void *buf));
@@ -287,6 +312,25 @@ DFT_API h5_hid H5Gopen2(h5_hid loc_id, const char *name, h5_hid gapl_id)
 	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
 
 	H5_CALL(h5_hid, H5Gopen2, f, (loc_id, name, gapl_id));
+}
+
+LIB_WRAP(h5_hid, H5Gcreate1, (h5_hid loc_id, const char *name,
+			       size_t size_hint));
+
+DFT_API h5_hid H5Gcreate1(h5_hid loc_id, const char *name, size_t size_hint)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Gcreate1, f, (loc_id, name, size_hint));
+}
+
+LIB_WRAP(h5_hid, H5Gopen1, (h5_hid loc_id, const char *name));
+
+DFT_API h5_hid H5Gopen1(h5_hid loc_id, const char *name)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Gopen1, f, (loc_id, name));
 }
 
 LIB_WRAP(h5_herr, H5Gclose, (h5_hid group_id));
