@@ -22,6 +22,7 @@ setup_file() {
 	if command -v mpicc >/dev/null && command -v mpirun >/dev/null; then
 		mpicc -Wall -Wextra -Werror -o mpiio_w "$FX/mpiio_w.c"
 		mpicc -Wall -Wextra -Werror -o mpiio_split "$FX/mpiio_split.c"
+		mpicc -shared -fPIC -Wall -Wextra -Werror -o mpi_prof.so "$FX/mpi_prof.c"
 		# the value of MPI_THREAD_FUNNELED (an enum in Open MPI's mpi.h)
 		printf '#include <mpi.h>\n#include <stdio.h>\nint main(void) { printf("%%d\\n", MPI_THREAD_FUNNELED); return 0; }\n' |
 			mpicc -x c -o funneled -
@@ -396,4 +397,21 @@ q() {
 		and (map(select(.name == "H5Gcreate1" or .name == "H5Dcreate1" or .name == "H5Gopen1"
 			or .name == "H5Dopen1")) | all(.args.ret > 0))
 		and (map(select(.name == "H5Dwrite" or .name == "H5Dread")) | all(.args.size == $c * $INT))'
+}
+
+@test "a PMPI profiling layer between the program and MPI: each call is one event, not one for MPI_ and one for PMPI_" {
+	need_mpi
+	local NIND=3
+	# a singleton run (no mpirun): the tracer first, the layer after it,
+	# so MPI_File_write_at goes tracer -> layer -> PMPI_File_write_at
+	run -0 timeout 60 env LD_PRELOAD="$RT/lib/libdftracer_preload.so $B/mpi_prof.so" \
+		"$B/mpiio_w" data/f.bin 1 "$NIND" 10
+	assert_line "mpi_prof: $NIND calls"
+	local f
+	f=$(echo "$W"/traces/*.pfw.gz)
+	run -0 python3 "$CHECK" "$f"
+	gzip -dc "$f" | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}' | jq -s . > "$W/ev.json"
+	q --argjson n "$NIND" '(map(select(.name == "MPI_File_write_at")) | length == $n
+		and all(.args.level == 1))
+		and (map(select(.name == "MPI_File_write_at_all")) | length == 1)'
 }
