@@ -45,14 +45,47 @@ static const char *const deaths[] = {
 	"__cxa_throw", "__cxa_rethrow", "_wassert", NULL
 };
 
-static char *
-spelling(CXCursor c)
+char *
+dft_cflow_string(CXString s)
 {
-	CXString s = clang_getCursorSpelling(c);
-	char *r = dft_xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
+	const char *c = clang_getCString(s);
+	char *r = dft_xstrdup(c ? c : "");
 
 	clang_disposeString(s);
 	return r;
+}
+
+char *
+dft_cflow_spelling(CXCursor c)
+{
+	return dft_cflow_string(clang_getCursorSpelling(c));
+}
+
+int
+dft_cflow_is_function(enum CXCursorKind k)
+{
+	return k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod ||
+	       k == CXCursor_Constructor || k == CXCursor_Destructor ||
+	       k == CXCursor_ConversionFunction ||
+	       k == CXCursor_FunctionTemplate;
+}
+
+int
+dft_cflow_holds_functions(enum CXCursorKind k)
+{
+	switch (k) {
+	case CXCursor_Namespace:
+	case CXCursor_LinkageSpec:
+	case CXCursor_UnexposedDecl:	/* extern "C" { } in libclang 14 */
+	case CXCursor_ClassDecl:
+	case CXCursor_StructDecl:
+	case CXCursor_UnionDecl:
+	case CXCursor_ClassTemplate:
+	case CXCursor_ClassTemplatePartialSpecialization:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 struct dft_cflow *
@@ -150,7 +183,7 @@ dft_cflow_global(CXCursor d)
 		}
 		if (k != CXCursor_Namespace)
 			return 0;
-		s = spelling(p);
+		s = dft_cflow_spelling(p);
 		std = !strcmp(s, "std") || !strcmp(s, "__gnu_cxx");
 		free(s);
 		if (!std)
@@ -301,7 +334,7 @@ dft_cflow_call(struct dft_cflow *c, CXCursor call)
 	if (!clang_Cursor_isNull(r) &&
 	    clang_getCursorKind(r) != CXCursor_FunctionDecl)
 		return NULL;	/* methods, constructors, function pointers */
-	name = spelling(clang_Cursor_isNull(r) ? call : r);
+	name = dft_cflow_spelling(clang_Cursor_isNull(r) ? call : r);
 	if (clang_Cursor_isNull(r) || dft_cflow_global(r)) {
 		if ((k = dft_in_list(name, exit_family)) != NULL)
 			;

@@ -52,6 +52,19 @@ struct dft_kids {
 };
 void dft_cflow_kids(CXCursor c, struct dft_kids *k);
 
+/* The text of s ("" when none), which is disposed; caller frees. */
+char *dft_cflow_string(CXString s);
+/* The spelling of c (dft_cflow_string); caller frees. */
+char *dft_cflow_spelling(CXCursor c);
+
+/* 1 when a cursor of kind k can be a function's definition: a function,
+ * method, constructor, destructor, conversion or function template. */
+int dft_cflow_is_function(enum CXCursorKind k);
+/* 1 when a top-level cursor of kind k can hold function definitions:
+ * namespace, extern "C", class, struct, union, class template and its
+ * partial specialization. */
+int dft_cflow_holds_functions(enum CXCursorKind k);
+
 /* c without the implicit casts, parentheses and casts around it. */
 CXCursor dft_cflow_unwrap(CXCursor c);
 

@@ -66,6 +66,11 @@ expect_rules() {
 @test "dft-lint finds the seeded bug: a static method's rebind line before the header (PL1, PL2)" {
 	expect_rules pl_rebind.py PL1 PL2
 }
+@test "dft-lint finds the seeded bug: a missing END in a union member and in a partial specialization's member (L6)" {
+	expect_rules member_kinds.cpp L6
+	[[ "$stderr" == *"member_kinds.cpp:12:4: error: return without END"* ]] || fail "$stderr"
+	[[ "$stderr" == *"member_kinds.cpp:25:4: error: return without END"* ]] || fail "$stderr"
+}
 @test "a Python syntax error is reported" { expect_rules pl_syntax.py syntax; }
 
 # dft-funcs and dft-lint share one suffix list (common/xalloc.c): a header

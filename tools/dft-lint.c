@@ -253,7 +253,6 @@ loc_of(struct file_ctx *fc, CXSourceLocation l, unsigned *off, unsigned *line,
 
 static enum CXChildVisitResult build_visit(CXCursor c, CXCursor parent,
 					   CXClientData data);
-static char *cursor_name(CXCursor c);
 
 static struct node *
 node_new(struct file_ctx *fc, CXCursor c)
@@ -282,7 +281,7 @@ node_new(struct file_ctx *fc, CXCursor c)
 		n->in_macro = n->off + 6 > fc->n ||
 			      memcmp(fc->text + n->off, "return", 6) != 0;
 	else if (m1 && n->kind == CXCursor_CallExpr) {
-		char *nm = cursor_name(c);
+		char *nm = dft_cflow_spelling(c);
 		size_t l = strlen(nm), q = n->off;
 
 		/* a qualified name (std::abort) starts with its qualifier */
@@ -324,10 +323,7 @@ build_visit(CXCursor c, CXCursor parent, CXClientData data)
 	}
 	b->parent->kid[b->parent->nkid++] = n;
 	/* the member functions of a local class do not run here */
-	if (k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod ||
-	    k == CXCursor_Constructor || k == CXCursor_Destructor ||
-	    k == CXCursor_ConversionFunction ||
-	    k == CXCursor_FunctionTemplate || k == CXCursor_TypeRef ||
+	if (dft_cflow_is_function(k) || k == CXCursor_TypeRef ||
 	    k == CXCursor_TemplateRef)
 		return CXChildVisit_Continue;
 	sub.fc = b->fc;
@@ -347,16 +343,6 @@ node_free(struct node *n)
 	free(n);
 }
 
-static char *
-cursor_name(CXCursor c)
-{
-	CXString s = clang_getCursorSpelling(c);
-	char *r = dft_xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
-
-	clang_disposeString(s);
-	return r;
-}
-
 /* Name of the function a CallExpr calls ("" when unknown); caller frees. */
 static char *
 callee_name(CXCursor call)
@@ -364,8 +350,8 @@ callee_name(CXCursor call)
 	CXCursor d = clang_getCursorReferenced(call);
 
 	if (clang_Cursor_isNull(d))
-		return cursor_name(call);
-	return cursor_name(d);
+		return dft_cflow_spelling(call);
+	return dft_cflow_spelling(d);
 }
 
 /* ---- the path walk ------------------------------------------------------ */
@@ -497,7 +483,7 @@ is_start_decl(struct node *n, int *raii)
 	*raii = 0;
 	if (n->kind != CXCursor_VarDecl)
 		return 0;
-	name = cursor_name(n->cur);
+	name = dft_cflow_spelling(n->cur);
 	if (!strcmp(name, "data_fn"))
 		r = 1;
 	else if (!strcmp(name, "profiler_main"))
@@ -565,7 +551,7 @@ is_region_end(struct node *n)
 
 		if (n->kid[0]->nkid > 0 && clang_Cursor_isNull(d))
 			d = clang_getCursorReferenced(n->kid[0]->kid[0]->cur);
-		name = cursor_name(d);
+		name = dft_cflow_spelling(d);
 		r = !strcmp(name, "profiler_main");
 		free(name);
 	}
@@ -1082,7 +1068,7 @@ check_function(struct file_ctx *fc, CXCursor fn)
 	struct node *root, *body = NULL, *top = NULL;
 	struct build_ctx b;
 	struct walk w;
-	char *name = cursor_name(fn);
+	char *name = dft_cflow_spelling(fn);
 	int i, is_main, found = 0, it;
 	stset end;
 	CXString q;
@@ -1189,26 +1175,11 @@ top_visit(CXCursor c, CXCursor parent, CXClientData data)
 	(void)parent;
 	if (!clang_Location_isFromMainFile(clang_getCursorLocation(c)))
 		return CXChildVisit_Continue;
-	switch ((int)k) {
-	case CXCursor_FunctionDecl:
-	case CXCursor_CXXMethod:
-	case CXCursor_Constructor:
-	case CXCursor_Destructor:
-	case CXCursor_ConversionFunction:
-	case CXCursor_FunctionTemplate:
-		if (clang_isCursorDefinition(c))
-			check_function(fc, c);
-		return CXChildVisit_Continue;
-	case CXCursor_Namespace:
-	case CXCursor_ClassDecl:
-	case CXCursor_StructDecl:
-	case CXCursor_ClassTemplate:
-	case CXCursor_LinkageSpec:
-	case CXCursor_UnexposedDecl:
+	if (dft_cflow_holds_functions(k))
 		return CXChildVisit_Recurse;
-	default:
-		return CXChildVisit_Continue;
-	}
+	if (dft_cflow_is_function(k) && clang_isCursorDefinition(c))
+		check_function(fc, c);
+	return CXChildVisit_Continue;
 }
 
 /* ---- per file ----------------------------------------------------------- */

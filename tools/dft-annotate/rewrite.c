@@ -135,15 +135,6 @@ struct rw {
 	unsigned seen;		/* kinds with a candidate in this function */
 };
 
-static char *
-cx_str(CXString s)
-{
-	char *r = dft_xstrdup(clang_getCString(s) ? clang_getCString(s) : "");
-
-	clang_disposeString(s);
-	return r;
-}
-
 static int
 name_is(CXCursor c, const char *name)
 {
@@ -315,7 +306,7 @@ callee_of(CXCursor call)
 
 	if (clang_Cursor_isNull(d))
 		return dft_xstrdup("");
-	return cx_str(clang_getCursorSpelling(d));
+	return dft_cflow_string(clang_getCursorSpelling(d));
 }
 
 /* 1 when expression e (unwrapped) refers to variable v. */
@@ -589,7 +580,7 @@ edit_free(const struct rw *w, size_t a, size_t b)
 static char *
 var_name(CXCursor v)
 {
-	return cx_str(clang_getCursorSpelling(v));
+	return dft_cflow_string(clang_getCursorSpelling(v));
 }
 
 /* ---- setvbuf ------------------------------------------------------------- */
@@ -1418,7 +1409,7 @@ main_errors(CXTranslationUnit tu, char **first)
 		    clang_Location_isFromMainFile(
 			    clang_getDiagnosticLocation(d))) {
 			if (n++ == 0 && first)
-				*first = cx_str(clang_formatDiagnostic(
+				*first = dft_cflow_string(clang_formatDiagnostic(
 					d, CXDiagnostic_DisplaySourceLocation |
 					   CXDiagnostic_DisplayColumn));
 		}
@@ -1502,7 +1493,7 @@ rw_rewrite(const char *path, const char *s, size_t n, char **args, int cpp,
 		json_object_object_del(tg, "_found");
 	}
 	for (i = 0; i < t.n; i++) {
-		char *nm = cx_str(clang_getCursorSpelling(t.fns[i]));
+		char *nm = dft_cflow_string(clang_getCursorSpelling(t.fns[i]));
 
 		w.fname = nm;
 		w.fline = line_of(t.fns[i]);

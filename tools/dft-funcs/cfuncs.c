@@ -70,16 +70,6 @@ struct walk {
 
 /* ---- small helpers ----------------------------------------------------- */
 
-static char *
-cxs(CXString s)
-{
-	const char *c = clang_getCString(s);
-	char *r = dft_xstrdup(c ? c : "");
-
-	clang_disposeString(s);
-	return r;
-}
-
 static struct cfile *
 file_of(struct tuctx *t, CXFile f)
 {
@@ -99,7 +89,7 @@ file_of(struct tuctx *t, CXFile f)
 	cf = &t->files[t->nfiles++];
 	memset(cf, 0, sizeof(*cf));
 	cf->f = f;
-	name = cxs(clang_getFileName(f));
+	name = dft_cflow_string(clang_getFileName(f));
 	abs = dft_path_absolute(name);
 	free(name);
 	cf->path = abs;
@@ -309,7 +299,7 @@ note_atexit(struct walk *w, CXCursor call, const char *bare)
 		clang_visitChildren(a, fnref_visit, &f);
 	if (clang_Cursor_isNull(f))
 		return;
-	usr = cxs(clang_getCursorUSR(f));
+	usr = dft_cflow_string(clang_getCursorUSR(f));
 	if (usr[0])
 		job_add_after(w->t->job, usr, "atexit");
 	free(usr);
@@ -361,7 +351,7 @@ note_static_object(struct tuctx *t, CXCursor v)
 		clang_visitChildren(cls, dtor_find, &d);
 	if (clang_Cursor_isNull(d))
 		return;
-	usr = cxs(clang_getCursorUSR(d));
+	usr = dft_cflow_string(clang_getCursorUSR(d));
 	if (usr[0])
 		job_add_after(t->job, usr, "static-destructor");
 	free(usr);
@@ -382,7 +372,7 @@ qual_prefix(CXCursor c, struct dft_buf *b)
 	qual_prefix(p, b);
 	if (k == CXCursor_LinkageSpec || k == CXCursor_UnexposedDecl)
 		return;
-	s = cxs(clang_getCursorSpelling(p));
+	s = dft_cflow_string(clang_getCursorSpelling(p));
 	if (k == CXCursor_Namespace && !s[0])
 		dft_buf_adds(b, "(anonymous namespace)");
 	else if (!s[0])
@@ -401,7 +391,7 @@ qual_name(CXCursor c)
 
 	dft_buf_init(&b);
 	qual_prefix(c, &b);
-	s = cxs(clang_getCursorSpelling(c));
+	s = dft_cflow_string(clang_getCursorSpelling(c));
 	dft_buf_adds(&b, s);
 	free(s);
 	return dft_buf_detach(&b);
@@ -517,7 +507,7 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		 * and the constructor is an edge of the call graph */
 		if (rk == CXCursor_Constructor) {
 			char *q = qual_name(r);
-			char *usr = cxs(clang_getCursorUSR(r));
+			char *usr = dft_cflow_string(clang_getCursorUSR(r));
 
 			add_io_api(w, q);
 			if (usr[0])
@@ -527,7 +517,7 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 		}
 		return;
 	}
-	bare = cxs(clang_getCursorSpelling(c));
+	bare = dft_cflow_string(clang_getCursorSpelling(c));
 	if (!bare[0] && clang_Cursor_isNull(r)) {
 		free(bare);
 		return;		/* implicit conversion or dependent call */
@@ -537,7 +527,7 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 	    (rk == CXCursor_FunctionDecl || rk == CXCursor_CXXMethod ||
 	     rk == CXCursor_FunctionTemplate ||
 	     rk == CXCursor_ConversionFunction)) {
-		char *usr = cxs(clang_getCursorUSR(r));
+		char *usr = dft_cflow_string(clang_getCursorUSR(r));
 
 		glob = dft_cflow_global(r);
 		name = glob ? dft_xstrdup(bare) : qual_name(r);
@@ -795,8 +785,8 @@ return_type(struct tuctx *t, CXCursor c, const struct cfile *cf,
 		return dft_xstrdup("void");
 	}
 	if (rt.kind != CXType_Invalid) {
-		*canon = cxs(clang_getTypeSpelling(clang_getCanonicalType(rt)));
-		return cxs(clang_getTypeSpelling(rt));
+		*canon = dft_cflow_string(clang_getTypeSpelling(clang_getCanonicalType(rt)));
+		return dft_cflow_string(clang_getTypeSpelling(rt));
 	}
 	(void)t;
 	if (name > sig && name <= cf->len) {
@@ -990,9 +980,9 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	walk_outside(&w, c, walkroot);
 	falls = !dft_cflow_cannot_complete(t->flow, body);
 
-	name = cxs(clang_getCursorSpelling(c));
+	name = dft_cflow_string(clang_getCursorSpelling(c));
 	qn = qual_name(c);
-	usr = cxs(clang_getCursorUSR(c));
+	usr = dft_cflow_string(clang_getCursorUSR(c));
 	rt = return_type(t, c, cf, sig, nameoff, &rtc);
 	rel = rel_path(t->o, cf->path);
 	if (strcmp(t->job->lang, "c") == 0)
@@ -1141,32 +1131,16 @@ top_visit(CXCursor c, CXCursor parent, CXClientData d)
 		return CXChildVisit_Continue;
 	clang_getExpansionLocation(loc, &f, NULL, NULL, NULL);
 	cf = file_of(t, f);
-	switch (k) {
-	case CXCursor_Namespace:
-	case CXCursor_LinkageSpec:
-	case CXCursor_UnexposedDecl:	/* extern "C" { } in libclang 14 */
-	case CXCursor_ClassDecl:
-	case CXCursor_StructDecl:
-	case CXCursor_UnionDecl:
-	case CXCursor_ClassTemplate:
-	case CXCursor_ClassTemplatePartialSpecialization:
-		/* a namespace may start in one file and go on in another */
+	/* a namespace may start in one file and go on in another */
+	if (dft_cflow_holds_functions(k))
 		return CXChildVisit_Recurse;
-	case CXCursor_FunctionDecl:
-	case CXCursor_CXXMethod:
-	case CXCursor_Constructor:
-	case CXCursor_Destructor:
-	case CXCursor_ConversionFunction:
-	case CXCursor_FunctionTemplate:
+	if (dft_cflow_is_function(k)) {
 		if (cf && cf->report && clang_isCursorDefinition(c))
 			do_function(t, c, cf);
-		return CXChildVisit_Continue;
-	case CXCursor_VarDecl:
+	} else if (k == CXCursor_VarDecl) {
 		note_static_object(t, c);
-		return CXChildVisit_Continue;
-	default:
-		return CXChildVisit_Continue;
 	}
+	return CXChildVisit_Continue;
 }
 
 static int
@@ -1224,11 +1198,11 @@ c_extract(struct job *j, const struct fopts *o, void *cxindex)
 			clang_disposeDiagnostic(dg);
 			continue;
 		}
-		msg = cxs(clang_getDiagnosticSpelling(dg));
+		msg = dft_cflow_string(clang_getDiagnosticSpelling(dg));
 		clang_getSpellingLocation(clang_getDiagnosticLocation(dg), &f,
 					  &line, &col, NULL);
 		if (f)
-			fname = cxs(clang_getFileName(f));
+			fname = dft_cflow_string(clang_getFileName(f));
 		if (!f && ignorable_diag(msg)) {
 			dft_warn("%s: %s", j->file, msg);
 		} else {
