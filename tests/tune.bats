@@ -75,15 +75,28 @@ knobs_same() {
 	assert_output "last 000099"
 }
 
-# calls NAME SYSCALL ENV...: how many times the program made SYSCALL
-calls() {
+# traced NAME SYSCALLS ENV...: the program run under strace -e trace=SYSCALLS
+# (comma-separated), the log in NAME/strace
+traced() {
 	local d="$BATS_TEST_TMPDIR/$1" sc=$2
 	shift 2
 	mkdir -p "$d/w"
 	env "$@" strace -f -qq -e trace="$sc" -o "$d/strace" "$BATS_FILE_TMPDIR/app" "$d/w" return \
 		>/dev/null 2>&1
+}
+
+# counted NAME SYSCALL: how many SYSCALL calls NAME/strace has (a call a
+# thread switch splits is one "SYSCALL(... <unfinished ...>" line and one
+# "<... resumed>" line: counted once)
+counted() {
 	# (the dynamic loader's reads of ELF headers are not the program's)
-	grep "^[0-9]* *$sc(" "$d/strace" | grep -vc '\\177ELF' || true
+	grep "^[0-9]* *$2(" "$BATS_TEST_TMPDIR/$1/strace" | grep -vc '\\177ELF' || true
+}
+
+# calls NAME SYSCALL ENV...: how many times the program made SYSCALL
+calls() {
+	traced "$@"
+	counted "$1" "$2"
 }
 
 # calls_on NAME FILES ENV...: how many write(2)s went to the files whose
@@ -104,11 +117,12 @@ calls_on() {
 	# records, each a write(2) of its own without the buffer (and the
 	# 2000 lines of the unbuffered stdio log, not gathered: stdio writes
 	# inside libc)
-	a=$(calls w0 write LD_PRELOAD="$LIB")
+	traced base write,read LD_PRELOAD="$LIB"
+	a=$(counted base write)
 	b=$(calls w1 write LD_PRELOAD="$LIB" DFT_TUNE_WRITE_BUFFER=64K)
 	[ "$a" -gt 12800 ] && [ $((b - 2000)) -lt $(((a - 2000) / 50)) ] || fail "writes $a -> $b"
 	# small reads served from 64 KiB reads: 55000 bytes in 16-byte reads
-	a=$(calls r0 read LD_PRELOAD="$LIB")
+	a=$(counted base read)
 	b=$(calls r1 read LD_PRELOAD="$LIB" DFT_TUNE_READ_AHEAD=64K)
 	[ "$a" -gt 3400 ] && [ "$b" -lt 50 ] || fail "reads $a -> $b"
 	# 5000 stdio lines of 9 to 10 bytes (about 12 writes of a 4 KiB
@@ -118,8 +132,9 @@ calls_on() {
 	a=$(calls_on s0 'stdio.txt|unbuffered.log' LD_PRELOAD="$LIB" DFT_TUNE_WRITE_BUFFER=64K)
 	b=$(calls_on s1 'stdio.txt|unbuffered.log' LD_PRELOAD="$LIB" DFT_TUNE_WRITE_BUFFER=64K DFT_TUNE_STDIO_BUFFER=1M)
 	[ "$a" -ge 2010 ] && [ "$b" -eq 2 ] || fail "stdio writes $a -> $b"
-	a=$(calls f0 fsync LD_PRELOAD="$LIB" DFT_TUNE_FSYNC=fdatasync)
-	b=$(calls f1 fdatasync LD_PRELOAD="$LIB" DFT_TUNE_FSYNC=fdatasync)
+	traced fs fsync,fdatasync LD_PRELOAD="$LIB" DFT_TUNE_FSYNC=fdatasync
+	a=$(counted fs fsync)
+	b=$(counted fs fdatasync)
 	[ "$a" -eq 0 ] && [ "$b" -eq 20 ] || fail "fsync $a, fdatasync $b"
 	# a hint right after each open of a file below DFT_TUNE_DIR (by the
 	# program and the cat it runs; not their libraries), from the trace
@@ -139,12 +154,18 @@ calls_on() {
 
 @test "without a DFT_TUNE_ variable the library changes no data system call" {
 	command -v strace >/dev/null || skip "no strace"
-	local sc a b
-	for sc in write read pwrite64 lseek fsync fdatasync fadvise64; do
-		a=$(calls p$sc "$sc" DFT_TEST=1)
-		b=$(calls o$sc "$sc" LD_PRELOAD="$LIB")
+	local sc a b all=write,read,pwrite64,lseek,fsync,fdatasync,fadvise64
+	# one traced run each, every call counted from it
+	traced plain "$all" DFT_TEST=1
+	traced off "$all" LD_PRELOAD="$LIB"
+	for sc in ${all//,/ }; do
+		a=$(counted plain "$sc")
+		b=$(counted off "$sc")
 		[ "$a" -eq "$b" ] || fail "$sc: $a without the library, $b with it"
 	done
+	# the program makes every call but fsync and fdatasync (no knob)
+	[ "$(counted plain write)" -gt 12800 ] && [ "$(counted plain read)" -gt 3400 ] ||
+		fail "not the calls of the test program: $(wc -l <"$BATS_TEST_TMPDIR/plain/strace") lines"
 }
 
 @test "dftracer-runtime(7) documents every DFT_TUNE_ variable the library reads" {
