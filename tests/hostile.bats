@@ -391,8 +391,11 @@ b'bad\\xff.c'"
 		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
 	run -0 dft-pipeline run -y --offline --stop-after detect -w "$root" "$app"
 	id=$(head -n 1 "$root/app/.current_run")
-	# the first one is busy for 4 s in its smoke test
-	dft-pipeline resume -y --smoke 'sleep 4' --stop-after smoke -w "$root" "$id" \
+	# the first one is busy in its smoke test until the flag file goes
+	# (at most 60 s)
+	touch "$BATS_TEST_TMPDIR/busy"
+	dft-pipeline resume -y --stop-after smoke -w "$root" "$id" \
+		--smoke "i=0; while [ -f '$BATS_TEST_TMPDIR/busy' ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done" \
 		>"$BATS_TEST_TMPDIR/o1" 2>&1 &
 	pid=$!
 	while ! grep -q 'step_5_smoke_test' "$BATS_TEST_TMPDIR/o1" 2>/dev/null; do
@@ -400,6 +403,7 @@ b'bad\\xff.c'"
 		sleep 0.1
 	done
 	run -2 --separate-stderr dft-pipeline resume -y --stop-after smoke -w "$root" "$id"
+	rm "$BATS_TEST_TMPDIR/busy"
 	[[ "$stderr" == *"run $id is in use by pid $pid"* ]] || fail "$stderr"
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 0 ] || fail "the first resume failed: $(cat "$BATS_TEST_TMPDIR/o1")"
