@@ -108,6 +108,49 @@ chart_hbars(struct dft_buf *b, const char *id, const char *title,
 	fig_end(b);
 }
 
+static const char *const read_write[2] = { COL_READ, COL_WRITE };
+static const char *const before_after[2] = { COL_BEFORE, COL_AFTER };
+
+/* One slot of a paired bar chart: bars v[0] and v[1] side by side from x,
+ * each bw wide and scaled to max, with their values above them (a zero
+ * value unlabelled when skip_zero is set). */
+static void
+bar_pair(struct dft_buf *b, double x, double bw, int base, int top,
+	 double max, const double v[2], const char *const col[2],
+	 int skip_zero)
+{
+	double h[2];
+	char s[48];
+
+	for (int k = 0; k < 2; k++) {
+		h[k] = v[k] / max * (base - top);
+		dft_buf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			     "height=\"%.1f\" fill=\"%s\"/>\n", x + k * bw,
+			     base - h[k], bw, h[k], col[k]);
+	}
+	for (int k = 0; k < 2; k++) {
+		if (skip_zero && !(v[k] > 0))
+			continue;
+		fmt_num(s, sizeof(s), v[k]);
+		text(b, x + bw * (k ? 1.5 : 0.5), base - h[k] - 3, "middle",
+		     "val", s);
+	}
+}
+
+/* The two colours of a paired bar chart and their names, gap apart. */
+static void
+legend2(struct dft_buf *b, int left, int gap, const char *const col[2],
+	const char *name0, const char *name1)
+{
+	for (int k = 0; k < 2; k++) {
+		dft_buf_addf(b, "<rect x=\"%d\" y=\"8\" width=\"10\" "
+			     "height=\"10\" fill=\"%s\"/>\n", left + k * gap,
+			     col[k]);
+		text(b, left + k * gap + 14, 17, "start", "lab",
+		     k ? name1 : name0);
+	}
+}
+
 void
 chart_histogram(struct dft_buf *b, json_object *hist)
 {
@@ -147,37 +190,16 @@ chart_histogram(struct dft_buf *b, json_object *hist)
 							(size_t)i));
 		double w = json_object_get_double(json_object_array_get_idx(wr,
 							(size_t)i));
-		double x = left + i * slot, bw = slot * 0.36;
-		double hr = r / max * (base - top), hw = w / max * (base - top);
-		char v[32];
+		double x = left + i * slot;
+		const double v[2] = { r, w };
 
-		dft_buf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			     "height=\"%.1f\" fill=\"%s\"/>\n", x + slot * 0.12,
-			     base - hr, bw, hr, COL_READ);
-		dft_buf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			     "height=\"%.1f\" fill=\"%s\"/>\n",
-			     x + slot * 0.12 + bw, base - hw, bw, hw,
-			     COL_WRITE);
-		if (r > 0) {
-			fmt_num(v, sizeof(v), r);
-			text(b, x + slot * 0.12 + bw / 2, base - hr - 3,
-			     "middle", "val", v);
-		}
-		if (w > 0) {
-			fmt_num(v, sizeof(v), w);
-			text(b, x + slot * 0.12 + bw * 1.5, base - hw - 3,
-			     "middle", "val", v);
-		}
+		bar_pair(b, x + slot * 0.12, slot * 0.36, base, top, max, v,
+			 read_write, 1);
 		text(b, x + slot / 2, base + 16, "middle", "lab",
 		     json_object_get_string(json_object_array_get_idx(bins,
 							(size_t)i)));
 	}
-	dft_buf_addf(b, "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" "
-		     "fill=\"%s\"/>\n", left, COL_READ);
-	text(b, left + 14, 17, "start", "lab", "read");
-	dft_buf_addf(b, "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" "
-		     "fill=\"%s\"/>\n", left + 60, COL_WRITE);
-	text(b, left + 74, 17, "start", "lab", "write");
+	legend2(b, left, 60, read_write, "read", "write");
 	text(b, left - 6, base, "end", "axis", "0");
 	{
 		char v[32];
@@ -214,31 +236,14 @@ chart_before_after(struct dft_buf *b, const char *title,
 	dft_buf_addf(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 		     "class=\"ax\"/>\n", left, base, W - 20, base);
 	for (int i = 0; i < n; i++) {
-		double x = left + i * slot, bw = slot * 0.34;
-		double hb = before[i] / max * (base - top);
-		double ha = after[i] / max * (base - top);
-		char v[48];
+		double x = left + i * slot;
+		const double v[2] = { before[i], after[i] };
 
-		dft_buf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			     "height=\"%.1f\" fill=\"%s\"/>\n", x + slot * 0.14,
-			     base - hb, bw, hb, COL_BEFORE);
-		dft_buf_addf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			     "height=\"%.1f\" fill=\"%s\"/>\n",
-			     x + slot * 0.14 + bw, base - ha, bw, ha, COL_AFTER);
-		fmt_num(v, sizeof(v), before[i]);
-		text(b, x + slot * 0.14 + bw / 2, base - hb - 3, "middle",
-		     "val", v);
-		fmt_num(v, sizeof(v), after[i]);
-		text(b, x + slot * 0.14 + bw * 1.5, base - ha - 3, "middle",
-		     "val", v);
+		bar_pair(b, x + slot * 0.14, slot * 0.34, base, top, max, v,
+			 before_after, 0);
 		text(b, x + slot / 2, base + 16, "middle", "lab", labels[i]);
 	}
-	dft_buf_addf(b, "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" "
-		     "fill=\"%s\"/>\n", left, COL_BEFORE);
-	text(b, left + 14, 17, "start", "lab", "before");
-	dft_buf_addf(b, "<rect x=\"%d\" y=\"8\" width=\"10\" height=\"10\" "
-		     "fill=\"%s\"/>\n", left + 70, COL_AFTER);
-	text(b, left + 84, 17, "start", "lab", "after");
+	legend2(b, left, 70, before_after, "before", "after");
 	text(b, W - 20, 17, "end", "axis", unit);
 	fig_end(b);
 }
