@@ -123,6 +123,23 @@ dft_compdb_release(struct dft_compdb *db)
 }
 
 int
+dft_compdb_open(struct dft_compdb *db, const char *path, char **file)
+{
+	char *f = dft_is_dir(path) ?
+		  dft_path_join(path, "compile_commands.json") :
+		  dft_xstrdup(path);
+	int rc = dft_compdb_load(db, f);
+
+	if (rc < 0)
+		dft_warn("cannot read the compile database '%s':", f);
+	if (file != NULL)
+		*file = f;
+	else
+		free(f);
+	return rc;
+}
+
+int
 dft_compdb_load(struct dft_compdb *db, const char *path)
 {
 	json_object *root = dft_json_load(path), *e, *args;

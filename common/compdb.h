@@ -30,6 +30,10 @@ struct dft_compdb {
 void dft_compdb_init(struct dft_compdb *db);
 /* Appends the entries of path to db. 0, or -1 with errno (no message). */
 int dft_compdb_load(struct dft_compdb *db, const char *path);
+/* The same, of path or (a directory) its compile_commands.json, *file set
+ * to the file read (caller frees); a failure warns "cannot read the compile
+ * database 'FILE': ..." (the one message of every tool) and returns -1. */
+int dft_compdb_open(struct dft_compdb *db, const char *path, char **file);
 void dft_compdb_release(struct dft_compdb *db);
 /*
  * libclang arguments for one entry (NULL-terminated, caller frees with

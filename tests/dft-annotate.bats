@@ -22,6 +22,8 @@ A=$FIXTURES/annotate
 	checklist_bad_value dft-annotate --style x "generic or ai"
 	checklist_bad_value dft-annotate --init-args "a; b" "a non-empty line without ';'"
 	checklist_bad_value dft-annotate --init-args "" "a non-empty line without ';'"
+	checklist_usage_error dft-annotate "--compile-db: bad value '$BATS_TEST_TMPDIR/none' (expected compile_commands.json or its directory)" \
+		--rewrite fdatasync -d --compile-db "$BATS_TEST_TMPDIR/none"
 }
 @test "dft-annotate --help and --version fail on a full disk" { checklist_help_dev_full dft-annotate; }
 @test "dft-annotate on empty input prints only its step" { checklist_empty_input dft-annotate; }

@@ -187,6 +187,21 @@ C
 }
 
 @test "--prefix-map: a value without '=', with an empty OLD or NEW is a usage error" { checklist_bad_prefix_map dft-lint; }
+@test "--compile-db: a path that does not exist is a bad value" {
+	checklist_bad_value dft-lint --compile-db "$BATS_TEST_TMPDIR/none" "compile_commands.json or its directory"
+}
+@test "an unreadable compile database is one message in dft-lint, dft-funcs and dft-annotate, exit 2" {
+	local d=$BATS_TEST_TMPDIR/db want
+	mkdir "$d"
+	echo x >"$d/compile_commands.json"
+	want="cannot read the compile database '$d/compile_commands.json': Invalid argument"
+	run -2 --separate-stderr dft-lint --compile-db "$d" </dev/null
+	[ "$stderr" = "dft-lint: $want" ] || fail "$stderr"
+	run -2 --separate-stderr dft-funcs --compile-db "$d" </dev/null
+	[ "$stderr" = "dft-funcs: $want" ] || fail "$stderr"
+	run -2 --separate-stderr dft-annotate --rewrite fdatasync -d --compile-db "$d" </dev/null
+	[ "$stderr" = "dft-annotate: $want" ] || fail "$stderr"
+}
 
 # noreturn.c of the annotate corpus, annotated (every function selected)
 annotate_noreturn() {

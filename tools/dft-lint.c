@@ -1455,6 +1455,9 @@ main(int argc, char **argv)
 			dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
+	if (o.compdb && !dft_exists(o.compdb))
+		dft_bad_value(usage_text, "--compile-db", o.compdb,
+			      "compile_commands.json or its directory");
 	decisions = json_object_new_object();
 	diags = json_object_new_array();
 	dft_step_begin(&step, "lint");
@@ -1475,19 +1478,9 @@ main(int argc, char **argv)
 	{
 		const char *p = o.compdb ? o.compdb : session_db;
 
-		if (p) {
-			char *f = dft_is_dir(p) ?
-					  dft_path_join(p,
-							"compile_commands.json") :
-					  dft_xstrdup(p);
-
-			if (dft_compdb_load(&db, f) < 0) {
-				if (o.compdb)
-					dft_die("cannot load '%s':", f);
-				dft_warn("cannot load '%s':", f);
-			}
-			free(f);
-		}
+		/* the database of the records is a hint; --compile-db not */
+		if (p && dft_compdb_open(&db, p, NULL) < 0 && o.compdb)
+			return DFT_EXIT_FATAL;
 	}
 	dft_compdb_map(&db, o.maps, o.nmaps);
 	if (ntargets && make_stub_dir() < 0)

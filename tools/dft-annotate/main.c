@@ -831,11 +831,12 @@ main(int argc, char **argv)
 	if (o.rewrite && !modes)
 		dft_usage_error(usage_text, "--rewrite needs --in-place, "
 				"--output or --diff");
+	if (o.compdb && !dft_exists(o.compdb))
+		dft_bad_value(usage_text, "--compile-db", o.compdb,
+			      "compile_commands.json or its directory");
 	dft_compdb_init(&db);
-	if (o.compdb && dft_compdb_load(&db, o.compdb) < 0) {
-		dft_warn("cannot read the compile database '%s':", o.compdb);
+	if (o.compdb && dft_compdb_open(&db, o.compdb, NULL) < 0)
 		return DFT_EXIT_FATAL;
-	}
 	dft_compdb_map(&db, o.maps, o.nmaps);
 	memset(&st, 0, sizeof(st));
 	st.o = &o;

@@ -951,14 +951,10 @@ main(int argc, char **argv)
 	dft_compdb_init(&db);
 	if (o.compdb || in.session_db) {
 		const char *p = o.compdb ? o.compdb : in.session_db;
-		char *file = dft_is_dir(p) ? dft_path_join(p,
-					"compile_commands.json")
-					   : dft_xstrdup(p);
 
-		if (dft_compdb_load(&db, file) < 0)
-			dft_die("cannot read compile database '%s':", file);
+		if (dft_compdb_open(&db, p, NULL) < 0)
+			return DFT_EXIT_FATAL;
 		have_db = 1;
-		free(file);
 	}
 	dft_compdb_map(&db, o.maps, o.nmaps);
 	if (nsrc > 0) {
