@@ -299,6 +299,8 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 	checklist_bad_value dft-papers --timeout 0 "a number above 0, up to 1e+07"
 	checklist_bad_value dft-papers --s2-interval -1 "a number from 0 to 1e+07"
 	checklist_bad_value dft-papers --sources ftp "arxiv,s2"
+	checklist_bad_value dft-papers --sources x "arxiv,s2"
+	checklist_bad_value dft-papers --sources arxiv,s3 "arxiv,s2"
 }
 
 @test "the examples of the dft-papers man page run" {

@@ -987,13 +987,21 @@ main(int argc, char **argv)
 						   100);
 			break;
 		case O_SOURCES:
-			o.so.use_arxiv = strstr(optarg, "arxiv") != NULL;
-			o.so.use_s2 = strstr(optarg, "s2") != NULL ||
-				      strstr(optarg, "semantic") != NULL;
-			if (strspn(optarg, "arxivs2semantic_scholar,") !=
-			    strlen(optarg))
-				dft_bad_value(usage_text, "--sources", optarg,
-					      "arxiv,s2");
+			o.so.use_arxiv = o.so.use_s2 = 0;
+			for (const char *p = optarg; *p != '\0';) {
+				size_t n = strcspn(p, ",");
+
+				if (n == 5 && !strncmp(p, "arxiv", n))
+					o.so.use_arxiv = 1;
+				else if ((n == 2 && !strncmp(p, "s2", n)) ||
+					 (n == 16 &&
+					  !strncmp(p, "semantic_scholar", n)))
+					o.so.use_s2 = 1;
+				else if (n > 0)
+					dft_bad_value(usage_text, "--sources",
+						      optarg, "arxiv,s2");
+				p += n + (p[n] == ',');
+			}
 			break;
 		case O_ARXIV_URL: o.so.arxiv_url = optarg; break;
 		case O_S2_URL: o.so.s2_url = optarg; break;
