@@ -114,14 +114,27 @@ checklist_unknown_option() {
 	checklist_usage_error "$1" "option takes no argument: --help" --help=1
 }
 
-# checklist_missing_argument TOOL OPTION...: each OPTION (given last, with
-# nothing after it) needs an argument.
+# The options the man page of a tool lists with an argument (".It Fl x Ar
+# y", ".It Fl -by Cm size"), short and long.
+man_argument_options() {
+	grep '^\.It Fl' "$REPO/man/$1.1" | sed 's/^\.It //' | tr ',' '\n' |
+		awk '$1 == "Fl" && ($3 == "Ar" || $3 == "Cm") { print "-" $2 }' |
+		sort -u
+}
+
+# checklist_missing_argument TOOL OPTION...: each OPTION, and each option
+# the man page lists with an argument, given last with nothing after it, is
+# "option requires an argument" (one line, then the usage).
 checklist_missing_argument() {
-	local tool=$1 opt
+	local tool=$1 opt usage
 	shift
-	for opt in "$@"; do
-		checklist_usage_error "$tool" \
-			"option requires an argument: $opt" "$opt"
+	usage=$(usage_of "$tool")
+	for opt in $(printf '%s\n' "$@" $(man_argument_options "$tool") |
+		sort -u); do
+		run -2 --separate-stderr "$tool" "$opt" </dev/null
+		assert_output ""
+		[ "$stderr" = "$tool: option requires an argument: $opt"$'\n'"$usage" ] ||
+			fail "$opt: $stderr"
 	done
 }
 
