@@ -159,7 +159,7 @@ for s in ("node001", "/data/train/img_0001.npz", "myapp-node001-12345", ""):
 	run -0 python3 "$CHECK" "$f"
 }
 
-@test "compressed traces are independent gzip members, one per flush" {
+@test "compressed traces are independent gzip members, at least one per flush" {
 	export DFTRACER_WRITE_BUFFER_SIZE=4096
 	run -0 "$B/demo" data/records.bin other/x.bin
 	f=$(the_trace)
@@ -424,20 +424,25 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	echo "$output" | jq -e --argjson n "$n" '.names.hot == $n and .agg == {}'
 }
 
-@test "throttle: a function around I/O is never folded; a folded call that encloses I/O is written whole" {
+@test "throttle: a folded call that encloses I/O is written whole, as the parent of its I/O; the rest stays folded" {
 	n=3000
 	# every function is under the mean limit; the call limit is 100
 	DFTRACER_THROTTLE_CALLS=100 DFTRACER_THROTTLE_US=1000000 run -0 "$B/guard" hotio data "$n"
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
-	# put_rec: every call complete; mostly: 100 complete, then folded,
-	# but its last 5 calls (each around a write) complete again
+	# put_rec: every call complete (each encloses a write); mostly: 100
+	# complete, then folded, but its last 5 calls (each around a write)
+	# complete again; early: its first call wrote, the others did not:
+	# folded after 100 like any short function (the runtime of before
+	# kept every call of a function that had once enclosed I/O)
 	echo "$output" | jq -e --argjson n "$n" \
-		'.names.put_rec == $n and .names.mostly == 105 and .agg.mostly == $n - 105 and .names.write == $n + 5'
-	# each write lies inside a complete put_rec or mostly event of its
-	# thread (counted here, from the trace: for each write, the first such
-	# event in trace order that encloses it, or none; a sweep over the
-	# events sorted by start, as a pairwise jq took 30 s of CPU)
+		'.names.put_rec == $n and .names.mostly == 105 and .agg.mostly == $n - 105 and
+		 .names.early == 100 and .agg.early == $n - 100 and .names.write == $n + 6'
+	# each write lies inside a complete put_rec, mostly or early event of
+	# its thread, and that event is its parent, one level up (counted
+	# here, from the trace: for each write, the first such event in trace
+	# order that encloses it, or none; a sweep over the events sorted by
+	# start, as a pairwise jq took 30 s of CPU)
 	body "$f" >"$W/body.ndjson"
 	run -0 python3 - "$W/body.ndjson" <<'PY'
 import bisect, collections, json, sys
@@ -447,11 +452,12 @@ for k, line in enumerate(open(sys.argv[1])):
     e = json.loads(line)
     if e.get("ph") != "X":
         continue
-    if e["name"] in ("put_rec", "mostly"):
-        fns[e["tid"]].append((e["ts"], e["ts"] + e["dur"], k, e["name"]))
+    if e["name"] in ("put_rec", "mostly", "early"):
+        fns[e["tid"]].append((e["ts"], e["ts"] + e["dur"], k, e["name"],
+                              e["id"], e["args"]["level"]))
     elif e["name"] == "write":
         writes.append(e)
-longest = {t: max(b - a for a, b, _, _ in v) for t, v in fns.items()}
+longest = {t: max(f[1] - f[0] for f in v) for t, v in fns.items()}
 for v in fns.values():
     v.sort()
 count = collections.Counter()
@@ -463,21 +469,74 @@ for w in writes:
     # one that encloses the write starts at or before it, and no earlier
     # than its end minus the thread's longest event
     while i >= 0 and v[i][0] >= end - longest[w["tid"]]:
-        a, b, k, name = v[i]
+        a, b, k, name, eid, level = v[i]
         if b >= end and (best is None or k < best[0]):
-            best = (k, name)
+            best = (k, name, eid, level)
         i -= 1
-    count[best[1] if best else "none"] += 1
+    if best is None:
+        count["none"] += 1
+    elif w["args"]["p_idx"] == best[2] and w["args"]["level"] == best[3] + 1:
+        count[best[1]] += 1
+    else:
+        count[best[1] + " (not its parent)"] += 1
 for name in sorted(count):
     print(name, count[name])
 PY
-	assert_output "mostly 5
+	assert_output "early 1
+mostly 5
 put_rec $n"
-	# and dft-analyze names them with their I/O
+	# and dft-analyze names them with their I/O, every call counted
 	dft-analyze "$f" >"$W/analyze.out" || fail "dft-analyze: status $?"
-	run -0 jq -r 'select(.type == "summary") | .functions[] | select(.name == "put_rec" or .name == "mostly") | "\(.name) \(.count) \(.io_calls)"' "$W/analyze.out"
+	run -0 jq -r 'select(.type == "summary") | .functions[] | select(.name == "put_rec" or .name == "mostly" or .name == "early") | "\(.name) \(.count) \(.io_calls)"' "$W/analyze.out"
 	assert_output --partial "put_rec $n $n"
 	assert_output --partial "mostly $n 5"
+	assert_output --partial "early $n 1"
+}
+
+@test "throttle: a function's own time decides (long calls made of folded callees fold too); the default limit is 1000 calls" {
+	n=300
+	# parent: 10 spin() calls of 20 us each, so 200 us or more a call,
+	# but its own time is the tracer's few microseconds
+	DFTRACER_THROTTLE_CALLS=100 DFTRACER_THROTTLE_US=100 run -0 "$B/guard" nest data "$n"
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e --argjson n "$n" \
+		'.names.spin == 100 and .agg.spin == 10 * $n - 100 and .names.parent == 100 and .agg.parent == $n - 100'
+	# the parents' durations (complete and aggregated) cover their spins
+	run -0 bash -o pipefail -c "$(declare -f body); body '$f' | jq -s '
+		[.[] | select(.name == \"parent\") | if .ph == \"C\" then .args.dur_sum else .dur end] | add'"
+	[ "$output" -ge $((n * 200)) ]
+	rm -f "$W"/traces/*
+	# the default limit: 1000 complete events of a short function
+	run -0 "$B/guard" hot data 5000
+	run -0 python3 "$CHECK" "$(the_trace)"
+	echo "$output" | jq -e '.names.hot == 1000 and .agg.hot == 4000 and .names.slow == 300'
+}
+
+@test "compressed traces are gzip members of whole lines, none over 65000 bytes" {
+	# about 250 bytes an event: several members
+	DFTRACER_THROTTLE_CALLS=0 run -0 "$B/guard" hot data 3000
+	f=$(the_trace)
+	run -0 python3 - "$f" <<'PY'
+import sys, zlib
+data = open(sys.argv[1], "rb").read()
+sizes = []
+while data:
+    d = zlib.decompressobj(31)
+    out = d.decompress(data)
+    if not d.eof:
+        sys.exit("a member is cut short")
+    sizes.append(len(out))
+    if not (out.endswith(b"\n") or out.endswith(b"\n]")):
+        sys.exit("a member ends inside a line")
+    data = d.unused_data
+print(len(sizes), max(sizes), sum(sizes))
+PY
+	read -r members biggest total <<<"$output"
+	[ "$biggest" -le 65000 ]
+	# as many members as 65000-byte pieces of the text at least
+	[ "$members" -ge $(( (total + 64999) / 65000 )) ]
+	[ "$total" -eq "$(gzip -dc "$f" | wc -c)" ]
 }
 
 @test "exec: events buffered before it are written" {

@@ -104,17 +104,52 @@ static void region_update(struct DFTracerData *d, const char *key,
 	dft_guard--;
 }
 
-/* r starts now, inside the thread's innermost open region */
+/* r starts now, inside the thread's innermost open region (whose id is
+ * taken first: a folded call gets its id when something names it) */
 static void region_open(struct dft_thread *t, struct dft_region *r)
 {
+	r->p_idx = top_id(t);
 	r->id = dft_next_id();
 	r->level = t->depth + 1;
-	r->p_idx = top_id(t);
-	r->io0 = t->io_n;
 	if (t->depth < DFT_DEPTH)
 		t->stack[t->depth] = r;
 	t->depth++;
 	r->ts = dft_now();
+}
+
+/* Region handles come from a short per-thread free list: a START/END
+ * pair then costs no malloc or free. */
+#define DFT_NFREE 32
+
+struct dft_region *region_get(struct dft_thread *t)
+{
+	struct dft_region *r = t ? t->free : NULL;
+
+	if (r) {
+		t->free = r->next;
+		t->nfree--;
+	} else if (!(r = malloc(sizeof(*r)))) {
+		return NULL;
+	}
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+void region_put(struct dft_thread *t, struct dft_region *r)
+{
+	if (r->own) {
+		free(r->name);
+		free(r->cat);
+	}
+	free(r->args);
+	free(r->poff);
+	if (t && t->nfree < DFT_NFREE) {
+		r->next = t->free;
+		t->free = r;
+		t->nfree++;
+		return;
+	}
+	free(r);
 }
 
 DFT_API struct DFTracerData *initialize_region(const char *name,
@@ -122,8 +157,7 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 {
 	struct dft_region *r;
 	struct dft_thread *t;
-	int slot = -1;
-	uint64_t h = 0;
+	int slot = -1, meta = event_type == DF_METADATA_EVENT;
 
 	if (!dft_on_any)
 		return NULL;
@@ -140,37 +174,45 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 		name = "";
 	if (!cat)
 		cat = "";
-	if (G.throttle_calls && event_type != DF_METADATA_EVENT) {
-		h = fn_hash(name, cat);
-		slot = fn_slot(t, name, cat, h);
-		if (slot >= 0 && t->fns[slot].throttled) {
-			struct dft_aregion *a = malloc(sizeof(*a));
-
-			if (!a)
-				goto none;
-			a->pub.profiler = a;
-			a->magic = DFT_R_AGG;
-			a->slot = slot;
-			a->fhash = h;
-			a->t = t;
-			a->io0 = t->io_n;
-			a->level = t->depth + 1;
-			a->p_idx = top_id(t);
-			a->ts = dft_now();
-			dft_guard--;
-			return &a->pub;
-		}
-	}
-	r = calloc(1, sizeof(*r));
+	if (G.throttle_calls && !meta)
+		slot = fn_lookup(t, name, cat);
+	r = region_get(t);
 	if (!r)
 		goto none;
-	r->magic = DFT_R_FULL;
 	r->slot = slot;
-	r->fhash = h;
-	r->name = strdup(name);
-	r->cat = strdup(cat);
-	r->meta = event_type == DF_METADATA_EVENT;
-	if (!r->meta)
+	if (slot >= 0) {
+		struct dft_fnstat *e = &t->fns[slot];
+
+		r->fhash = e->hash;
+		r->name = (char *)e->name;
+		r->cat = (char *)e->cat;
+		if (e->throttled) {
+			/* folded: on the stack, no id until something
+			 * inside names it as parent */
+			r->magic = DFT_R_AGG;
+			r->t = t;
+			r->p_idx = -1;
+			r->level = t->depth + 1;
+			if (t->depth < DFT_DEPTH)
+				t->stack[t->depth] = r;
+			t->depth++;
+			r->ts = dft_now();
+			r->pub.profiler = r;
+			dft_guard--;
+			return &r->pub;
+		}
+	} else {
+		r->own = 1;
+		r->name = strdup(name);
+		r->cat = strdup(cat);
+		if (!r->name || !r->cat) {
+			region_put(t, r);
+			goto none;
+		}
+	}
+	r->magic = DFT_R_FULL;
+	r->meta = meta;
+	if (!meta)
 		region_open(t, r);
 	r->pub.profiler = r;
 	dft_guard--;
@@ -186,7 +228,12 @@ none:
 static int region_head(struct dft_thread *t, struct dft_region *r,
 		       uint64_t end)
 {
-	int args = ev_begin(t, r->id, r->name, r->cat, r->ts, end - r->ts);
+	/* names that are not the region's own copies stay put: interned
+	 * or literals (spans) */
+	int args = r->own ? ev_begin(t, r->id, r->name, r->cat, r->ts,
+				     end - r->ts) :
+			    ev_begin_lit(t, r->id, r->name, r->cat, r->ts,
+					 end - r->ts);
 
 	if (args) {
 		DFT_LIT(t, ",\"p_idx\":");
@@ -232,15 +279,6 @@ DFT_API void finalize_region(struct DFTracerData *d)
 
 	if (!r)
 		return;
-	if (r->magic == DFT_R_AGG) {
-		if (dft_on_any && !dft_guard) {
-			dft_guard++;
-			agg_add(t_self, (struct dft_aregion *)r);
-			dft_guard--;
-		}
-		free(r);
-		return;
-	}
 	/* inside the tracer (a signal handler that interrupted it): the
 	 * region is dropped, not written */
 	quiet = dft_guard || !dft_on_any;
@@ -254,20 +292,24 @@ DFT_API void finalize_region(struct DFTracerData *d)
 	} else {
 		uint64_t end = dft_now();
 
-		if (t && t->depth > 0)
+		if (t && t->depth > 0) {
 			t->depth--;
-		if (t && !quiet && dft_on_any && !r->emitted) {
+			/* the caller's own time excludes this call */
+			if (t->depth > 0 && t->depth <= DFT_DEPTH)
+				t->stack[t->depth - 1]->kids += end - r->ts;
+		}
+		if (!t || quiet || !dft_on_any) {
+			;
+		} else if (r->magic == DFT_R_AGG) {
+			agg_add(t, r, end);
+		} else if (!r->emitted) {
 			region_emit(t, r, end);
 			if (G.throttle_calls)
 				fn_count(t, r, end - r->ts);
 		}
 	}
 	dft_guard--;
-	free(r->name);
-	free(r->cat);
-	free(r->args);
-	free(r->poff);
-	free(r);
+	region_put(t, r);
 }
 
 DFT_API void finalize_region_cleanup(struct DFTracerData **d)
@@ -342,7 +384,7 @@ struct dft_region *dft_span_begin(const char *name, const char *cat)
 	dft_guard++;
 	DFT_PENDING_CHECK();
 	t = dft_self();
-	if (t && dft_on_any && (r = calloc(1, sizeof(*r)))) {
+	if (t && dft_on_any && (r = region_get(t))) {
 		r->magic = DFT_R_FULL;
 		r->slot = -1;
 		r->name = (char *)name;	/* literals: never freed */
@@ -377,7 +419,7 @@ void dft_span_end(struct dft_region *r, const struct dft_kv *kv, int n,
 		ev_end(t, args);
 	}
 	dft_guard--;
-	free(r);
+	region_put(t, r);
 }
 
 /* ---- extras for the Python package (not in dftracer's header) ----------- */
@@ -426,6 +468,7 @@ DFT_API void dft_rt_log_event(const char *name, const char *cat,
 	dft_guard++;
 	DFT_PENDING_CHECK();
 	if ((t = dft_self()) && dft_on_any) {
+		top_id(t);	/* the parent's id first */
 		a = ev_begin(t, dft_next_id(), name ? name : "",
 			     cat ? cat : "", ts, dur);
 		if (a) {

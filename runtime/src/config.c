@@ -182,7 +182,7 @@ void read_config(const char *data_dirs)
 			rt_msg(LOG_ERROR, "ignoring DFTRACER_WRITE_BUFFER_SIZE=%s",
 			       v);
 	}
-	G.throttle_calls = env_u64("DFTRACER_THROTTLE_CALLS", 100000);
+	G.throttle_calls = env_u64("DFTRACER_THROTTLE_CALLS", 1000);
 	G.throttle_us = env_u64("DFTRACER_THROTTLE_US", 10);
 	G.interval_us = env_u64("DFTRACER_TRACE_INTERVAL_MS", 1000) * 1000;
 	if (G.interval_us == 0)

@@ -423,7 +423,8 @@ static void on_signal(int sig)
 				while (--k >= 0) {	/* the regions left open */
 					struct dft_region *r = t->stack[k];
 
-					if (!r || r->emitted)
+					if (!r || r->emitted ||
+					    (r->magic == DFT_R_AGG && !r->id))
 						continue;
 					region_format(t, r, now);
 					if (!t->overflow)
@@ -595,7 +596,8 @@ void dft_fini(void)
 		     k >= 0; k--) {
 			struct dft_region *r = t->stack[k];
 
-			if (r && !r->emitted) {
+			if (r && !r->emitted &&
+			    (r->magic == DFT_R_FULL || r->id)) {
 				region_emit(t, r, now);
 				r->emitted = 1;
 			}
@@ -735,10 +737,15 @@ static void renumber_open_regions(void)
 	for (k = 0; k < n; k++) {
 		struct dft_region *r = t->stack[k];
 
-		r->id = dft_next_id();
-		r->p_idx = k > 0 ? t->stack[k - 1]->id : -1;
 		r->level = k + 1;
 		r->emitted = 0;
+		if (r->magic == DFT_R_AGG) {	/* named again when needed */
+			r->id = 0;
+			r->p_idx = -1;
+			continue;
+		}
+		r->p_idx = k > 0 ? frame_id(t, k - 1) : -1;
+		r->id = dft_next_id();
 	}
 }
 
@@ -772,13 +779,14 @@ void dft_exec_hook(void)
  * aggregated record per DFTRACER_TRACE_INTERVAL_MS interval ("ph":"C",
  * args.dft_cnt and dur_min/_max/_sum; ts is the start of the first call
  * folded in, not the interval's start, so that the trace's span stays that
- * of the run), so a
- * first traced run of a program with a two-million-call helper stays
- * small.  A function whose call encloses an I/O event of the thread is
- * never folded (from then on): its calls stay complete events, so the
- * analysis still finds the function around its I/O; a folded call that
- * turns out to enclose I/O is written as a complete event itself.  The
- * tables are per thread: no locks.
+ * of the run), so a first traced run of a program with a two-million-call
+ * helper stays small: at most DFTRACER_THROTTLE_CALLS complete events per
+ * short function, whatever its number of calls.  A folded call is still
+ * on the thread's stack; when an event is written inside it (I/O, a
+ * function that is not folded) it gets an id and is written as a complete
+ * event at its END, so the analysis still finds the function around its
+ * I/O, with the right parent and level, and the trace holds at most one
+ * such event per event inside it.  The tables are per thread: no locks.
  */
 #define DFT_FN_MAX 4096		/* functions tracked per thread */
 
@@ -815,6 +823,7 @@ static int fn_grow(struct dft_thread *t)
 	free(t->fns);
 	t->fns = nt;
 	t->fncap = cap;
+	memset(t->fc, 0, sizeof(t->fc));	/* the slots moved */
 	return 0;
 }
 
@@ -839,17 +848,85 @@ int fn_slot(struct dft_thread *t, const char *name, const char *cat,
 			return -1;
 		return fn_slot(t, name, cat, h);
 	}
-	t->fns[i].name = strdup(name);
-	t->fns[i].cat = strdup(cat);
+	t->fns[i].name = fn_intern(name);
+	t->fns[i].cat = fn_intern(cat);
 	if (!t->fns[i].name || !t->fns[i].cat) {
-		free(t->fns[i].name);
-		free(t->fns[i].cat);
 		t->fns[i].name = t->fns[i].cat = NULL;
 		return -1;
 	}
 	t->fns[i].hash = h;
 	t->fnn++;
 	return (int)i;
+}
+
+/* The slot of (name, cat) through the thread's pointer cache: the same
+ * literal pointers as a recent call (an annotated function's __func__)
+ * and the same strings (a caller may reuse a buffer for another name). */
+int fn_lookup(struct dft_thread *t, const char *name, const char *cat)
+{
+	unsigned i = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)cat >> 7)) &
+		     (DFT_FNC - 1);
+	struct dft_fncache *c = &t->fc[i];
+	int s;
+
+	if (c->name == name && c->cat == cat && c->slot >= 0) {
+		const struct dft_fnstat *e = &t->fns[c->slot];
+
+		if (strcmp(e->name, name) == 0 && strcmp(e->cat, cat) == 0)
+			return c->slot;
+	}
+	s = fn_slot(t, name, cat, fn_hash(name, cat));
+	c = &t->fc[i];	/* fn_slot may have cleared the cache */
+	c->name = name;
+	c->cat = cat;
+	c->slot = s;
+	return s;
+}
+
+/* Region names, kept once per process and never freed: a region may end
+ * on another thread, or after the thread that started it is gone. */
+const char *fn_intern(const char *s)
+{
+	static char **tab;
+	static size_t cap, n;
+	size_t h = str_hash(s, strlen(s)), i;
+	char *p;
+
+	pthread_mutex_lock(&G.intern_lock);
+	if ((n + 1) * 2 > cap) {
+		size_t nc = cap ? cap * 2 : 256;
+		char **nt = calloc(nc, sizeof(*nt));
+
+		if (!nt) {
+			pthread_mutex_unlock(&G.intern_lock);
+			return NULL;
+		}
+		for (i = 0; i < cap; i++) {
+			size_t j;
+
+			if (!tab[i])
+				continue;
+			for (j = str_hash(tab[i], strlen(tab[i])) & (nc - 1);
+			     nt[j]; j = (j + 1) & (nc - 1))
+				;
+			nt[j] = tab[i];
+		}
+		free(tab);
+		tab = nt;
+		cap = nc;
+	}
+	for (i = h & (cap - 1); tab[i]; i = (i + 1) & (cap - 1))
+		if (strcmp(tab[i], s) == 0) {
+			pthread_mutex_unlock(&G.intern_lock);
+			return tab[i];
+		}
+	p = strdup(s);
+	if (p) {
+		tab[i] = p;
+		n++;
+	}
+	pthread_mutex_unlock(&G.intern_lock);
+	return p;
 }
 
 /* the entry a handle refers to, if it is still there on this thread */
@@ -908,37 +985,35 @@ void agg_flush_thread(struct dft_thread *t)
 			agg_flush(t, &t->fns[i]);
 }
 
-/* a throttled call ends: into the interval's record */
-void agg_add(struct dft_thread *t, struct dft_aregion *a)
+/* a folded call ends: written whole if an event inside it named it as
+ * parent, else into the interval's record */
+void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t end)
 {
-	struct dft_fnstat *e = fn_at(t, a->slot, a->fhash);
-	uint64_t end = dft_now(), dur = end - a->ts, iv;
+	uint64_t dur = end - r->ts, iv;
+	struct dft_fnstat *e;
 
-	if (!e || a->t != t || !t->buf)
+	if (!t->buf)
 		return;
-	if (t->io_n != a->io0) {
-		/* it enclosed I/O: a complete event, and no more folding */
-		struct dft_region r;
-
-		agg_flush(t, e);
-		memset(&r, 0, sizeof(r));
-		r.id = dft_next_id();
-		r.name = e->name;
-		r.cat = e->cat;
-		r.ts = a->ts;
-		r.level = a->level;
-		r.p_idx = a->p_idx;
-		region_emit(t, &r, end);
-		e->io = 1;
-		e->throttled = 0;
+	if (r->id) {
+		region_emit(t, r, end);
 		return;
 	}
-	iv = a->ts / G.interval_us;
+	if (r->t != t)
+		return;
+	e = fn_at(t, r->slot, r->fhash);
+	if (!e) {	/* the table grew since START */
+		int s = fn_slot(t, r->name, r->cat, r->fhash);
+
+		if (s < 0)
+			return;
+		e = &t->fns[s];
+	}
+	iv = r->ts / G.interval_us;
 	if (e->cnt && iv != e->iv)
 		agg_flush(t, e);
 	if (!e->cnt) {
 		e->iv = iv;
-		e->first = a->ts;
+		e->first = r->ts;
 		e->dmin = e->dmax = dur;
 		e->dsum = 0;
 	}
@@ -950,7 +1025,8 @@ void agg_add(struct dft_thread *t, struct dft_aregion *a)
 		e->dmax = dur;
 }
 
-/* a complete event was written: count it, throttle past the limit */
+/* a complete event was written: count it and its own time (its duration
+ * less that of the traced functions it called), throttle past the limit */
 void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur)
 {
 	struct dft_fnstat *e = fn_at(t, r->slot, r->fhash);
@@ -958,13 +1034,12 @@ void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur)
 	if (!e)
 		return;
 	e->calls++;
-	e->dur_sum += dur;
-	if (t->io_n != r->io0)
-		e->io = 1;
-	if (!e->io && e->calls >= G.throttle_calls &&
+	e->dur_sum += dur > r->kids ? dur - r->kids : 0;
+	if (e->calls >= G.throttle_calls &&
 	    e->dur_sum < e->calls * G.throttle_us) {
 		e->throttled = 1;
-		rt_msg(LOG_INFO, "throttled %s (%s): %llu calls, mean %.1f us",
+		rt_msg(LOG_INFO, "throttled %s (%s): %llu calls, own time "
+		       "%.1f us a call",
 		       e->name, e->cat, (unsigned long long)e->calls,
 		       (double)e->dur_sum / (double)e->calls);
 	}

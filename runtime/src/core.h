@@ -19,7 +19,12 @@
 #define t_self dft_tself
 
 /* A region handle: the public struct comes first, then a tag that tells
- * a full region from a throttled one (struct dft_aregion). */
+ * a full region from a folded call of a throttled function.  Both are
+ * pushed on the thread's stack, so the events inside get the right level
+ * and parent.  A full region has its id from START; a folded call has id
+ * 0 until an event written inside it names it as parent (top_id), and
+ * then it is written as a complete event at END, so every p_idx refers
+ * to a written event. */
 #define DFT_R_FULL 0x46554c4cu
 #define DFT_R_AGG 0x41474752u
 struct dft_region {
@@ -29,29 +34,20 @@ struct dft_region {
 	uint64_t fhash;
 	long long id;
 	uint64_t ts;
-	uint64_t io0;		/* the thread's io_n at START */
 	int meta;		/* DF_METADATA_EVENT */
 	int level;
 	long long p_idx;
 	char *name, *cat;
+	int own;		/* name and cat are copies freed with it (else
+				 * interned by fn_intern, never freed) */
 	char *args;		/* rendered ,"k":v pairs */
 	size_t alen, acap;
 	size_t *poff;		/* start of each pair in args */
 	size_t npairs, pcap;
 	int emitted;		/* written by finalize (left open at exit) */
-};
-
-/* A call of a throttled function: only its start time is kept. */
-struct dft_aregion {
-	struct DFTracerData pub;
-	unsigned magic;
-	int slot;
-	uint64_t fhash;
-	struct dft_thread *t;
-	uint64_t ts;
-	uint64_t io0;		/* the thread's io_n at START */
-	int level;
-	long long p_idx;
+	uint64_t kids;		/* time in the traced functions it called */
+	struct dft_thread *t;	/* folded: the thread it started on */
+	struct dft_region *next;	/* in the thread's free list */
 };
 
 /* The runtime's state (core.c); one per process. */
@@ -108,7 +104,11 @@ void agg_flush_thread(struct dft_thread *t);
 uint64_t fn_hash(const char *name, const char *cat);
 int fn_slot(struct dft_thread *t, const char *name, const char *cat,
 	    uint64_t h);
-void agg_add(struct dft_thread *t, struct dft_aregion *a);
+void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t end);
+int fn_lookup(struct dft_thread *t, const char *name, const char *cat);
+const char *fn_intern(const char *s);
+struct dft_region *region_get(struct dft_thread *t);
+void region_put(struct dft_thread *t, struct dft_region *r);
 void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur);
 
 /* writer.c */
@@ -125,7 +125,7 @@ void writer_lock(void);
 void writer_unlock(void);
 void put_str(struct dft_thread *t, const char *s, int upstream);
 void put_key(struct dft_thread *t, const char *key);
-long long top_id(struct dft_thread *t);
+long long frame_id(struct dft_thread *t, int k);
 void ev_meta(struct dft_thread *t, const char *rec, const char *name,
 	     int name_upstream, const char *value);
 int open_and_write_header(void);

@@ -47,24 +47,46 @@ struct dft_region;
  * its calls are folded into one aggregated record per interval. */
 struct dft_fnstat {
 	uint64_t hash;		/* 0: free slot */
-	char *name, *cat;
-	uint64_t calls, dur_sum;	/* complete events written so far */
+	const char *name, *cat;	/* interned (fn_intern): never freed */
+	uint64_t calls, dur_sum;	/* complete events written so far, and
+					 * their own time (less their callees') */
 	int throttled;
-	int io;			/* a call enclosed I/O: never folded again */
 	uint64_t iv;		/* interval number of the open record */
 	uint64_t first;		/* start of its first call: the record's ts */
 	uint64_t cnt, dmin, dmax, dsum;	/* the open record */
 };
 
+/* The last (name, cat) pointers a thread's START calls gave and their
+ * slot: a hit costs two pointer compares and two strcmp, no hashing. */
+#define DFT_FNC 64
+struct dft_fncache {
+	const char *name, *cat;
+	int slot;
+};
+
+/* The rendered head of a recent event name and category (ev_begin_lit) */
+#define DFT_HEADC 16
+struct dft_headc {
+	const char *name, *cat;
+	unsigned len;
+	char s[116];
+};
+
 struct dft_thread {
 	pid_t tid;
-	uint64_t io_n;		/* I/O events written on this thread (io.c) */
 	unsigned gen;		/* state generation it belongs to */
 	int depth;
 	struct dft_region *stack[DFT_DEPTH];	/* open regions */
 	struct dft_tbuf *buf;
 	struct dft_fnstat *fns;	/* open-addressed by hash; fncap a power of 2 */
 	unsigned fncap, fnn;
+	struct dft_fncache fc[DFT_FNC];
+	struct dft_headc hc[DFT_HEADC];
+	uint64_t ts_hi;		/* a timestamp's digits above the last 8 */
+	char ts_s[12];
+	unsigned ts_len;
+	struct dft_region *free;	/* region handles to reuse */
+	unsigned nfree;
 	size_t n;		/* bytes in line */
 	int overflow;
 	unsigned pidtid_len;
@@ -185,15 +207,40 @@ void dft_fd_set(int fd, struct dft_file *f);
  * ev_* helpers; ev_end closes and queues the line. */
 int ev_begin(struct dft_thread *t, long long id, const char *name,
 	     const char *cat, uint64_t ts, uint64_t dur);
+int ev_begin_lit(struct dft_thread *t, long long id, const char *name,
+		 const char *cat, uint64_t ts, uint64_t dur);
 void ev_end(struct dft_thread *t, int args);
 static inline void ev_raw(struct dft_thread *t, const char *s, size_t n)
 {
+	char *d;
+
 	if (DFT_UNLIKELY(t->n + n > DFT_LINE - 64)) {
 		t->overflow = 1;
 		return;
 	}
-	__builtin_memcpy(t->line + t->n, s, n);
+	d = t->line + t->n;
 	t->n += n;
+	if (__builtin_constant_p(n) || n > 16) {
+		__builtin_memcpy(d, s, n);
+	} else if (n >= 8) {	/* short and variable: no call to memcpy */
+		uint64_t a, b;
+
+		__builtin_memcpy(&a, s, 8);
+		__builtin_memcpy(&b, s + n - 8, 8);
+		__builtin_memcpy(d, &a, 8);
+		__builtin_memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		__builtin_memcpy(&a, s, 4);
+		__builtin_memcpy(&b, s + n - 4, 4);
+		__builtin_memcpy(d, &a, 4);
+		__builtin_memcpy(d + n - 4, &b, 4);
+	} else if (n > 0) {
+		d[0] = s[0];
+		d[n / 2] = s[n / 2];
+		d[n - 1] = s[n - 1];
+	}
 }
 void put_u64(struct dft_thread *t, uint64_t v);
 void put_i64(struct dft_thread *t, long long v);
@@ -209,6 +256,9 @@ void ev_hash(struct dft_thread *t, const char *key, const char *h);
 void ev_plevel(struct dft_thread *t);	/* "p_idx":..,"level":.. */
 void ev_level(struct dft_thread *t);
 void ev_pidx(struct dft_thread *t);
+/* the id of the thread's innermost open region, -1 if none; a folded
+ * call gets one here (and is then written whole at its END) */
+long long top_id(struct dft_thread *t);
 long long dft_next_id(void);
 void dft_flush_all(int final);
 void dft_fork_child(void);

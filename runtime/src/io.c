@@ -93,8 +93,8 @@ static void ev_gen(const char *name, const char *cat, uint64_t t0,
 	dft_guard++;
 	t = dft_self();
 	if (t) {
-		t->io_n++;
-		a = ev_begin(t, dft_next_id(), name, cat, t0, t1 - t0);
+		top_id(t);	/* the parent's id first: a folded call's */
+		a = ev_begin_lit(t, dft_next_id(), name, cat, t0, t1 - t0);
 		if (a) {
 			ev_plevel(t);
 			ev_kv(t, kv, n);
@@ -119,8 +119,8 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 	dft_guard++;
 	t = dft_self();
 	if (t) {
-		t->io_n++;
-		a = ev_begin(t, dft_next_id(), name, cat, t0, t1 - t0);
+		top_id(t);	/* the parent's id first: a folded call's */
+		a = ev_begin_lit(t, dft_next_id(), name, cat, t0, t1 - t0);
 		if (a) {
 			ev_level(t);
 			EV_INT(t, "ret", ret);

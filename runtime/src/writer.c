@@ -98,12 +98,13 @@ void thread_exit(void *p)
 out:
 	if (t_self == t)
 		t_self = NULL;
-	for (unsigned i = 0; i < t->fncap; i++)
-		if (t->fns[i].hash) {
-			free(t->fns[i].name);
-			free(t->fns[i].cat);
-		}
-	free(t->fns);
+	free(t->fns);	/* the names are interned, shared, kept */
+	while (t->free) {
+		struct dft_region *r = t->free;
+
+		t->free = r->next;
+		free(r);
+	}
 	free(t);
 }
 
@@ -134,6 +135,7 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 	t->pidtid_len = (unsigned)snprintf(t->pidtid, sizeof(t->pidtid),
 					   ",\"pid\":%d,\"tid\":%d",
 					   (int)G.pid, (int)t->tid);
+	memset(t->hc, 0, sizeof(t->hc));	/* they hold pid and tid */
 	pthread_mutex_lock(&G.reg_lock);
 	/* drop buffers of exited threads that were already flushed */
 	for (struct dft_tbuf **pp = &G.bufs; *pp;) {
@@ -168,17 +170,16 @@ static void zout_reserve(size_t n)
 	}
 }
 
-/* Writes data as is or as one gzip member.  Caller holds file_lock. */
-void out_write(const char *data, size_t len)
+/*
+ * A gzip member holds at most this much input, cut after a newline:
+ * below zlib's 64 KiB window-slide point (2 x 32 KiB - MIN_LOOKAHEAD),
+ * so deflate never slides its window and rehashes (at level 1 that
+ * slide was 40 % of the compression's instructions).
+ */
+#define DFT_MEMBER 65000u
+
+static void deflate_member(const char *data, size_t len)
 {
-	if (G.fd < 0 || len == 0)
-		return;
-	if (!G.compress || !G.z_ready) {
-		if (write_all(G.fd, data, len) < 0)
-			rt_msg(LOG_ERROR, "cannot write '%s': %s", G.path,
-			       strerror(errno));
-		return;
-	}
 	zout_reserve(deflateBound(&G.z, len) + 64);
 	if (deflateReset(&G.z) != Z_OK)
 		return;
@@ -195,6 +196,29 @@ void out_write(const char *data, size_t len)
 	if (write_all(G.fd, G.zout, G.zcap - G.z.avail_out) < 0)
 		rt_msg(LOG_ERROR, "cannot write '%s': %s", G.path,
 		       strerror(errno));
+}
+
+/* Writes data as is or as gzip members of whole lines.  Caller holds
+ * file_lock. */
+void out_write(const char *data, size_t len)
+{
+	if (G.fd < 0 || len == 0)
+		return;
+	if (!G.compress || !G.z_ready) {
+		if (write_all(G.fd, data, len) < 0)
+			rt_msg(LOG_ERROR, "cannot write '%s': %s", G.path,
+			       strerror(errno));
+		return;
+	}
+	while (len > DFT_MEMBER) {
+		const char *nl = memrchr(data, '\n', DFT_MEMBER);
+		size_t n = nl ? (size_t)(nl - data) + 1 : DFT_MEMBER;
+
+		deflate_member(data, n);
+		data += n;
+		len -= n;
+	}
+	deflate_member(data, len);
 }
 
 void tbuf_flush_locked(struct dft_tbuf *b)
@@ -424,6 +448,21 @@ void writer_reset_child(void)
  */
 static void copy_line(char *dst, const char *src, size_t n)
 {
+	while (n >= 32) {
+		uint64_t a, b, c, d;
+
+		__builtin_memcpy(&a, src, 8);
+		__builtin_memcpy(&b, src + 8, 8);
+		__builtin_memcpy(&c, src + 16, 8);
+		__builtin_memcpy(&d, src + 24, 8);
+		__builtin_memcpy(dst, &a, 8);
+		__builtin_memcpy(dst + 8, &b, 8);
+		__builtin_memcpy(dst + 16, &c, 8);
+		__builtin_memcpy(dst + 24, &d, 8);
+		dst += 32;
+		src += 32;
+		n -= 32;
+	}
 	while (n >= 8) {
 		uint64_t v;
 
@@ -481,27 +520,65 @@ static const char digits2[201] =
 	"34353637383940414243444546474849505152535455565758596061626364656667"
 	"6869707172737475767778798081828384858687888990919293949596979899";
 
-void put_u64(struct dft_thread *t, uint64_t v)
+/* v < 10^8 as digits ending at end; returns the first */
+static char *u32_digits(char *end, uint32_t v)
 {
-	char tmp[24];
-	int i = 24;
-
 	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
+		uint32_t d = (v % 100) * 2;
 
 		v /= 100;
-		tmp[--i] = digits2[d + 1];
-		tmp[--i] = digits2[d];
+		*--end = digits2[d + 1];
+		*--end = digits2[d];
 	}
 	if (v >= 10) {
-		unsigned d = (unsigned)v * 2;
-
-		tmp[--i] = digits2[d + 1];
-		tmp[--i] = digits2[d];
+		*--end = digits2[v * 2 + 1];
+		*--end = digits2[v * 2];
 	} else {
-		tmp[--i] = (char)('0' + v);
+		*--end = (char)('0' + v);
 	}
-	ev_raw(t, tmp + i, (size_t)(24 - i));
+	return end;
+}
+
+/* exactly 8 digits of v < 10^8 ending at end */
+static void u32_8digits(char *end, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	__builtin_memcpy(end - 2, digits2 + (lo % 100) * 2, 2);
+	__builtin_memcpy(end - 4, digits2 + (lo / 100) * 2, 2);
+	__builtin_memcpy(end - 6, digits2 + (hi % 100) * 2, 2);
+	__builtin_memcpy(end - 8, digits2 + (hi / 100) * 2, 2);
+}
+
+/*
+ * Decimal digits.  Most numbers in an event are small (level, p_idx,
+ * sizes) or 16-digit microsecond timestamps: those go 8 digits at a time
+ * in 32-bit arithmetic, not a 64-bit division per digit pair.
+ */
+void put_u64(struct dft_thread *t, uint64_t v)
+{
+	char tmp[24], *p;
+
+	if (DFT_LIKELY(v < 10)) {
+		char c = (char)('0' + v);
+
+		ev_raw(t, &c, 1);
+		return;
+	}
+	if (v < 100000000u) {
+		p = u32_digits(tmp + 24, (uint32_t)v);
+	} else {
+		uint64_t hi = v / 100000000u;
+
+		u32_8digits(tmp + 24, (uint32_t)(v % 100000000u));
+		if (hi < 100000000u) {
+			p = u32_digits(tmp + 16, (uint32_t)hi);
+		} else {
+			u32_8digits(tmp + 16, (uint32_t)(hi % 100000000u));
+			p = u32_digits(tmp + 8, (uint32_t)(hi / 100000000u));
+		}
+	}
+	ev_raw(t, p, (size_t)(tmp + 24 - p));
 }
 
 void put_i64(struct dft_thread *t, long long v)
@@ -550,6 +627,28 @@ static const unsigned char esc_tab[256] = {
 	['('] = 2, [')'] = 2, ['\''] = 2, ['|'] = 2,
 };
 
+/* The length of s's leading run of 8-byte words that need no escaping
+ * (no control byte or NUL, quote, backslash or non-ASCII byte), read a
+ * word at a time while the word stays inside s's page. */
+static size_t plain_prefix(const unsigned char *s)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+	size_t k = 0;
+
+	while ((((uintptr_t)(s + k)) & 4095) <= 4096 - 8) {
+		uint64_t v, q, b;
+
+		__builtin_memcpy(&v, s + k, 8);
+		q = v ^ (ones * '"');
+		b = v ^ (ones * '\\');
+		if ((((v - ones * 0x20) & ~v) | ((q - ones) & ~q) |
+		     ((b - ones) & ~b) | v) & high)
+			break;
+		k += 8;
+	}
+	return k;
+}
+
 /*
  * A JSON string.  Always valid JSON: control characters and bytes that are
  * not UTF-8 become \u00XX.  With upstream != 0 the characters dftracer
@@ -565,7 +664,8 @@ void put_str(struct dft_thread *t, const char *s, int upstream)
 	char *o;
 
 	DFT_LIT(t, "\"");
-	for (k = 0; !(esc_tab[p[k]] & mask); k++)
+	k = upstream ? 0 : plain_prefix(p);
+	for (; !(esc_tab[p[k]] & mask); k++)
 		;
 	if (!p[k]) {		/* nothing to escape: the common case */
 		ev_raw(t, s, k);
@@ -677,11 +777,37 @@ void ev_kv(struct dft_thread *t, const struct dft_kv *kv, int n)
 	}
 }
 
+/*
+ * The id of the open region at stack index k.  A folded call of a
+ * throttled function has none until an event is written inside it (this
+ * call, made before that event takes its own id); it then gets one, and
+ * so do the folded calls around it that have none, outermost first, so
+ * each is written as a complete event at its END and every p_idx names
+ * a written event.
+ */
+long long frame_id(struct dft_thread *t, int k)
+{
+	struct dft_region *r = t->stack[k];
+	int j;
+
+	if (DFT_LIKELY(r->id))
+		return r->id;
+	for (j = k; j > 0 && !t->stack[j - 1]->id; j--)
+		;
+	for (; j <= k; j++) {
+		struct dft_region *f = t->stack[j];
+
+		f->p_idx = j > 0 ? t->stack[j - 1]->id : -1;
+		f->id = dft_next_id();
+	}
+	return r->id;
+}
+
 long long top_id(struct dft_thread *t)
 {
 	if (t->depth <= 0)
 		return -1;
-	return t->stack[(t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1]->id;
+	return frame_id(t, (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1);
 }
 
 void ev_pidx(struct dft_thread *t)
@@ -714,14 +840,33 @@ static void put_head(struct dft_thread *t, long long id, const char *name,
 	ev_raw(t, t->pidtid, t->pidtid_len);
 }
 
-int ev_begin(struct dft_thread *t, long long id, const char *name,
-	     const char *cat, uint64_t ts, uint64_t dur)
+/* A timestamp: its digits above the last 8 change every 100 s, so the
+ * thread keeps them rendered. */
+static void put_ts(struct dft_thread *t, uint64_t ts)
 {
-	t->n = 0;
-	t->overflow = 0;
-	put_head(t, id, name, cat);
+	uint64_t hi = ts / 100000000u;
+	char lo[8];
+
+	if (DFT_UNLIKELY(hi == 0 || hi >= 100000000u)) {
+		put_u64(t, ts);
+		return;
+	}
+	if (DFT_UNLIKELY(hi != t->ts_hi)) {
+		char *p = u32_digits(t->ts_s + sizeof(t->ts_s), (uint32_t)hi);
+
+		t->ts_len = (unsigned)(t->ts_s + sizeof(t->ts_s) - p);
+		memmove(t->ts_s, p, t->ts_len);
+		t->ts_hi = hi;
+	}
+	ev_raw(t, t->ts_s, t->ts_len);
+	u32_8digits(lo + 8, (uint32_t)(ts % 100000000u));
+	ev_raw(t, lo, 8);
+}
+
+static int ev_tail(struct dft_thread *t, uint64_t ts, uint64_t dur)
+{
 	DFT_LIT(t, ",\"ts\":");
-	put_u64(t, ts);
+	put_ts(t, ts);
 	DFT_LIT(t, ",\"dur\":");
 	put_u64(t, dur);
 	DFT_LIT(t, ",\"ph\":\"X\"");
@@ -731,6 +876,49 @@ int ev_begin(struct dft_thread *t, long long id, const char *name,
 	ev_raw(t, G.hhash, 16);
 	DFT_LIT(t, "\"");
 	return 1;
+}
+
+int ev_begin(struct dft_thread *t, long long id, const char *name,
+	     const char *cat, uint64_t ts, uint64_t dur)
+{
+	t->n = 0;
+	t->overflow = 0;
+	put_head(t, id, name, cat);
+	return ev_tail(t, ts, dur);
+}
+
+/* ev_begin for a name and category that never change at their address
+ * (literals, interned names): the rendered ,"name":..,"cat":..,"pid":..,
+ * "tid":.. comes from the thread's small cache. */
+int ev_begin_lit(struct dft_thread *t, long long id, const char *name,
+		 const char *cat, uint64_t ts, uint64_t dur)
+{
+	unsigned i = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)cat >> 6)) &
+		     (DFT_HEADC - 1);
+	struct dft_headc *c = &t->hc[i];
+
+	t->n = 0;
+	t->overflow = 0;
+	DFT_LIT(t, "{\"id\":");
+	put_i64(t, id);
+	if (DFT_LIKELY(c->name == name && c->cat == cat)) {
+		ev_raw(t, c->s, c->len);
+	} else {
+		size_t at = t->n;
+
+		DFT_LIT(t, ",\"name\":");
+		put_str(t, name, 0);
+		DFT_LIT(t, ",\"cat\":");
+		put_str(t, cat, 0);
+		ev_raw(t, t->pidtid, t->pidtid_len);
+		if (!t->overflow && t->n - at <= sizeof(c->s)) {
+			memcpy(c->s, t->line + at, t->n - at);
+			c->len = (unsigned)(t->n - at);
+			c->name = name;
+			c->cat = cat;
+		}
+	}
+	return ev_tail(t, ts, dur);
 }
 
 void ev_end(struct dft_thread *t, int args)
@@ -913,8 +1101,10 @@ int open_and_write_header(void)
 	if (open_trace() < 0)
 		return -1;
 	if (G.compress && !G.z_ready) {
+		/* level 1; memLevel 5: a 4096-entry hash table, cleared at
+		 * each member (8 KiB, not 64), the same ratio on traces */
 		memset(&G.z, 0, sizeof(G.z));
-		if (deflateInit2(&G.z, Z_BEST_SPEED, Z_DEFLATED, 31, 8,
+		if (deflateInit2(&G.z, Z_BEST_SPEED, Z_DEFLATED, 31, 5,
 				 Z_DEFAULT_STRATEGY) == Z_OK)
 			G.z_ready = 1;
 		else
