@@ -20,6 +20,22 @@ setup() {
 	assert_output --partial "dft-cc "
 }
 
+@test "dft-cc's own options: the suite's usage errors, a failed --dft-help or --dft-version write is exit 2" {
+	local usage
+	usage=$(dft-cc --dft-help | sed -n '1,2p')
+	run -2 --separate-stderr dft-cc --dftracer
+	[ "$stderr" = "dft-cc: option requires an argument: --dftracer"$'\n'"$usage" ] || fail "$stderr"
+	run -2 --separate-stderr dft-cc --dft-mode=x -c a.c
+	[ "$stderr" = "dft-cc: --dft-mode: bad value 'x' (expected log, trace or off)"$'\n'"$usage" ] || fail "$stderr"
+	DFT_WRAP_MODE=y run -2 --separate-stderr dft-cc -c a.c
+	[ "$stderr" = "dft-cc: DFT_WRAP_MODE: bad value 'y' (expected log, trace or off)" ] || fail "$stderr"
+	[ ! -e a.o ]
+	for o in --dft-help --dft-version; do
+		run -2 --separate-stderr bash -c "dft-c++ $o >/dev/full"
+		[ "$stderr" = "dft-c++: write error: No space left on device" ] || fail "$o: $stderr"
+	done
+}
+
 @test "the dft-cc man page lints and documents the wrapper options" {
 	run -0 mandoc -Tlint -Wwarning "$REPO/man/dft-cc.1"
 	text=$(mandoc -Tascii "$REPO/man/dft-cc.1" | col -b)
