@@ -12,6 +12,7 @@
 # Results: dir/partial-K.ndjson per shard, dir/analysis.ndjson merged.
 # --dry-run prints the sbatch commands instead of submitting them;
 # --local runs the same commands here, shards in parallel (no scheduler).
+# shellcheck disable=SC2034,SC2154 # shards.sh reads preset, sets popt, merge_cmd
 set -eu
 
 shards=4
@@ -45,40 +46,12 @@ done
 [ $# -gt 0 ] || usage
 case $shards in ''|*[!0-9]*|0) usage ;; esac
 
-mkdir -p "$out"
-popt=
-[ -n "$preset" ] && popt="--preset $preset"
+# shellcheck source=scripts/shards.sh disable=SC1091
+. "$(dirname "$0")/../shards.sh"
+shards_setup "$@"
 aopt=
 [ -n "$account" ] && aopt="--account=$account"
-
-# every shard reads the whole list and keeps its K-th of every N traces;
-# the chunks of one split trace count as one, so they stay in one shard
-# (dft-analyze --shard)
-: >"$out/traces.list"
-for f in "$@"; do printf '%s\n' "$f" >>"$out/traces.list"; done
-[ "$shards" -le $# ] || shards=$#
-
-shard_cmd() {
-	echo "dft-analyze --partial --shard $(($1 + 1))/$shards $popt <'$out/traces.list' >'$out/partial-$1.ndjson'"
-}
-merge_cmd="cat '$out'/partial-*.ndjson | dft-analyze --merge >'$out/analysis.ndjson'"
-
-if [ "$local" = 1 ]; then
-	rm -f "$out"/partial-*.ndjson
-	pids=
-	k=0
-	while [ "$k" -lt "$shards" ]; do
-		sh -c "$(shard_cmd "$k")" &
-		pids="$pids $!"
-		k=$((k + 1))
-	done
-	status=0
-	for p in $pids; do wait "$p" || status=1; done
-	[ "$status" = 0 ] || { echo "analyze-shards.sh: a shard failed" >&2; exit 1; }
-	sh -c "$merge_cmd"
-	echo "result: $out/analysis.ndjson"
-	exit 0
-fi
+[ "$local" = 1 ] && shards_local
 
 # submit ID OPTION...: sbatch, or (--dry-run) its command line on standard
 # error and DRY<ID> as the job id
