@@ -105,6 +105,10 @@ json_object *dft_json_path(json_object *o, const char *dotted);	/* "a.b" */
 json_object *dft_jstr(const char *s);		/* NULL: JSON null */
 json_object *dft_jint(int64_t v);
 json_object *dft_jdouble(double v);		/* 6 significant decimals */
+/* Numbers as jq writes them: integral without ".0", else the shortest
+ * text that reads back the same (records jq made before). */
+json_object *dft_jnumber(double v);
+void dft_jq_numbers(json_object *o);		/* every number below o */
 json_object *dft_json_load(const char *path);
 int dft_json_save(const char *path, json_object *o);	/* atomic */
 

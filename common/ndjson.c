@@ -518,15 +518,75 @@ double_to_string(json_object *o, struct printbuf *pb, int level, int flags)
 	return printbuf_memappend(pb, tmp, (int)strlen(tmp));
 }
 
-json_object *
-dft_jdouble(double v)
+static json_object *
+new_double(double v, json_object_to_json_string_fn *fn)
 {
 	json_object *o = json_object_new_double(v);
 
 	if (o == NULL)
 		dft_die("out of memory");
-	json_object_set_serializer(o, double_to_string, NULL, NULL);
+	json_object_set_serializer(o, fn, NULL, NULL);
 	return o;
+}
+
+json_object *
+dft_jdouble(double v)
+{
+	return new_double(v, double_to_string);
+}
+
+/* A computed number as jq writes it: an integral value without ".0", else
+ * the shortest text that reads back the same. */
+static int
+number_to_string(json_object *o, struct printbuf *pb, int level, int flags)
+{
+	double d = json_object_get_double(o);
+	char tmp[40];
+
+	(void)level;
+	(void)flags;
+	if (!isfinite(d))
+		snprintf(tmp, sizeof(tmp), "null");
+	else if (d == floor(d) && fabs(d) < 1e17)
+		snprintf(tmp, sizeof(tmp), "%.0f", d);
+	else
+		for (int p = 1; p <= 17; p++) {
+			snprintf(tmp, sizeof(tmp), "%.*g", p, d);
+			if (strtod(tmp, NULL) == d)
+				break;
+		}
+	return printbuf_memappend(pb, tmp, (int)strlen(tmp));
+}
+
+json_object *
+dft_jnumber(double d)
+{
+	return new_double(d, number_to_string);
+}
+
+/* Every number below o written as jq writes it (records that jq made
+ * before, where a copied "100.0" is 100). */
+void
+dft_jq_numbers(json_object *o)
+{
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		json_object_set_serializer(o, number_to_string, NULL, NULL);
+		break;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			dft_jq_numbers(json_object_array_get_idx(o, i));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			dft_jq_numbers(v);
+		}
+		break;
+	}
+	default:
+		break;
+	}
 }
 
 json_object *

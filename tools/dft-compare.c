@@ -1306,65 +1306,6 @@ first_of(json_object *a, const char *t)
 	return NULL;
 }
 
-/* A computed number as jq writes it: an integral value without ".0", else
- * the shortest text that reads back the same. */
-static int
-number_to_string(json_object *o, struct printbuf *pb, int level, int flags)
-{
-	double d = json_object_get_double(o);
-	char tmp[40];
-
-	(void)level;
-	(void)flags;
-	if (!isfinite(d))
-		snprintf(tmp, sizeof(tmp), "null");
-	else if (d == floor(d) && fabs(d) < 1e17)
-		snprintf(tmp, sizeof(tmp), "%.0f", d);
-	else
-		for (int p = 1; p <= 17; p++) {
-			snprintf(tmp, sizeof(tmp), "%.*g", p, d);
-			if (strtod(tmp, NULL) == d)
-				break;
-		}
-	return printbuf_memappend(pb, tmp, (int)strlen(tmp));
-}
-
-static json_object *
-jnumber(double d)
-{
-	json_object *o = json_object_new_double(d);
-
-	if (o == NULL)
-		dft_die("out of memory");
-	json_object_set_serializer(o, number_to_string, NULL, NULL);
-	return o;
-}
-
-/* Every number below o written as jq writes it (the records were made by
- * jq before, and a copied "100.0" is 100 there). */
-static void
-jq_numbers(json_object *o)
-{
-	switch (json_object_get_type(o)) {
-	case json_type_double:
-		json_object_set_serializer(o, number_to_string, NULL, NULL);
-		break;
-	case json_type_array:
-		for (size_t i = 0; i < json_object_array_length(o); i++)
-			jq_numbers(json_object_array_get_idx(o, i));
-		break;
-	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
-			(void)k;
-			jq_numbers(v);
-		}
-		break;
-	}
-	default:
-		break;
-	}
-}
-
 /* A copy of o's member key (JSON null when absent). */
 static json_object *
 member(json_object *o, const char *key)
@@ -1614,13 +1555,13 @@ emit_iteration(const struct loop_opts *lo, const char *analysis)
 	json_object_object_add(rec, "new", shows_not_in(bn, nbn, old, nold));
 	json_object_object_add(rec, "resolved",
 			       shows_not_in(old, nold, bn, nbn));
-	json_object_object_add(rec, "raw_write_rate_gbs", jnumber(rate));
+	json_object_object_add(rec, "raw_write_rate_gbs", dft_jnumber(rate));
 	v = summary != NULL ? dft_json_path(summary, "span_s") : NULL;
 	json_object_object_add(rec, "traced_completion_s",
-			       v != NULL ? json_object_get(v) : jnumber(comp));
+			       v != NULL ? json_object_get(v) : dft_jnumber(comp));
 	json_object_object_add(rec, "completion_s", smp != NULL ?
 			       member(smp, "median_s") :
-			       (v != NULL ? json_object_get(v) : jnumber(comp)));
+			       (v != NULL ? json_object_get(v) : dft_jnumber(comp)));
 	json_object_object_add(rec, "samples", smp);
 	json_object_object_add(rec, "test", test);
 	v = vd != NULL ? dft_json_path(vd, "verdict") : NULL;
@@ -1629,7 +1570,7 @@ emit_iteration(const struct loop_opts *lo, const char *analysis)
 	json_object_object_add(rec, "verdict", v != NULL ? json_object_get(v) : NULL);
 	json_object_object_add(rec, "status", dft_jstr(lo->status));
 	json_object_object_add(rec, "reason", opt_str(lo->reason));
-	jq_numbers(rec);
+	dft_jq_numbers(rec);
 	dft_emit_put(stdout, rec);
 	actives_release(bn, nbn);
 	actives_release(old, nold);
@@ -1686,7 +1627,7 @@ emit_loop(const struct loop_opts *lo, const char *iterations)
 	json_object_object_add(rec, "recommended", recommended);
 	json_object_object_add(rec, "not_applicable", na);
 	json_object_object_add(rec, "repeat", dft_jint(lo->repeat));
-	jq_numbers(rec);
+	dft_jq_numbers(rec);
 	dft_emit_put(stdout, rec);
 	json_object_put(its);
 	return dft_worst(status, dft_close_stdout());

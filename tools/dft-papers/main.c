@@ -16,6 +16,9 @@
  * unreachable, which switches to offline for the rest of the run and
  * says so); answers are cached for 24 h.
  *
+ * With --plan it instead plans the next iteration of dft-pipeline's
+ * optimization loop from the proposals (plan.c, require.c).
+ *
  * With --learn it instead records the outcome of applied proposals
  * (proposal records with "applied":true, or listed in a verdict's
  * "applied") from dft-compare's verdicts in the learning store, which
@@ -24,7 +27,8 @@
  * It does not apply anything: actions are data for dft-pipeline.
  *
  * main.c holds the options, the stream and the work on one bottleneck;
- * box.c prints the proposal box, learn.c keeps the learning store and
+ * box.c prints the proposal box, plan.c and require.c make --plan's
+ * decisions, learn.c keeps the learning store and
  * writes --learn's records; catalogue.c, rank.c and search.c as named.
  */
 #include <getopt.h>
@@ -93,6 +97,11 @@ static const char usage_text[] =
 	"[--unbuffered] [file ...]\n"
 	"       dft-papers --learn [--store FILE] [--context TEXT] "
 	"[file ...]\n"
+	"       dft-papers --plan [--rewrites] --run-dir DIR [--tried FILE] "
+	"[--failed FILE]\n"
+	"                  [--analysis FILE] [--env FILE] [--earlier FILE] "
+	"[--fact NAME=VALUE]\n"
+	"                  [file ...]\n"
 	"       dft-papers -h | --help | -V | --version\n";
 
 static const char help_text[] =
@@ -134,6 +143,19 @@ static const char help_text[] =
 	"share/dft/proposals.ndjson)\n"
 	"      --unbuffered          flush after every record\n"
 	"      --learn               record verdicts in the learning store\n"
+	"      --plan                plan the optimization loop's next "
+	"iteration\n"
+	"      --rewrites            --plan: the L1 rewrites, not the "
+	"environment\n"
+	"      --run-dir DIR         --plan: where the plan is written\n"
+	"      --tried FILE          --plan: the strategies tried so far\n"
+	"      --failed FILE         --plan: actions whose commands failed\n"
+	"      --analysis FILE       --plan: the accepted configuration's "
+	"analysis\n"
+	"      --env FILE            --plan: the exports so far\n"
+	"      --earlier FILE        --plan: an earlier configuration's "
+	"papers\n"
+	"      --fact NAME=VALUE     --plan: a fact of this machine\n"
 	"  -h, --help                show this help\n"
 	"  -V, --version             show the version\n";
 
@@ -901,6 +923,8 @@ enum {
 	O_PER_LEVEL, O_MAX_QUERIES, O_MAX_RESULTS, O_SOURCES, O_ARXIV_URL,
 	O_S2_URL, O_ARXIV_INT, O_S2_INT, O_TIMEOUT, O_RETRIES, O_BACKOFF,
 	O_CACHE_DIR, O_NO_CACHE, O_STORE, O_BIB, O_CAT, O_UNBUF, O_LEARN,
+	O_PLAN, O_REWRITES, O_RUN_DIR, O_TRIED, O_FAILED, O_ANALYSIS, O_ENV,
+	O_EARLIER, O_FACT,
 };
 
 int
@@ -931,11 +955,22 @@ main(int argc, char **argv)
 		{ "catalogue", required_argument, NULL, O_CAT },
 		{ "unbuffered", no_argument, NULL, O_UNBUF },
 		{ "learn", no_argument, NULL, O_LEARN },
+		{ "plan", no_argument, NULL, O_PLAN },
+		{ "rewrites", no_argument, NULL, O_REWRITES },
+		{ "run-dir", required_argument, NULL, O_RUN_DIR },
+		{ "tried", required_argument, NULL, O_TRIED },
+		{ "failed", required_argument, NULL, O_FAILED },
+		{ "analysis", required_argument, NULL, O_ANALYSIS },
+		{ "env", required_argument, NULL, O_ENV },
+		{ "earlier", required_argument, NULL, O_EARLIER },
+		{ "fact", required_argument, NULL, O_FACT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o;
+	struct plan_opts po;
+	int plan = 0, plan_only = 0;
 	struct state st;
 	struct dft_step step;
 	double arxiv_int = 3, s2_int = 1;
@@ -947,6 +982,7 @@ main(int argc, char **argv)
 
 	dft_init("dft-papers");
 	memset(&o, 0, sizeof(o));
+	memset(&po, 0, sizeof(po));
 	o.top = 5;
 	o.min_score = 3;
 	o.npapers = 3;
@@ -1034,10 +1070,52 @@ main(int argc, char **argv)
 		case O_CAT: o.catalogue = optarg; break;
 		case O_UNBUF: dft_unbuffered = 1; break;
 		case O_LEARN: o.learn = 1; break;
+		case O_PLAN: plan = 1; break;
+		case O_REWRITES: po.rewrites = 1; plan_only = 1; break;
+		case O_RUN_DIR: po.run_dir = optarg; plan_only = 1; break;
+		case O_TRIED: po.tried = optarg; plan_only = 1; break;
+		case O_FAILED: po.failed = optarg; plan_only = 1; break;
+		case O_ANALYSIS: po.analysis = optarg; plan_only = 1; break;
+		case O_ENV: po.env = optarg; plan_only = 1; break;
+		case O_EARLIER:
+			po.earlier = dft_xreallocarray(po.earlier,
+						       po.nearlier + 1,
+						       sizeof(char *));
+			po.earlier[po.nearlier++] = optarg;
+			plan_only = 1;
+			break;
+		case O_FACT:
+			if (facts_set(&po.facts, optarg) != 0)
+				dft_bad_value(usage_text, "--fact", optarg,
+					      "NAME=VALUE, NAME one of "
+					      "data_dir, local_dir, "
+					      "physical_cores, tune_lib, "
+					      "work_dir, env_script, os, fs, "
+					      "fs_type, numactl, numa_nodes, "
+					      "mpi, openmp");
+			plan_only = 1;
+			break;
 		case 'h': return dft_help(usage_text, help_text);
 		case 'V': return dft_version();
 		default: dft_option_error(usage_text, c, argv, longopts);
 		}
+	}
+	if (plan_only && !plan)
+		dft_usage_error(usage_text, "--rewrites, --run-dir, --tried, "
+				"--failed, --analysis, --env, --earlier and "
+				"--fact go with --plan");
+	if (plan && (o.learn || o.box))
+		dft_usage_error(usage_text, "--plan cannot be used with "
+				"--learn or --format box");
+	if (plan && po.run_dir == NULL)
+		dft_usage_error(usage_text, "--plan needs --run-dir");
+	if (po.rewrites && (po.env != NULL || po.nearlier > 0))
+		dft_usage_error(usage_text, "--env and --earlier do not go "
+				"with --rewrites");
+	if (plan) {
+		status = plan_run(&po, argc - optind, argv + optind);
+		free(po.earlier);
+		return dft_worst(status, dft_close_stdout());
 	}
 	if (o.learn && o.box)
 		dft_usage_error(usage_text, "--learn and --format box cannot "

@@ -161,6 +161,36 @@ int learn_append(const char *store, const char *ctx_key, const char *now_iso,
 void print_box(json_object *b, const struct cand *best, const char *caveat,
 	       const char *unsupported, json_object *lines[3]);
 
+/* require.c: the facts --plan decides on, and one requirement */
+enum fact {
+	F_DATA_DIR, F_LOCAL_DIR, F_PHYSICAL_CORES, F_TUNE_LIB, F_WORK_DIR,
+	F_ENV_SCRIPT, F_OS, F_FS, F_FS_TYPE, F_NUMACTL, F_NUMA_NODES, F_MPI,
+	F_OPENMP, F_N
+};
+extern const char *const fact_names[F_N];
+struct facts {
+	const char *v[F_N];	/* --fact NAME=VALUE; NULL: not given */
+	json_object *summary;	/* the analysis' first summary, or NULL */
+};
+int facts_set(struct facts *f, const char *name_value);	/* -1: unknown */
+const char *fact(const struct facts *f, enum fact k);	/* "" when none */
+/* NULL when met, else why not (caller frees). */
+char *requirement_unmet(const struct facts *f, const char *requirement);
+
+/* plan.c: the --plan mode */
+struct plan_opts {
+	int rewrites;			/* --rewrites: the L1 rewrites */
+	const char *run_dir;		/* where the plan is written */
+	const char *tried;		/* strategies tried, one a line */
+	const char *failed;		/* "ID[<TAB>REASON]" lines */
+	const char *analysis;		/* the accepted configuration's */
+	const char *env;		/* the exports so far */
+	const char **earlier;		/* earlier configurations' papers */
+	size_t nearlier;
+	struct facts facts;
+};
+int plan_run(struct plan_opts *o, int argc, char **argv);
+
 /* text helpers (rank.c) */
 char *norm_title(const char *t);	/* lower-case alphanumerics, caller frees */
 int text_has(const char *hay_lower, const char *needle_lower);
