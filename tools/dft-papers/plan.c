@@ -630,7 +630,8 @@ decide(struct plan *pl, struct out *out, json_object *p)
 		dft_buf_addf(&out->tried_na, "%s\n", id_text(p));
 		goto done;
 	}
-	dft_buf_add(&out->env, ex.s, ex.len);
+	if (ex.len > 0)
+		dft_buf_add(&out->env, ex.s, ex.len);
 	if (json_object_is_type(env, json_type_object)) {
 		json_object_object_foreach(env, k, v) {
 			(void)v;
@@ -790,7 +791,8 @@ plan_actions(struct plan *pl)
 	save(pl, "env", out.env.s, out.env.len);
 	save(pl, "wrapper", out.wrapper.s, out.wrapper.len);
 	save(pl, "before", out.before.s, out.before.len);
-	dft_buf_add(&out.tried, out.tried_na.s, out.tried_na.len);
+	if (out.tried_na.len > 0)
+		dft_buf_add(&out.tried, out.tried_na.s, out.tried_na.len);
 	save(pl, "tried", out.tried.s, out.tried.len);
 	if (out.change.len > 0)
 		dft_buf_addc(&out.change, '\n');
