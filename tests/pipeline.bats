@@ -117,13 +117,14 @@ ws() {
 	w=$(ws)
 	run -0 jq -r '.[].step' "$w/step_timings.json"
 	assert_output "$(printf '%s\n' $LABELS)"
+	# (one jq for all steps, read line by line: a record per label, in order)
+	run -0 jq -r '.[] | [.step, .status, (.started_at | test("^[0-9-]+T[0-9:.]+Z$")),
+		   (.ended_at | test("Z$")), (.duration_s >= 0)] | @tsv' "$w/step_timings.json"
+	local recs=("${lines[@]}") i=0
 	for l in $LABELS; do
-		run -0 jq -r --arg l "$l" '.[] | select(.step == $l)
-			| [.status, (.started_at | test("^[0-9-]+T[0-9:.]+Z$")),
-			   (.ended_at | test("Z$")), (.duration_s >= 0)] | @tsv' \
-			"$w/step_timings.json"
-		[[ "$output" == ok*"true	true	true" || "$output" == skipped*"true	true	true" ]] ||
-			fail "$l: $output"
+		[[ "${recs[i]}" == "$l	ok	true	true	true" || "${recs[i]}" == "$l	skipped	true	true	true" ]] ||
+			fail "$l: ${recs[i]:-no record}"
+		i=$((i + 1))
 	done
 	# the same records in the record stream, with their logs
 	run -0 jq -r 'select(.tool == "dft-pipeline") | .log' "$w/records/steps.ndjson"
@@ -324,9 +325,12 @@ table_labels() {
 	# the step lines, between the heading and the blank line
 	run -0 awk '/^Step +Status +Duration$/ { f = 1; next } f && $0 == "" { exit } f { print $1 }' <<<"$output"
 	assert_output "$(table_labels)"
+	local -A dur
+	run -0 jq -r '.[] | [.step, .duration_s] | @tsv' "$w/step_timings.json"
+	for l in "${lines[@]}"; do dur[${l%%$'\t'*}]=${l#*$'\t'}; done
 	run -0 dft-pipeline status -w "$ROOT1" sample
 	for l in $(table_labels); do
-		d=$(jq -r --arg l "$l" '.[] | select(.step == $l) | .duration_s' "$w/step_timings.json")
+		d=${dur[$l]:-}
 		[ -n "$d" ] || fail "$l: not in step_timings.json"
 		assert_line --regexp "^$l +(ok|skipped) +${d//./\\.}s\$"
 	done
