@@ -106,8 +106,8 @@ nothing_made() {
 }
 
 @test "dft-clone checks option combinations before any work" {
-	run -2 --separate-stderr dft-clone -w "$WS" --resume x -r main url
-	[[ "$stderr" == *"--resume cannot be combined"* ]] || fail "$stderr"
+	checklist_usage_error dft-clone "--resume and --ref exclude each other" -w "$WS" --resume x -r main url
+	checklist_usage_error dft-clone "--resume and --copy exclude each other" -w "$WS" --resume x --copy url
 	run -2 --separate-stderr dft-clone --print-app-name -w "$WS" url
 	checklist_usage_error dft-clone "--name: bad value '../x' (expected letters, digits, '_', '-', '.'; not starting with '.')" -w "$WS" -n ../x "$REPOS/ior"
 	checklist_usage_error dft-clone "--ref: bad value '' (expected a branch, tag or commit)" -w "$WS" -r '' "$REPOS/ior"

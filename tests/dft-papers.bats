@@ -293,7 +293,8 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 }
 
 @test "option combinations are checked before any work" {
-	checklist_usage_error dft-papers "--learn and --format box cannot be used together" --learn --format box
+	checklist_usage_error dft-papers "--learn and --format box exclude each other" --learn --format box
+	checklist_usage_error dft-papers "--no-cache and --cache-dir exclude each other" --no-cache --cache-dir "$BATS_TEST_TMPDIR/c"
 	checklist_bad_value dft-papers --format html "records or box"
 	checklist_bad_value dft-papers --max-queries 11 "an integer from 1 to 10"
 	checklist_bad_value dft-papers --timeout 0 "a number above 0, up to 1e+07"

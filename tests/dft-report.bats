@@ -164,7 +164,7 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 }
 
 @test "option combinations are checked before any work" {
-	checklist_usage_error dft-report "--html and --no-html cannot be used together" --html x.html --no-html
+	checklist_usage_error dft-report "--html and --no-html exclude each other" --html x.html --no-html
 	checklist_bad_value dft-report --workspace "$BATS_TEST_TMPDIR/nope" "a directory"
 }
 

@@ -590,8 +590,8 @@ main(int argc, char **argv)
 		dft_usage_error(usage_text, "--print-app-name takes only a "
 				"url");
 	if (o.resume != NULL && (o.ref || o.name || o.copy))
-		dft_usage_error(usage_text, "--resume cannot be combined "
-				"with --ref, --name or --copy");
+		dft_usage_error(usage_text, "--resume and %s exclude each other",
+				o.ref ? "--ref" : o.name ? "--name" : "--copy");
 	if (o.resume != NULL && o.resume[0] == '\0')
 		dft_bad_value(usage_text, "--resume", o.resume,
 			      "a run id: app/stamp, stamp or app");

@@ -1118,11 +1118,11 @@ main(int argc, char **argv)
 		return dft_worst(status, dft_close_stdout());
 	}
 	if (o.learn && o.box)
-		dft_usage_error(usage_text, "--learn and --format box cannot "
-				"be used together");
+		dft_usage_error(usage_text, "--learn and --format box exclude "
+				"each other");
 	if (o.no_cache && o.cache_dir != NULL)
-		dft_usage_error(usage_text, "--no-cache and --cache-dir cannot "
-				"be used together");
+		dft_usage_error(usage_text, "--no-cache and --cache-dir exclude "
+				"each other");
 	if (!o.so.use_arxiv && !o.so.use_s2 && !o.offline)
 		dft_usage_error(usage_text, "--sources: no source selected");
 

@@ -91,8 +91,8 @@ main(int argc, char **argv)
 		}
 	}
 	if (o.html != NULL && o.no_html)
-		dft_usage_error(usage_text, "--html and --no-html cannot be used "
-				"together");
+		dft_usage_error(usage_text, "--html and --no-html exclude each "
+				"other");
 	if (o.workspace != NULL && !dft_is_dir(o.workspace))
 		dft_bad_value(usage_text, "--workspace", o.workspace,
 			      "a directory");
