@@ -121,17 +121,25 @@ static void region_open(struct dft_thread *t, struct dft_region *r)
  * pair then costs no malloc or free. */
 #define DFT_NFREE 32
 
-struct dft_region *region_get(struct dft_thread *t)
+/* a handle, not cleared */
+static struct dft_region *region_raw(struct dft_thread *t)
 {
 	struct dft_region *r = t ? t->free : NULL;
 
 	if (r) {
 		t->free = r->next;
 		t->nfree--;
-	} else if (!(r = malloc(sizeof(*r)))) {
-		return NULL;
+		return r;
 	}
-	memset(r, 0, sizeof(*r));
+	return malloc(sizeof(*r));
+}
+
+struct dft_region *region_get(struct dft_thread *t)
+{
+	struct dft_region *r = region_raw(t);
+
+	if (r)
+		memset(r, 0, sizeof(*r));
 	return r;
 }
 
@@ -141,8 +149,10 @@ void region_put(struct dft_thread *t, struct dft_region *r)
 		free(r->name);
 		free(r->cat);
 	}
-	free(r->args);
-	free(r->poff);
+	if (DFT_UNLIKELY(r->args || r->poff)) {
+		free(r->args);
+		free(r->poff);
+	}
 	if (t && t->nfree < DFT_NFREE) {
 		r->next = t->free;
 		t->free = r;
@@ -176,6 +186,38 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 		cat = "";
 	if (G.throttle_calls && !meta)
 		slot = fn_lookup(t, name, cat);
+	if (slot >= 0 && t->fns[slot].throttled) {
+		/* folded: on the stack, no id until something inside
+		 * names it as parent; only the fields it uses are set */
+		struct dft_fnstat *e = &t->fns[slot];
+
+		r = region_raw(t);
+		if (!r)
+			goto none;
+		r->magic = DFT_R_AGG;
+		r->slot = slot;
+		r->fhash = e->hash;
+		r->id = 0;
+		r->meta = 0;
+		r->name = (char *)e->name;
+		r->cat = (char *)e->cat;
+		r->own = 0;
+		r->args = NULL;
+		r->poff = NULL;
+		r->alen = 0;
+		r->emitted = 0;
+		r->kids = 0;
+		r->t = t;
+		r->p_idx = -1;
+		r->level = t->depth + 1;
+		if (t->depth < DFT_DEPTH)
+			t->stack[t->depth] = r;
+		t->depth++;
+		r->ts = dft_now();
+		r->pub.profiler = r;
+		dft_guard--;
+		return &r->pub;
+	}
 	r = region_get(t);
 	if (!r)
 		goto none;
@@ -186,21 +228,6 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 		r->fhash = e->hash;
 		r->name = (char *)e->name;
 		r->cat = (char *)e->cat;
-		if (e->throttled) {
-			/* folded: on the stack, no id until something
-			 * inside names it as parent */
-			r->magic = DFT_R_AGG;
-			r->t = t;
-			r->p_idx = -1;
-			r->level = t->depth + 1;
-			if (t->depth < DFT_DEPTH)
-				t->stack[t->depth] = r;
-			t->depth++;
-			r->ts = dft_now();
-			r->pub.profiler = r;
-			dft_guard--;
-			return &r->pub;
-		}
 	} else {
 		r->own = 1;
 		r->name = strdup(name);

@@ -409,11 +409,11 @@ static void on_signal(int sig)
 			nanosleep(&ms, NULL);
 		if (sig_lock(&G.file_lock) == 0) {
 			for (struct dft_tbuf *b = G.bufs; b; b = b->next) {
-				if (pthread_mutex_trylock(&b->lock) != 0)
+				if (tb_trylock(b) != 0)
 					continue;
 				out_write(b->data, b->len);
 				b->len = 0;
-				pthread_mutex_unlock(&b->lock);
+				tb_unlock(b);
 			}
 			if (t && t->gen == G.gen) {
 				long long id;
@@ -580,9 +580,9 @@ void dft_fini(void)
 	for (struct dft_tbuf *b = G.bufs; b; b = b->next) {
 		if (t && b == t->buf)
 			continue;
-		pthread_mutex_lock(&b->lock);
+		tb_lock(b);
 		tbuf_flush_locked(b);
-		pthread_mutex_unlock(&b->lock);
+		tb_unlock(b);
 	}
 	pthread_mutex_unlock(&G.reg_lock);
 	if (t) {
@@ -612,9 +612,9 @@ void dft_fini(void)
 		t->n = 0;
 		DFT_LIT(t, "]");
 		commit(t);
-		pthread_mutex_lock(&t->buf->lock);
+		tb_lock(t->buf);
 		tbuf_flush_locked(t->buf);
-		pthread_mutex_unlock(&t->buf->lock);
+		tb_unlock(t->buf);
 	}
 	pthread_mutex_lock(&G.file_lock);
 	if (G.fd >= 0)
@@ -989,7 +989,7 @@ void agg_flush_thread(struct dft_thread *t)
  * parent, else into the interval's record */
 void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t end)
 {
-	uint64_t dur = end - r->ts, iv;
+	uint64_t dur = end - r->ts;
 	struct dft_fnstat *e;
 
 	if (!t->buf)
@@ -1008,11 +1008,11 @@ void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t end)
 			return;
 		e = &t->fns[s];
 	}
-	iv = r->ts / G.interval_us;
-	if (e->cnt && iv != e->iv)
+	/* the open record's interval: [iv, iv + interval) */
+	if (e->cnt && (r->ts < e->iv || r->ts - e->iv >= G.interval_us))
 		agg_flush(t, e);
 	if (!e->cnt) {
-		e->iv = iv;
+		e->iv = r->ts - r->ts % G.interval_us;
 		e->first = r->ts;
 		e->dmin = e->dmax = dur;
 		e->dsum = 0;

@@ -31,9 +31,12 @@ struct dft_file {
 	char path[];
 };
 
-/* Per-thread output buffer; flushed to the trace as one gzip member. */
+/* Per-thread output buffer; flushed to the trace as gzip members.  Its
+ * lock is a flag (tb_lock): only finalize, fork, exec and signals ever
+ * contend for it, and an uncontended pthread mutex cost its owner two
+ * library calls per event. */
 struct dft_tbuf {
-	pthread_mutex_t lock;
+	atomic_int lock;
 	char *data;
 	size_t len, cap;
 	struct dft_tbuf *next;
@@ -41,6 +44,23 @@ struct dft_tbuf {
 };
 
 struct dft_region;
+
+void tb_lock_wait(struct dft_tbuf *b);
+static inline void tb_lock(struct dft_tbuf *b)
+{
+	if (DFT_UNLIKELY(atomic_exchange_explicit(&b->lock, 1,
+						  memory_order_acquire)))
+		tb_lock_wait(b);
+}
+static inline int tb_trylock(struct dft_tbuf *b)
+{
+	return atomic_exchange_explicit(&b->lock, 1, memory_order_acquire) ?
+		       -1 : 0;
+}
+static inline void tb_unlock(struct dft_tbuf *b)
+{
+	atomic_store_explicit(&b->lock, 0, memory_order_release);
+}
 
 /* A function's call statistics on one thread (the runtime throttle, core.c):
  * past DFTRACER_THROTTLE_CALLS calls with a mean under DFTRACER_THROTTLE_US
@@ -51,7 +71,7 @@ struct dft_fnstat {
 	uint64_t calls, dur_sum;	/* complete events written so far, and
 					 * their own time (less their callees') */
 	int throttled;
-	uint64_t iv;		/* interval number of the open record */
+	uint64_t iv;		/* start of the open record's interval (us) */
 	uint64_t first;		/* start of its first call: the record's ts */
 	uint64_t cnt, dmin, dmax, dsum;	/* the open record */
 };

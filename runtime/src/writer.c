@@ -3,10 +3,11 @@
  * buffers, the background writer, compression and the trace file.
  *
  * Every thread formats its events into its own line scratch and
- * appends them to its own buffer (a per-buffer mutex that only finalize and
- * fork ever contend for).  When a buffer reaches DFTRACER_WRITE_BUFFER_SIZE
- * it is written to the trace under the file lock, deflated as one
- * independent gzip member when compression is on, so a file cut short by a
+ * appends them to its own buffer (a per-buffer lock flag that only
+ * finalize, fork and signals ever contend for).  When a buffer reaches
+ * DFTRACER_WRITE_BUFFER_SIZE it is written to the trace under the file
+ * lock, deflated as independent gzip members of whole lines when
+ * compression is on, so a file cut short by a
  * crash or SIGKILL stays readable up to its last flush.  The file header
  * ("[" and the init records) is flushed at once so it always comes first;
  * finalize appends the end event and "]".
@@ -77,6 +78,16 @@ static size_t next_cap(size_t cap)
 
 static int tbuf_flush_async(struct dft_tbuf *b);
 
+/* A thread buffer's lock is held (by its owner, mid-event or waiting for
+ * the writer): poll, sleeping, until it is free. */
+void tb_lock_wait(struct dft_tbuf *b)
+{
+	struct timespec ts = { 0, 20000 };
+
+	while (atomic_exchange_explicit(&b->lock, 1, memory_order_acquire))
+		nanosleep(&ts, NULL);
+}
+
 void thread_exit(void *p)
 {
 	struct dft_thread *t = p;
@@ -89,11 +100,11 @@ void thread_exit(void *p)
 	dft_guard++;
 	agg_flush_thread(t);
 	b = t->buf;
-	pthread_mutex_lock(&b->lock);
+	tb_lock(b);
 	if (b->len)
 		tbuf_flush_async(b);
 	b->dead = 1;
-	pthread_mutex_unlock(&b->lock);
+	tb_unlock(b);
 	dft_guard--;
 out:
 	if (t_self == t)
@@ -121,7 +132,6 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
-	pthread_mutex_init(&b->lock, NULL);
 	b->cap = DFT_BLOCK0;
 	b->data = blk_alloc(b->cap);
 	if (!b->data) {
@@ -480,14 +490,14 @@ void commit(struct dft_thread *t)
 {
 	struct dft_tbuf *b = t->buf;
 
-	pthread_mutex_lock(&b->lock);
+	tb_lock(b);
 	if (DFT_UNLIKELY(b->len + t->n > b->cap))
 		tbuf_flush_locked(b);	/* cannot happen: flush_at leaves room */
 	copy_line(b->data + b->len, t->line, t->n);
 	b->len += t->n;
 	if (DFT_UNLIKELY(b->len >= flush_at(b->cap)))
 		tbuf_flush_async(b);
-	pthread_mutex_unlock(&b->lock);
+	tb_unlock(b);
 	t->n = 0;
 	t->overflow = 0;
 }
@@ -501,13 +511,13 @@ void dft_flush_all(int final)
 	pthread_mutex_lock(&G.reg_lock);
 	for (b = G.bufs; b; b = b->next) {
 		if (final == 2) {	/* from a signal: never block */
-			if (pthread_mutex_trylock(&b->lock) != 0)
+			if (tb_trylock(b) != 0)
 				continue;
 		} else {
-			pthread_mutex_lock(&b->lock);
+			tb_lock(b);
 		}
 		tbuf_flush_locked(b);
-		pthread_mutex_unlock(&b->lock);
+		tb_unlock(b);
 	}
 	pthread_mutex_unlock(&G.reg_lock);
 }
@@ -1091,9 +1101,9 @@ static void write_header(void)
 			ev_hash(t, "cwd", cwd->hash);
 	}
 	ev_end(t, args);
-	pthread_mutex_lock(&t->buf->lock);
+	tb_lock(t->buf);
 	tbuf_flush_locked(t->buf);
-	pthread_mutex_unlock(&t->buf->lock);
+	tb_unlock(t->buf);
 }
 
 int open_and_write_header(void)
