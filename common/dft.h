@@ -91,6 +91,9 @@ void dft_reader_release(struct dft_reader *r);
 typedef int (*dft_input_fn)(struct dft_reader *r, void *ctx);
 int dft_each_input(int argc, char **argv, dft_input_fn fn, void *ctx);
 const char *dft_record_type(json_object *rec);	/* "" when none */
+/* A function record's line, the one its events carry (dft.7): its name's
+ * (name_pos.line), else lines.start, else "line", else signature.line; 0 */
+int64_t dft_function_line(json_object *rec);
 void dft_emit(FILE *out, json_object *rec);	/* one line; dies on error */
 void dft_emit_put(FILE *out, json_object *rec);
 void dft_pass(FILE *out, const struct dft_reader *r);	/* the raw line */

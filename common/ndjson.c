@@ -330,6 +330,22 @@ dft_record_type(json_object *rec)
 	return "";
 }
 
+int64_t
+dft_function_line(json_object *rec)
+{
+	static const char *const at[] = { "name_pos.line", "lines.start",
+					  "line", "signature.line", NULL };
+
+	for (int i = 0; at[i] != NULL; i++) {
+		json_object *v = dft_json_path(rec, at[i]);
+
+		if (v != NULL && json_object_is_type(v, json_type_int) &&
+		    json_object_get_int64(v) > 0)
+			return json_object_get_int64(v);
+	}
+	return 0;
+}
+
 static void
 write_failed(void)
 {

@@ -155,7 +155,8 @@ records() { # dir file
 	run -0 dft-annotate --diff "$BATS_TEST_TMPDIR/r.ndjson"
 	assert_output --partial '+	{ int dft_ret_ = (next_id() + next_id()); DFTRACER_C_FUNCTION_END(); return dft_ret_; }'
 	assert_output --partial '+		{ const char * dft_ret_ = (strlen(" ") ? "space" : "?"); DFTRACER_C_FUNCTION_END(); return dft_ret_; }'
-	assert_output --partial '+static int next_id(void) { DFTRACER_C_FUNCTION_START(); DFTRACER_C_FUNCTION_UPDATE_STR("comp", "io"); { int dft_ret_ = (++calls); DFTRACER_C_FUNCTION_END(); return dft_ret_; } }'
+	line=$(jq -r 'select(.type == "function" and .name == "next_id") | .name_pos.line' "$BATS_TEST_TMPDIR/r.ndjson")
+	assert_output --partial "+static int next_id(void) { DFTRACER_C_FUNCTION_START(); DFTRACER_C_FUNCTION_UPDATE_STR(\"comp\", \"io\"); DFTRACER_C_FUNCTION_UPDATE_STR(\"file\", \"constructs.c\"); DFTRACER_C_FUNCTION_UPDATE_INT(\"line\", $line); { int dft_ret_ = (++calls); DFTRACER_C_FUNCTION_END(); return dft_ret_; } }"
 	# values without calls need no temporary
 	assert_output --partial '+	{ DFTRACER_C_FUNCTION_END(); return k ? add : mul; }'
 }
@@ -238,7 +239,7 @@ raii_check() { # mode io dtors
 		"$w/trace.ndjson" | sed 's/64$//' | sort | uniq -c >"$w/io"
 	run -0 cat "$w/io"
 	assert_output "$2"
-	run -0 jq -s '[.[] | select(.name == "~Summary")] | length' "$w/trace.ndjson"
+	run -0 jq -s '[.[] | select(.name == "Summary::~Summary")] | length' "$w/trace.ndjson"
 	assert_output "$3"
 }
 
@@ -351,7 +352,7 @@ EOF
 		"$BATS_TEST_TMPDIR/n.ndjson"
 	assert_output --partial '{"name":"main","reason":"the body uses a name the instrumentation needs"}'
 	run -0 cat "$BATS_TEST_TMPDIR/e.cpp"
-	assert_line 'int main() { DFTRACER_CPP_INIT(NULL, NULL, NULL); struct dft_main_fini_t { ~dft_main_fini_t() { DFTRACER_CPP_FINI(); } } dft_main_fini_; DFTRACER_CPP_REGION(main); DFTRACER_CPP_REGION_UPDATE(main, "comp", "io");}'
+	assert_line 'int main() { DFTRACER_CPP_INIT(NULL, NULL, NULL); struct dft_main_fini_t { ~dft_main_fini_t() { DFTRACER_CPP_FINI(); } } dft_main_fini_; DFTRACER_CPP_REGION(main); DFTRACER_CPP_REGION_UPDATE(main, "comp", "io"); DFTRACER_CPP_REGION_UPDATE(main, "file", "e.cpp"); DFTRACER_CPP_REGION_UPDATE(main, "line", 2);}'
 	run -0 grep -c 'dft_main_fini_; DFTRACER_CPP_REGION(main)' "$BATS_TEST_TMPDIR/a.cpp"
 	for f in a e; do
 		run -0 dft-lint "$BATS_TEST_TMPDIR/$f.cpp"

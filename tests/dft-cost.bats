@@ -219,6 +219,21 @@ main"
 	checklist_bad_value dft-cost --event-ratio 0.5 "0 or a number >= 1"
 }
 
+@test "--profile: a C++ method is matched by its qualified name (its event name), not by another function's bare name" {
+	# two Write methods; the profile (qualified event names, and a C
+	# function Write of another program of the repository) throttles
+	# only the hot one, 5000 calls of 0.5 us (over 1000 calls)
+	{
+		fn Write 'store::Log::Write' '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1 | .language = "c++"'
+		fn Write 'store::Index::Write' '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1 | .language = "c++"'
+	} >"$BATS_TEST_TMPDIR/f"
+	printf '%s\n' '{"type":"summary","v":3,"functions":[{"name":"Write","cat":"C_APP","io_cat":"app","count":9000,"time_s":0.0045},{"name":"store::Index::Write","cat":"CPP_APP","io_cat":"app","count":5000,"time_s":0.0025},{"name":"store::Log::Write","cat":"CPP_APP","io_cat":"app","count":3,"time_s":0.3}]}' >"$BATS_TEST_TMPDIR/prof"
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" --throttle-calls 1000 "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 decisions "$BATS_TEST_TMPDIR/out"
+	assert_output "store::Log::Write true score
+store::Index::Write false profile-throttle"
+}
+
 @test "call-frequency rules: loop callees, small leaves, inline helpers, hash idioms" {
 	# score 20 each (1 memory call, 1 call, < 25 nodes) before the penalties
 	{

@@ -454,14 +454,21 @@ profile_budget(struct opts *o)
 	free(v);
 }
 
+/*
+ * A function's profile entry: by its qualified name, the event name
+ * dft-annotate gives C++ methods and namespaced functions, else by its
+ * name (a profile of events named by __FUNCTION__).
+ */
 static const struct prof *
 profile_of(const struct opts *o, const char *name, const char *qual)
 {
 	size_t i;
 
+	for (i = 0; qual && i < o->nprof; i++)
+		if (strcmp(o->prof[i].name, qual) == 0)
+			return &o->prof[i];
 	for (i = 0; i < o->nprof; i++)
-		if (strcmp(o->prof[i].name, name) == 0 ||
-		    (qual && strcmp(o->prof[i].name, qual) == 0))
+		if (strcmp(o->prof[i].name, name) == 0)
 			return &o->prof[i];
 	return NULL;
 }

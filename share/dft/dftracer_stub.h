@@ -115,6 +115,7 @@ void dft_stub_finalize_region_cleanup(struct DFTracerData **d);
 #ifdef __cplusplus
 struct dft_stub_cpp_tracer {
 	explicit dft_stub_cpp_tracer(const char *name);
+	dft_stub_cpp_tracer(const char *name, const char *cat, int type = 0);
 	~dft_stub_cpp_tracer();
 	void update(const char *key, int v);
 	void update(const char *key, const char *v);
@@ -122,6 +123,10 @@ struct dft_stub_cpp_tracer {
 	void update(const char *key, const char *v, int type);
 	void finalize();
 };
+/* the class and category of dftracer's C++ API, which a C++ method's
+ * START names itself with (dft-annotate) */
+typedef dft_stub_cpp_tracer DFTracer;
+static const char *const CPP_LOG_CATEGORY = "CPP_APP";
 #define DFTRACER_CPP_INIT(log_file, data_dirs, process_id) \
 	dft_stub_init(log_file, data_dirs, process_id)
 #define DFTRACER_CPP_INIT_NO_BIND(log_file, data_dirs, process_id) \

@@ -283,6 +283,9 @@ struct run_info {
 struct fnloc {
 	char *file, *qualname;
 	int64_t line;
+	int64_t defs;		/* definitions at other places (overloads, one
+				 * main per program): the location is unknown */
+	int quals;		/* more than one qualified name */
 };
 /* Whether p[0..n) contains / starts with lit (judge.c). */
 int str_has(const char *p, size_t n, const char *lit);

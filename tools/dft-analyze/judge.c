@@ -1290,14 +1290,20 @@ locate(struct run_info *ri, json_object *fns)
 		if (ri->funcs != NULL)
 			l = dft_tmap_get(ri->funcs, name, strlen(name), 0,
 					 NULL);
-		if (l != NULL && l->file != NULL &&
+		if (l != NULL && l->file != NULL && l->defs == 0 &&
 		    dft_json_str(o, "file", NULL) == NULL) {
 			json_object_object_add(o, "file", dft_jstr(l->file));
 			json_object_object_add(o, "line", l->line > 0 ?
 					       dft_jint(l->line) : NULL);
+		} else if (l != NULL && l->defs > 0 &&
+			   dft_json_str(o, "file", NULL) == NULL) {
+			/* which of them ran, only the trace could say */
+			json_object_object_add(o, "definitions",
+					       dft_jint(l->defs + 1));
 		}
 		json_object_object_add(o, "qualname", dft_jstr(
-			l != NULL && l->qualname != NULL ? l->qualname : name));
+			l != NULL && l->qualname != NULL && !l->quals ?
+			l->qualname : name));
 	}
 }
 

@@ -297,7 +297,10 @@ run_pool(struct inputs *in, size_t from, int jobs, struct agg *a,
 
 /*
  * Keeps a function record's location under its qualified name and its
- * name (the first record of a name wins). Returns 1 for a function record.
+ * name. A name defined at more than one place (a main per program of the
+ * repository, overloads, static functions of one name) has no location
+ * by name: the trace's own file and line args give it. Returns 1 for a
+ * function record.
  */
 static int
 add_function(struct dft_tmap *funcs, json_object *o)
@@ -305,25 +308,30 @@ add_function(struct dft_tmap *funcs, json_object *o)
 	const char *file = dft_json_str(o, "file", NULL);
 	const char *qn = dft_json_str(o, "qualified_name", NULL);
 	const char *nm = dft_json_str(o, "name", NULL);
-	int64_t line = dft_json_int(o, "line", -1);
-	json_object *lines;
+	int64_t line = dft_function_line(o);
 
 	if (strcmp(dft_record_type(o), "function") != 0)
 		return 0;
-	if (json_object_object_get_ex(o, "lines", &lines))
-		line = dft_json_int(lines, "start", line);
 	const char *keys[2] = { qn, nm };
 
 	for (int i = 0; i < 2; i++) {
 		int is_new;
 
-		if (keys[i] == NULL || *keys[i] == '\0')
+		if (keys[i] == NULL || *keys[i] == '\0' ||
+		    (i == 1 && keys[0] != NULL && strcmp(keys[0], keys[1]) == 0))
 			continue;
 		struct fnloc *l = dft_tmap_get(funcs, keys[i], strlen(keys[i]),
 					       1, &is_new);
 
-		if (!is_new)
+		if (!is_new) {
+			if ((file != NULL) != (l->file != NULL) ||
+			    (file != NULL && strcmp(file, l->file) != 0) ||
+			    line != l->line)
+				l->defs++;
+			if (strcmp(qn ? qn : keys[i], l->qualname) != 0)
+				l->quals = 1;
 			continue;
+		}
 		l->file = file ? dft_xstrdup(file) : NULL;
 		l->qualname = dft_xstrdup(qn ? qn : keys[i]);
 		l->line = line;

@@ -588,7 +588,7 @@ finding_rec(const struct finding *f, size_t i)
 
 	snprintf(id, sizeof(id), "B%zu", i + 1);
 	json_object_object_add(o, "type", dft_jstr("bottleneck"));
-	json_object_object_add(o, "v", dft_jint(2));
+	json_object_object_add(o, "v", dft_jint(3));
 	json_object_object_add(o, "class", dft_jstr(f->cls));
 	json_object_object_add(o, "time_s", dft_jdouble(f->time_s));
 	json_object_object_add(o, "io_share", dft_jdouble(f->io_time_share));
@@ -773,6 +773,11 @@ table_findings(FILE *out, const struct run_info *ri, struct results *res)
 					(long long)line);
 			else if (file != NULL)
 				fprintf(out, " in %s", file);
+			else if (dft_json_int(fn, "definitions", 0) > 1)
+				fprintf(out, " (defined at %lld places; the "
+					"trace does not say which ran)",
+					(long long)dft_json_int(fn,
+						"definitions", 0));
 			fputc('\n', out);
 		}
 		if (f->saving_model)

@@ -28,7 +28,7 @@
 
 struct fn {
 	json_object *rec;
-	const char *name;
+	const char *name;	/* qualified: the event's name */
 	size_t sig, open, close;
 	int cpp;
 	int is_main;
@@ -91,6 +91,70 @@ comp_of(json_object *rec)
 		if (!islower((unsigned char)*p) && *p != '_')
 			return "cpu";
 	return c;
+}
+
+/* s as a C string literal (quotes and backslashes escaped). */
+static char *
+c_literal(const char *s)
+{
+	struct dft_buf b;
+
+	dft_buf_init(&b);
+	dft_buf_addc(&b, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			dft_buf_addc(&b, '\\');
+		if ((unsigned char)*s < 0x20)
+			dft_buf_addf(&b, "\\%03o", (unsigned char)*s);
+		else
+			dft_buf_addc(&b, *s);
+	}
+	dft_buf_addc(&b, '"');
+	return dft_buf_detach(&b);
+}
+
+/*
+ * The START event's source location, so the diagnosis names the traced
+ * binary's own function (one main per program of a repository, static
+ * functions of one name, overloads): UPDATEs of "file" (the record's path
+ * under the root) and "line" (its name's line), after the comp UPDATE;
+ * upd is the UPDATE macro, with "(main, " for main's C++ region. Empty
+ * without a file and line.
+ */
+static char *
+where_of(const struct fn *f, const char *upd_str, const char *upd_int)
+{
+	const char *file = dft_json_str(f->rec, "file", NULL);
+	long line = (long)dft_function_line(f->rec);
+	char *lf, *r;
+
+	if (!file || !*file || line <= 0)
+		return dft_xstrdup("");
+	lf = c_literal(file);
+	r = dft_xasprintf(" %s\"file\", %s); %s\"line\", %ld);", upd_str, lf,
+			  upd_int, line);
+	free(lf);
+	return r;
+}
+
+/*
+ * A C++ function's START. A method or a namespaced function gets its
+ * qualified name, which __FUNCTION__ (DFTRACER_CPP_FUNCTION) does not give:
+ * the same stack object, built with dftracer's public C++ API (the
+ * DFTracer class and CPP_LOG_CATEGORY).
+ */
+static char *
+cpp_start(const struct fn *f)
+{
+	const char *bare = dft_json_str(f->rec, "name", f->name);
+	char *q, *r;
+
+	if (strcmp(f->name, bare) == 0)
+		return dft_xstrdup("DFTRACER_CPP_FUNCTION();");
+	q = c_literal(f->name);
+	r = dft_xasprintf("DFTracer profiler_dft_fn(%s, CPP_LOG_CATEGORY);", q);
+	free(q);
+	return r;
 }
 
 /* 1 when an identifier token equal to name occurs in tokens [a, b). */
@@ -631,40 +695,62 @@ plan_fn(const struct lexed *lx, struct fn *f, const struct copts *o,
 	r.guard = f->cpp && f->is_main && !tok_is(lx, to - 1, "try") &&
 		  find_call(lx, to, tc, "MPI_Finalize") == tc;
 	if (r.guard) {
+		char *w = where_of(f, "DFTRACER_CPP_REGION_UPDATE(main, ",
+				   "DFTRACER_CPP_REGION_UPDATE(main, ");
+
 		r.start = dft_xasprintf(" DFTRACER_CPP_INIT(%s); "
 					DFT_MAIN_GUARD " "
 					"DFTRACER_CPP_REGION(main); "
 					"DFTRACER_CPP_REGION_UPDATE(main, "
-					"\"comp\", \"%s\");", o->init_args,
-					f->comp);
+					"\"comp\", \"%s\");%s", o->init_args,
+					f->comp, w);
+		free(w);
 		r.end = dft_xstrdup("DFTRACER_CPP_FINI();");
 	} else if (f->cpp && f->is_main) {
+		char *w = where_of(f, "DFTRACER_CPP_REGION_DYN_UPDATE(main, ",
+				   "DFTRACER_CPP_REGION_DYN_UPDATE(main, ");
+
 		r.start = dft_xasprintf(" DFTRACER_CPP_INIT(%s); "
 					"DFTRACER_CPP_REGION_START(main); "
 					"DFTRACER_CPP_REGION_DYN_UPDATE(main, "
-					"\"comp\", \"%s\");", o->init_args,
-					f->comp);
+					"\"comp\", \"%s\");%s", o->init_args,
+					f->comp, w);
+		free(w);
 		r.end = dft_xstrdup("DFTRACER_CPP_REGION_END(main); "
 				    "DFTRACER_CPP_FINI();");
 	} else if (f->is_main) {
+		char *w = where_of(f, "DFTRACER_C_FUNCTION_UPDATE_STR(",
+				   "DFTRACER_C_FUNCTION_UPDATE_INT(");
+
 		r.start = dft_xasprintf(" DFTRACER_C_INIT(%s); "
 					"DFTRACER_C_FUNCTION_START(); "
 					"DFTRACER_C_FUNCTION_UPDATE_STR("
-					"\"comp\", \"%s\");", o->init_args,
-					f->comp);
+					"\"comp\", \"%s\");%s", o->init_args,
+					f->comp, w);
+		free(w);
 		r.end = dft_xstrdup("DFTRACER_C_FUNCTION_END(); "
 				    "DFTRACER_C_FINI();");
 	} else if (f->cpp) {
+		char *w = where_of(f, "DFTRACER_CPP_FUNCTION_UPDATE(",
+				   "DFTRACER_CPP_FUNCTION_UPDATE(");
+		char *st = cpp_start(f);
+
 		edits_add(e, f->open + 1, 0,
-			  dft_xasprintf(" DFTRACER_CPP_FUNCTION(); "
-					"DFTRACER_CPP_FUNCTION_UPDATE("
-					"\"comp\", \"%s\");", f->comp));
+			  dft_xasprintf(" %s DFTRACER_CPP_FUNCTION_UPDATE("
+					"\"comp\", \"%s\");%s", st, f->comp,
+					w));
+		free(st);
+		free(w);
 		res->fragments++;
 		return 0;
 	} else {
+		char *w = where_of(f, "DFTRACER_C_FUNCTION_UPDATE_STR(",
+				   "DFTRACER_C_FUNCTION_UPDATE_INT(");
+
 		r.start = dft_xasprintf(" DFTRACER_C_FUNCTION_START(); "
 					"DFTRACER_C_FUNCTION_UPDATE_STR("
-					"\"comp\", \"%s\");", f->comp);
+					"\"comp\", \"%s\");%s", f->comp, w);
+		free(w);
 		r.end = dft_xstrdup("DFTRACER_C_FUNCTION_END();");
 	}
 	if (f->is_main) {

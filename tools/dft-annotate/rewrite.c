@@ -1373,6 +1373,7 @@ top_visit(CXCursor c, CXCursor parent, CXClientData data)
 	for (i = 0; i < json_object_array_length(t->targets); i++) {
 		json_object *tg = json_object_array_get_idx(t->targets, i);
 		const char *nm = dft_json_str(tg, "name", "");
+		const char *last = nm;
 		long line = (long)dft_json_int(tg, "line", 0);
 		CXSourceRange ext = clang_getCursorExtent(c);
 		unsigned l0, l1;
@@ -1381,7 +1382,11 @@ top_visit(CXCursor c, CXCursor parent, CXClientData data)
 					   NULL, NULL);
 		clang_getExpansionLocation(clang_getRangeEnd(ext), NULL, &l1,
 					   NULL, NULL);
-		if (!name_is(c, nm) ||
+		/* a C++ method's finding names it qualified (its event name);
+		 * the cursor spells the last part, the line tells overloads */
+		for (const char *p = nm; (p = strstr(p, "::")) != NULL; p += 2)
+			last = p + 2;
+		if (!name_is(c, last) ||
 		    (line > 0 && (line < (long)l0 || line > (long)l1)))
 			continue;
 		if (t->n == t->cap) {

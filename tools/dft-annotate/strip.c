@@ -17,12 +17,30 @@
 
 #include "annotate.h"
 
+/*
+ * The '(' token of a RUN item at token i: DFTRACER_*( , or the named START
+ * of a C++ method, "DFTracer profiler_dft_fn(" (cedit.c's cpp_start); 0
+ * when none starts there.
+ */
+static size_t
+item_paren(const struct lexed *lx, size_t i)
+{
+	if (i >= lx->nt || lx->t[i].kind != TK_ID)
+		return 0;
+	if (lx->t[i].len > 9 &&
+	    memcmp(lx->s + lx->t[i].off, "DFTRACER_", 9) == 0 &&
+	    tok_is(lx, i + 1, "("))
+		return i + 1;
+	if (tok_is(lx, i, "DFTracer") && tok_is(lx, i + 1, "profiler_dft_fn") &&
+	    tok_is(lx, i + 2, "("))
+		return i + 2;
+	return 0;
+}
+
 static int
 is_dft_macro(const struct lexed *lx, size_t i)
 {
-	return i < lx->nt && lx->t[i].kind == TK_ID && lx->t[i].len > 9 &&
-	       memcmp(lx->s + lx->t[i].off, "DFTRACER_", 9) == 0 &&
-	       tok_is(lx, i + 1, "(");
+	return item_paren(lx, i) != 0;
 }
 
 /*
@@ -39,7 +57,7 @@ run_at(const struct lexed *lx, size_t i, size_t *end, size_t *next)
 		if (items && lx->t[i].off != *end + 1)
 			break;
 		init = tok_is(lx, i, "DFTRACER_CPP_INIT");
-		m = tok_match(lx, i + 1);
+		m = tok_match(lx, item_paren(lx, i));
 		if (m >= lx->nt || !tok_is(lx, m + 1, ";"))
 			return -1;
 		*end = lx->t[m + 1].off + 1;
@@ -65,7 +83,7 @@ starts_run(const struct lexed *lx, size_t i)
 	static const char *const starts[] = {
 		"DFTRACER_C_INIT", "DFTRACER_C_FUNCTION_START",
 		"DFTRACER_CPP_INIT", "DFTRACER_CPP_FUNCTION",
-		"DFTRACER_CPP_REGION_START", NULL
+		"DFTRACER_CPP_REGION_START", "DFTracer", NULL
 	};
 	int k;
 
@@ -208,6 +226,7 @@ c_strip(const char *s, size_t n, size_t *outlen, const char **why)
 		goto fail;
 	}
 	if (memmem(out, *outlen, "DFTRACER_", 9) ||
+	    memmem(out, *outlen, "profiler_dft_fn", 15) ||
 	    memmem(out, *outlen, "dft_ret_", 8) ||
 	    memmem(out, *outlen, "dft_main_fini_", 14) ||
 	    memmem(out, *outlen, DFT_LINE_MARK, strlen(DFT_LINE_MARK))) {

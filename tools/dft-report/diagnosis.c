@@ -30,20 +30,6 @@ diag_release(struct diag *g)
 	json_object_put(g->funcs);
 }
 
-/* The line of a function record: "line", else its name's, else its
- * signature's; 0 when none. */
-static int64_t
-func_line(json_object *f)
-{
-	int64_t l = dft_json_int(f, "line", 0);
-
-	if (l <= 0)
-		l = dft_json_int(dft_json_path(f, "name_pos"), "line", 0);
-	if (l <= 0)
-		l = dft_json_int(dft_json_path(f, "signature"), "line", 0);
-	return l;
-}
-
 void
 diag_collect(struct diag *g, json_object *rec)
 {
@@ -54,8 +40,9 @@ diag_collect(struct diag *g, json_object *rec)
 	} else if (strcmp(t, "paper") == 0 && g->summaries == 1) {
 		json_object_array_add(g->papers, json_object_get(rec));
 	} else if (strcmp(t, "function") == 0) {
-		/* the first record of a name wins: dft-funcs, dft-cost and
-		 * dft-lint repeat the same function */
+		/* dft-funcs, dft-cost and dft-lint repeat the same function;
+		 * a name defined at other places too (a main per program)
+		 * has no location by name */
 		const char *keys[] = { dft_json_str(rec, "qualified_name", NULL),
 				       dft_json_str(rec, "name", NULL) };
 		const char *file = dft_json_str(rec, "file", NULL);
@@ -65,13 +52,22 @@ diag_collect(struct diag *g, json_object *rec)
 		for (int i = 0; i < 2; i++) {
 			json_object *loc;
 
-			if (keys[i] == NULL || json_object_object_get_ex(
-				g->funcs, keys[i], NULL))
+			if (keys[i] == NULL)
 				continue;
+			if (json_object_object_get_ex(g->funcs, keys[i],
+						      &loc)) {
+				if (strcmp(dft_json_str(loc, "file", ""),
+					   file) != 0 ||
+				    dft_json_int(loc, "line", 0) !=
+				    dft_function_line(rec))
+					json_object_object_add(loc, "ambiguous",
+						json_object_new_boolean(1));
+				continue;
+			}
 			loc = json_object_new_object();
 			json_object_object_add(loc, "file", dft_jstr(file));
 			json_object_object_add(loc, "line",
-					       dft_jint(func_line(rec)));
+					       dft_jint(dft_function_line(rec)));
 			json_object_object_add(g->funcs, keys[i], loc);
 		}
 	}
@@ -130,6 +126,11 @@ func_where(struct diag *g, json_object *f)
 	if ((file == NULL || *file == '\0') &&
 	    !(q != NULL && json_object_object_get_ex(g->funcs, q, &loc)))
 		json_object_object_get_ex(g->funcs, name, &loc);
+	if (loc != NULL && (dft_json_bool(loc, "ambiguous", 0) ||
+			    dft_json_int(f, "definitions", 0) > 1))
+		return dft_xasprintf("%s (defined at several places; the trace "
+				     "does not say which ran)",
+				     q != NULL ? q : name);
 	if (loc != NULL) {
 		file = dft_json_str(loc, "file", NULL);
 		line = dft_json_int(loc, "line", 0);
