@@ -90,10 +90,11 @@ mw_p() {
 		[ "$st" = "$want" ] ||
 			fail "iteration $it: $st: $(jq -c --argjson i "$it" 'select(.iteration == $i)' "$w/records/iterations.ndjson")"
 	done
-	# 100 syncs against 1: every run of the copy beats every accepted run
-	# (2/252, the smallest two-sided p of 5 against 5 runs)
+	# 100 syncs against 1: significant at the loop's 0.05.  Not "every run
+	# beats every run" (p 0.0079): on a loaded machine one slow sample of
+	# the copy can overlap the fastest accepted one (CI, load 19: p 0.0159).
 	p=$(mw_p "$w/runs/opt2/accepted/samples.ndjson" "$w/runs/opt2/samples.ndjson")
-	[ "$p" = 0.0079 ] || fail "p = $p: $(jq -c '.runs | map(.wall_s)' "$w/runs/opt2/accepted/samples.ndjson" "$w/runs/opt2/samples.ndjson")"
+	awk -v p="$p" 'BEGIN { exit !(p < 0.05) }' || fail "p = $p: $(jq -c '.runs | map(.wall_s)' "$w/runs/opt2/accepted/samples.ndjson" "$w/runs/opt2/samples.ndjson")"
 	run -0 jq -r 'select(.iteration == 2) | [.status, .verdict] | @tsv' "$w/records/iterations.ndjson"
 	assert_output "$(printf 'accepted\timproved')"
 	run -0 jq -r '[.best_iteration, (.recommended | join(";"))] | @tsv' "$w/records/loop.ndjson"
