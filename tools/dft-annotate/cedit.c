@@ -117,9 +117,10 @@ c_literal(const char *s)
  * The START event's source location, so the diagnosis names the traced
  * binary's own function (one main per program of a repository, static
  * functions of one name, overloads): UPDATEs of "file" (the record's path
- * under the root) and "line" (its name's line), after the comp UPDATE;
- * upd is the UPDATE macro, with "(main, " for main's C++ region. Empty
- * without a file and line.
+ * under the root) and "line" (its name's line), after the comp UPDATE.
+ * upd_str and upd_int are the UPDATE macros for a string and an int
+ * value up to their key ("DFTRACER_CPP_REGION_UPDATE(main, " for main's
+ * C++ region). Empty without a file and line.
  */
 static char *
 where_of(const struct fn *f, const char *upd_str, const char *upd_int)
