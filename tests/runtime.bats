@@ -438,47 +438,32 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	echo "$output" | jq -e --argjson n "$n" \
 		'.names.put_rec == $n and .names.mostly == 105 and .agg.mostly == $n - 105 and
 		 .names.early == 100 and .agg.early == $n - 100 and .names.write == $n + 6'
-	# each write lies inside a complete put_rec, mostly or early event of
-	# its thread, and that event is its parent, one level up (counted
-	# here, from the trace: for each write, the first such event in trace
-	# order that encloses it, or none; a sweep over the events sorted by
-	# start, as a pairwise jq took 30 s of CPU)
+	# each write's parent (p_idx) is a complete put_rec, mostly or early
+	# event of its thread, one level up, that encloses it in time
+	# (check_trace.py checked every p_idx exists; dft-analyze below finds
+	# the functions by time)
 	body "$f" >"$W/body.ndjson"
 	run -0 python3 - "$W/body.ndjson" <<'PY'
-import bisect, collections, json, sys
-fns = collections.defaultdict(list)
+import collections, json, sys
+byid = {}
 writes = []
-for k, line in enumerate(open(sys.argv[1])):
+for line in open(sys.argv[1]):
     e = json.loads(line)
     if e.get("ph") != "X":
         continue
-    if e["name"] in ("put_rec", "mostly", "early"):
-        fns[e["tid"]].append((e["ts"], e["ts"] + e["dur"], k, e["name"],
-                              e["id"], e["args"]["level"]))
-    elif e["name"] == "write":
+    byid[e["id"]] = e
+    if e["name"] == "write":
         writes.append(e)
-longest = {t: max(f[1] - f[0] for f in v) for t, v in fns.items()}
-for v in fns.values():
-    v.sort()
 count = collections.Counter()
 for w in writes:
-    v = fns.get(w["tid"], [])
-    end = w["ts"] + w["dur"]
-    i = bisect.bisect_right(v, (w["ts"], float("inf"))) - 1
-    best = None
-    # one that encloses the write starts at or before it, and no earlier
-    # than its end minus the thread's longest event
-    while i >= 0 and v[i][0] >= end - longest[w["tid"]]:
-        a, b, k, name, eid, level = v[i]
-        if b >= end and (best is None or k < best[0]):
-            best = (k, name, eid, level)
-        i -= 1
-    if best is None:
+    p = byid.get(w["args"]["p_idx"])
+    if p is None or p["name"] not in ("put_rec", "mostly", "early"):
         count["none"] += 1
-    elif w["args"]["p_idx"] == best[2] and w["args"]["level"] == best[3] + 1:
-        count[best[1]] += 1
+    elif (p["tid"] == w["tid"] and p["args"]["level"] + 1 == w["args"]["level"]
+          and p["ts"] <= w["ts"] and p["ts"] + p["dur"] >= w["ts"] + w["dur"]):
+        count[p["name"]] += 1
     else:
-        count[best[1] + " (not its parent)"] += 1
+        count[p["name"] + " (not around it)"] += 1
 for name in sorted(count):
     print(name, count[name])
 PY
@@ -494,18 +479,24 @@ put_rec $n"
 }
 
 @test "throttle: a function's own time decides (long calls made of folded callees fold too); the default limit is 1000 calls" {
-	n=300
-	# parent: 10 spin() calls of 20 us each, so 200 us or more a call,
-	# but its own time is the tracer's few microseconds
-	DFTRACER_THROTTLE_CALLS=100 DFTRACER_THROTTLE_US=100 run -0 "$B/guard" nest data "$n"
+	n=30
+	# parent: 10 spin() calls of a 1 ms sleep each, so 10 ms or more a
+	# call, over the 8 ms limit; its own time is the tracer's few
+	# microseconds, spin's about 1 ms (a sleep that overshoots by 7 ms on
+	# average would be needed to keep spin unfolded)
+	DFTRACER_THROTTLE_CALLS=10 DFTRACER_THROTTLE_US=8000 run -0 "$B/guard" nest data "$n"
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
+	# spin folds after its first 10 calls (parent's first call); parent
+	# after its own 10 complete events, its folded calls enclosing no
+	# written event (the runtime of before, by whole durations, kept all
+	# 30 parent calls)
 	echo "$output" | jq -e --argjson n "$n" \
-		'.names.spin == 100 and .agg.spin == 10 * $n - 100 and .names.parent == 100 and .agg.parent == $n - 100'
-	# the parents' durations (complete and aggregated) cover their spins
+		'.names.spin == 10 and .agg.spin == 10 * $n - 10 and .names.parent == 10 and .agg.parent == $n - 10'
+	# the parents' durations (complete and aggregated) cover their sleeps
 	run -0 bash -o pipefail -c "$(declare -f body); body '$f' | jq -s '
 		[.[] | select(.name == \"parent\") | if .ph == \"C\" then .args.dur_sum else .dur end] | add'"
-	[ "$output" -ge $((n * 200)) ]
+	[ "$output" -ge $((n * 10 * 1000)) ]
 	rm -f "$W"/traces/*
 	# the default limit: 1000 complete events of a short function
 	run -0 "$B/guard" hot data 5000
