@@ -402,7 +402,7 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	jq_ok "$f"
 	run -0 python3 "$CHECK" "$f"
 	# the first $limit calls are complete events, the rest aggregated;
-	# slow() (50 us a call) is over the mean limit and never throttled
+	# slow() (50 us a call) is over the time limit and never throttled
 	echo "$output" | jq -e --argjson c "$limit" --argjson a "$((n - limit))" \
 		'.complete and .names.hot == $c and .agg == {hot: $a} and .names.slow == 300'
 	body "$f" | jq -e -s 'map(select(.ph=="C")) | length >= 1 and all(.cat == "C_APP" and .args.dur_sum >= 0)'

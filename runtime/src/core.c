@@ -774,8 +774,8 @@ void dft_exec_hook(void)
 /*
  * TAU's throttle, applied by the runtime itself: a function (name and
  * category) that has had DFTRACER_THROTTLE_CALLS complete events on a
- * thread with a mean duration under DFTRACER_THROTTLE_US stops getting
- * complete events there.  Its calls are folded into one dftracer 2.0.x
+ * thread, most of them (more than half) with an own time under
+ * DFTRACER_THROTTLE_US, stops getting complete events there.  Its calls are folded into one dftracer 2.0.x
  * aggregated record per DFTRACER_TRACE_INTERVAL_MS interval ("ph":"C",
  * args.dft_cnt and dur_min/_max/_sum; ts is the start of the first call
  * folded in, not the interval's start, so that the trace's span stays that
@@ -1026,17 +1026,23 @@ void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t end)
 }
 
 /* a complete event was written: count it and its own time (its duration
- * less that of the traced functions it called), throttle past the limit */
+ * less that of the traced functions it called), throttle past the limit
+ * when most calls were short */
 void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur)
 {
 	struct dft_fnstat *e = fn_at(t, r->slot, r->fhash);
+	uint64_t own;
 
 	if (!e)
 		return;
+	own = dur > r->kids ? dur - r->kids : 0;
 	e->calls++;
-	e->dur_sum += dur > r->kids ? dur - r->kids : 0;
-	if (e->calls >= G.throttle_calls &&
-	    e->dur_sum < e->calls * G.throttle_us) {
+	e->dur_sum += own;
+	e->shorts += own < G.throttle_us;
+	/* most calls short (the median own time under the limit), not the
+	 * mean: one call the scheduler took the CPU from for 20 ms would
+	 * keep a 1 us function unthrottled for 20,000 more calls */
+	if (e->calls >= G.throttle_calls && 2 * e->shorts > e->calls) {
 		e->throttled = 1;
 		rt_msg(LOG_INFO, "throttled %s (%s): %llu calls, own time "
 		       "%.1f us a call",

@@ -70,6 +70,8 @@ struct dft_fnstat {
 	const char *name, *cat;	/* interned (fn_intern): never freed */
 	uint64_t calls, dur_sum;	/* complete events written so far, and
 					 * their own time (less their callees') */
+	uint64_t shorts;	/* of those, the calls whose own time was
+				 * under DFTRACER_THROTTLE_US */
 	int throttled;
 	uint64_t iv;		/* start of the open record's interval (us) */
 	uint64_t first;		/* start of its first call: the record's ts */
