@@ -188,8 +188,45 @@ static void zout_reserve(size_t n)
  */
 #define DFT_MEMBER 65000u
 
+/*
+ * A small piece (the header, the last records of a short process) as a
+ * gzip member of one stored block: deflate would build Huffman trees for
+ * it, about 100,000 instructions per member, to save a few hundred bytes.
+ */
+#define DFT_STORED_MAX 4096u
+
+static void stored_member(const char *data, size_t len)
+{
+	unsigned char m[18 + 5 + DFT_STORED_MAX];
+	uLong crc = crc32(0L, (const Bytef *)data, (uInt)len);
+	size_t n = 0;
+
+	static const unsigned char head[10] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0,
+						0, 3 };
+	memcpy(m, head, 10);
+	n = 10;
+	m[n++] = 1;	/* BFINAL, stored */
+	m[n++] = (unsigned char)(len & 0xff);
+	m[n++] = (unsigned char)(len >> 8);
+	m[n++] = (unsigned char)(~len & 0xff);
+	m[n++] = (unsigned char)((~len >> 8) & 0xff);
+	memcpy(m + n, data, len);
+	n += len;
+	for (int i = 0; i < 4; i++)
+		m[n++] = (unsigned char)(crc >> (8 * i));
+	for (int i = 0; i < 4; i++)
+		m[n++] = (unsigned char)(len >> (8 * i));
+	if (write_all(G.fd, m, n) < 0)
+		rt_msg(LOG_ERROR, "cannot write '%s': %s", G.path,
+		       strerror(errno));
+}
+
 static void deflate_member(const char *data, size_t len)
 {
+	if (len <= DFT_STORED_MAX) {
+		stored_member(data, len);
+		return;
+	}
 	zout_reserve(deflateBound(&G.z, len) + 64);
 	if (deflateReset(&G.z) != Z_OK)
 		return;
