@@ -71,21 +71,27 @@ mw_p() {
 }
 
 @test "--patch: buffering the small writes is a significant improvement, kept with its patch" {
-	local w
+	local w p
 	w=$(ws)
 	run -0 dft-pipeline optimize --offline --max-iters 5 --patch "$BATS_FILE_TMPDIR/buffer.patch" -w "$ROOT" smallwrite
+	# the exact p of the two configurations' runs, significant at 0.05:
+	# 0.008 when every buffered run is faster than every unbuffered one,
+	# 0.016 or 0.032 when a loaded machine slowed one or two of them
+	p=$(mann_whitney_p "$(jq -r '[.runs[] | select(.rc == 0) | .wall_s] | join(",")' \
+		"$w/runs/opt1/accepted/samples.ndjson")" \
+		"$(jq -r '[.runs[] | select(.rc == 0) | .wall_s] | join(",")' "$w/runs/opt1/samples.ndjson")")
+	awk -v p="$p" 'BEGIN { exit !(p < 0.05) }' || fail "buffering: p $p, not significant"
 	assert_line --regexp '^  iteration 1: patch buffer\.patch$'
-	assert_line --regexp '^1    \| patch buffer\.patch +\| [0-9.]+ ±[0-9.]+ % +\| -[0-9.]+ %, p=0\.008 +\| accepted \(improved\)$'
+	assert_line --regexp "^1    \\| patch buffer\\.patch +\\| [0-9.]+ ±[0-9.]+ % +\\| -[0-9.]+ %, p=$(awk -v p="$p" 'BEGIN { printf "%.3f", p }' | sed 's/\./\\./') +\\| accepted \\(improved\\)\$"
 	assert_line "Recommended configuration: iteration 1 (patch buffer.patch)"
 	run -0 cmp "$BATS_FILE_TMPDIR/buffer.patch" "$w/runs/opt1/change.patch"
 	run -0 grep -c fopen "$w/runs/opt1/source/smallwrite.c"
 	# the same bytes on disk as the baseline's
 	run -0 cmp "$w/build/out/data.bin" "$w/runs/opt1/build/out/data.bin"
-	run -0 jq -r 'select(.iteration == 1) | [.kind, .status, .verdict, .test.significant, .test.p] | @tsv' \
+	run -0 jq -r --argjson p "$p" 'select(.iteration == 1)
+		| [.kind, .status, .verdict, .test.significant, ((.test.p - $p) | fabs < 1e-6)] | @tsv' \
 		"$w/records/iterations.ndjson"
-	p=$(mw_p "$w/runs/opt1/accepted/samples.ndjson" "$w/runs/opt1/samples.ndjson")
-	[ "$p" = 0.0079 ]
-	assert_output "$(printf 'patch\taccepted\timproved\ttrue\t0.00793651')"
+	assert_output "$(printf 'patch\taccepted\timproved\ttrue\ttrue')"
 	run -0 jq -r '[.stop_reason, .best_iteration, .repeat] | @tsv' "$w/records/loop.ndjson"
 	assert_output "$(printf 'EXHAUSTED\t1\t5')"
 }
