@@ -202,6 +202,41 @@ actions_fixture() {
 	[ "${lines[1]}" = "not applicable here: r3.L1.fadvise (the trace has no open() with read() calls)" ]
 }
 
+@test "--plan: a ROMIO action needs MPI-IO calls and ROMIO, MPICH's or Open MPI's romio io component, and says which it found" {
+	local req="mpi-io (ROMIO: MPICH, or Open MPI's romio component)" mpi io want
+	proposal x.L2.romio applied "$(jq -n -c --arg r "$req" '{env: {ROMIO_HINTS: "/h", OMPI_MCA_io: "^ompio"}, requires: [$r]}')" >"$D/romio.ndjson"
+	# the trace opens HDF5 files over MPI-IO: MPI-IO is met, from the summary
+	[ "$(jq '.interfaces.hdf5.over_mpiio' "$D/analysis.ndjson")" -gt 0 ]
+	while IFS='|' read -r mpi io want; do
+		rm -rf "$RUN"
+		mkdir -p "$RUN"
+		run -0 dft-papers --plan --run-dir "$RUN" --analysis "$D/analysis.ndjson" \
+			"${FACTS[@]}" --fact "mpi=$mpi" --fact "mpi_io=$io" "$D/romio.ndjson"
+		case "$want" in
+		na:*)
+			assert_output "not applicable here: x.L2.romio (${want#na:})"
+			[ ! -s "$RUN/applied.ndjson" ]
+			;;
+		*)
+			assert_output "requirement met here: x.L2.romio ($want)"
+			[ "$(jq -r '.found[0]' "$RUN/applied.ndjson")" = "$want" ]
+			grep -qx "export OMPI_MCA_io='^ompio'" "$RUN/env"
+			;;
+		esac
+	done <<-EOF
+	MPICH||ROMIO: the MPI-IO of MPICH
+	Open MPI|ompio romio321|ROMIO: Open MPI's romio321 io component, selected over ompio with OMPI_MCA_io=^ompio
+	Open MPI|ompio|na:Open MPI without a romio io component (ompi_info lists: ompio), and its ompio ignores ROMIO_HINTS
+	Open MPI||na:Open MPI without a romio io component (ompi_info lists: none), and its ompio ignores ROMIO_HINTS
+	||na:no MPI library was found, so no ROMIO
+	EOF
+	# no MPI-IO in the trace: not applicable whatever the MPI
+	jq -c '.interfaces = {mpiio: {count: 0}, hdf5: {count: 0, over_mpiio: 0}}' "$D/analysis.ndjson" >"$D/nompi.ndjson"
+	run -0 dft-papers --plan --run-dir "$RUN" --analysis "$D/nompi.ndjson" "${FACTS[@]}" \
+		--fact mpi=MPICH "$D/romio.ndjson"
+	assert_output "not applicable here: x.L2.romio (the traced run made no MPI-IO calls)"
+}
+
 @test "the options of --plan go with --plan and are checked" {
 	usage=$(usage_of dft-papers)
 	run -2 --separate-stderr dft-papers --run-dir "$D"
@@ -209,7 +244,7 @@ actions_fixture() {
 	run -2 --separate-stderr dft-papers --plan
 	[ "${stderr%%$'\n'*}" = "dft-papers: --plan needs --run-dir" ]
 	run -2 --separate-stderr dft-papers --plan --run-dir "$D" --fact cores=2
-	[ "${stderr%%$'\n'*}" = "dft-papers: --fact: bad value 'cores=2' (expected NAME=VALUE, NAME one of data_dir, local_dir, physical_cores, tune_lib, work_dir, env_script, os, fs, fs_type, numactl, numa_nodes, mpi, openmp)" ]
+	[ "${stderr%%$'\n'*}" = "dft-papers: --fact: bad value 'cores=2' (expected NAME=VALUE, NAME one of data_dir, local_dir, physical_cores, tune_lib, work_dir, env_script, os, fs, fs_type, numactl, numa_nodes, mpi, openmp, mpi_io)" ]
 	[ "$stderr" = "${stderr%%$'\n'*}"$'\n'"$usage" ]
 	run -2 --separate-stderr dft-papers --plan --rewrites --env "$D/x" --run-dir "$D"
 	[ "${stderr%%$'\n'*}" = "dft-papers: --env and --earlier do not go with --rewrites" ]

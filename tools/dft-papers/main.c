@@ -1092,7 +1092,7 @@ main(int argc, char **argv)
 					      "physical_cores, tune_lib, "
 					      "work_dir, env_script, os, fs, "
 					      "fs_type, numactl, numa_nodes, "
-					      "mpi, openmp");
+					      "mpi, openmp, mpi_io");
 			plan_only = 1;
 			break;
 		case 'h': return dft_help(usage_text, help_text);

@@ -165,7 +165,7 @@ void print_box(json_object *b, const struct cand *best, const char *caveat,
 enum fact {
 	F_DATA_DIR, F_LOCAL_DIR, F_PHYSICAL_CORES, F_TUNE_LIB, F_WORK_DIR,
 	F_ENV_SCRIPT, F_OS, F_FS, F_FS_TYPE, F_NUMACTL, F_NUMA_NODES, F_MPI,
-	F_OPENMP, F_N
+	F_OPENMP, F_MPI_IO, F_N
 };
 extern const char *const fact_names[F_N];
 struct facts {
@@ -176,6 +176,9 @@ int facts_set(struct facts *f, const char *name_value);	/* -1: unknown */
 const char *fact(const struct facts *f, enum fact k);	/* "" when none */
 /* NULL when met, else why not (caller frees). */
 char *requirement_unmet(const struct facts *f, const char *requirement);
+/* What a met requirement found, worth saying (ROMIO: which MPI-IO
+ * implementation), else NULL (caller frees). */
+char *requirement_found(const struct facts *f, const char *requirement);
 
 /* plan.c: the --plan mode */
 struct plan_opts {

@@ -396,8 +396,10 @@ copy(json_object *p, const char *key)
 	return v != NULL ? json_object_get(v) : NULL;
 }
 
+/* The applied record; found: what its requirements found (an array,
+ * or NULL: nothing to say) */
 static void
-record_applied(FILE *fp, json_object *p)
+record_applied(FILE *fp, json_object *p, json_object *found)
 {
 	json_object *r = json_object_new_object();
 
@@ -406,7 +408,37 @@ record_applied(FILE *fp, json_object *p)
 	json_object_object_add(r, "bottleneck", copy(p, "metric"));
 	json_object_object_add(r, "change", copy(p, "change"));
 	json_object_object_add(r, "action", copy(p, "action"));
+	if (found != NULL)
+		json_object_object_add(r, "found", found);
 	dft_emit_put(fp, r);
+}
+
+/* What the met requirements of an applied proposal found, each also said
+ * on standard output ("requirement met here: ID (FOUND)"); NULL when none
+ * has anything to say. */
+static json_object *
+found_of(const struct plan *pl, json_object *p)
+{
+	size_t n;
+	char **w = words_of(member(member(p, "action"), "requires"), &n, 1);
+	json_object *a = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		char *s = *w[i] != '\0' ?
+			  requirement_found(&pl->o->facts, w[i]) : NULL;
+
+		if (s == NULL)
+			continue;
+		if (a == NULL)
+			a = json_object_new_array();
+		json_object_array_add(a, dft_jstr(s));
+		if (printf("requirement met here: %s (%s)\n", id_text(p), s) <
+		    0)
+			dft_die("write error:");
+		free(s);
+	}
+	free_words(w, n);
+	return a;
 }
 
 static void
@@ -643,7 +675,7 @@ decide(struct plan *pl, struct out *out, json_object *p)
 		add_quoted(&out->wrapper, wrap[i]);
 		dft_buf_addc(&out->wrapper, ' ');
 	}
-	record_applied(out->applied, p);
+	record_applied(out->applied, p, found_of(pl, p));
 	dft_buf_addf(&out->tried, "%s\n", id_text(p));
 	{
 		char *lv = word(member(p, "level"));
@@ -859,7 +891,7 @@ plan_rewrites(struct plan *pl)
 				free(why);
 				continue;
 			}
-			record_applied(applied, p);
+			record_applied(applied, p, found_of(pl, p));
 			dft_buf_init(&next);
 			dft_buf_addf(&next, "%s\t%s\t%s\n",
 				     strategy(p) != NULL ? strategy(p) : "",

@@ -31,6 +31,7 @@ const char *const fact_names[F_N] = {
 	[F_NUMA_NODES] = "numa_nodes",
 	[F_MPI] = "mpi",
 	[F_OPENMP] = "openmp",
+	[F_MPI_IO] = "mpi_io",
 };
 
 int
@@ -156,6 +157,57 @@ ordered_fs(const struct facts *f)
 			     (int)strcspn(fm, " "), fm);
 }
 
+/*
+ * ROMIO, for the actions that pass hints through ROMIO_HINTS: the MPI-IO
+ * of the MPICH family, and in Open MPI one of its io components beside
+ * the default ompio, which ignores ROMIO_HINTS (the actions select it
+ * with OMPI_MCA_io=^ompio).  mpi_io is the io components ompi_info
+ * lists.  NULL when met (*found: what was found), else why not.
+ */
+static char *
+romio_unmet(const struct facts *f, char **found)
+{
+	const char *mpi = fact(f, F_MPI), *io = fact(f, F_MPI_IO), *c;
+
+	if (strcmp(mpi, "MPICH") == 0 || strcmp(mpi, "MVAPICH") == 0) {
+		*found = dft_xasprintf("ROMIO: the MPI-IO of %s", mpi);
+		return NULL;
+	}
+	if (strcmp(mpi, "Open MPI") != 0)
+		return *mpi == '\0' ?
+		       dft_xstrdup("no MPI library was found, so no ROMIO") :
+		       dft_xasprintf("the MPI (%s) is not known to have ROMIO",
+				     mpi);
+	for (c = io; (c = strstr(c, "romio")) != NULL; c++)
+		if (c == io || c[-1] == ' ') {
+			*found = dft_xasprintf("ROMIO: Open MPI's %.*s io "
+					       "component, selected over ompio "
+					       "with OMPI_MCA_io=^ompio",
+					       (int)strcspn(c, " "), c);
+			return NULL;
+		}
+	return dft_xasprintf("Open MPI without a romio io component (ompi_info "
+			     "lists: %s), and its ompio ignores ROMIO_HINTS",
+			     *io != '\0' ? io : "none");
+}
+
+char *
+requirement_found(const struct facts *f, const char *r)
+{
+	char *found = NULL, *why;
+
+	if (!(prefix(r, "mpi-io") || prefix(r, "MPI-IO")) ||
+	    strstr(r, "ROMIO") == NULL)
+		return NULL;
+	if ((why = requirement_unmet(f, r)) != NULL) {
+		free(why);
+		return NULL;
+	}
+	why = romio_unmet(f, &found);
+	free(why);
+	return found;
+}
+
 char *
 requirement_unmet(const struct facts *f, const char *r)
 {
@@ -215,8 +267,15 @@ requirement_unmet(const struct facts *f, const char *r)
 		 * run never calls, and h5bench's MPI-IO happens inside HDF5 */
 		n = interface_count(f, "interfaces.mpiio.count");
 		m = interface_count(f, "interfaces.hdf5.over_mpiio");
-		return n > 0 || m > 0 ? NULL :
-		       dft_xstrdup("the traced run made no MPI-IO calls");
+		if (n <= 0 && m <= 0)
+			return dft_xstrdup("the traced run made no MPI-IO calls");
+		if (strstr(r, "ROMIO") != NULL) {
+			char *found = NULL, *why = romio_unmet(f, &found);
+
+			free(found);
+			return why;
+		}
+		return NULL;
 	}
 	if (prefix(r, "hdf5") || prefix(r, "HDF5")) {
 		/* the trace's HDF5 layer first; the library's features
