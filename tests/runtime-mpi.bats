@@ -146,7 +146,14 @@ q() {
 		run -0 readelf -d "$RT/lib/$lib"
 		[[ "$output" != *libmpi* && "$output" != *hdf5* ]] || fail "$lib: $output"
 		run -0 nm -D --defined-only "$RT/lib/$lib"
-		[[ "$output" == *" T MPI_File_write_at_all"* && "$output" == *" T H5Dwrite"* ]]
+		[[ "$output" == *" T MPI_File_write_at_all"* && "$output" == *" T PMPI_File_write_at_all"* &&
+			"$output" == *" T H5Dwrite"* ]]
+		# the MPI layer only in the preload library
+		if [ "$lib" = libdftracer_preload.so ]; then
+			[[ "$output" == *" T MPI_Init"* && "$output" == *" T PMPI_Finalize"* ]]
+		else
+			[[ "$output" != *" T MPI_Init"* && "$output" != *" T MPI_Finalize"* ]]
+		fi
 	done
 }
 

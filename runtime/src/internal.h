@@ -341,9 +341,12 @@ void *dft_lib_sym_must(const char *name);
  * span of category cat on file f (may be NULL); the event's args are the
  * KI(...), list given (each followed by a comma), then ret.  Returns. */
 #define LIB_SPAN(ret_t, sym, cat, f, args, ...) \
+	DFT_SPAN_AROUND(ret_t, #sym, cat, f, LIB_REAL(sym) args, __VA_ARGS__)
+/* The same for any call: call is evaluated inside a span named name. */
+#define DFT_SPAN_AROUND(ret_t, name, cat, f, call, ...) \
 	do { \
-		struct dft_region *r_ = dft_span_begin(#sym, cat); \
-		ret_t ret_ = LIB_REAL(sym) args; \
+		struct dft_region *r_ = dft_span_begin(name, cat); \
+		ret_t ret_ = call; \
 		int e_ = errno; \
 		{ \
 			struct dft_kv kv_[] = { __VA_ARGS__ KI("ret", ret_) }; \
@@ -352,6 +355,25 @@ void *dft_lib_sym_must(const char *name);
 		errno = e_; \
 		return ret_; \
 	} while (0)
+/* mpiio.c: this thread is inside a traced MPI call (mpiio.c, mpi.c); the
+ * MPI calls made from there pass through */
+extern __thread int dft_in_mpi DFT_TLS;
+/* A call of the real sym with args, inside the traced call */
+#define MPI_CALL(sym, args) \
+	({ \
+		int rc_; \
+		dft_in_mpi++; \
+		rc_ = LIB_REAL(sym) args; \
+		dft_in_mpi--; \
+		rc_; \
+	})
+
+/* The traced half of a wrapper without data: the real sym called with
+ * args inside a span named name on file f; the event's args are the
+ * KI(...), list given (each followed by a comma), then ret.  Returns. */
+#define MPI_SPAN(sym, name, cat, f, args, ...) \
+	DFT_SPAN_AROUND(int, name, cat, f, MPI_CALL(sym, args), __VA_ARGS__)
+
 /* the traced file of a path a library was given (MPI-IO's "ufs:" style
  * prefixes removed), emitting FH the first time; NULL if not traced */
 struct dft_file *dft_layer_file(const char *path);

@@ -3,8 +3,7 @@
  * MPI_File_open/close, the read/write family (_at, _all, _at_all,
  * _shared, _ordered, the nonblocking i* forms and the split collectives'
  * _begin/_end halves), set_view, sync and set_size, on a file under
- * DFTRACER_DATA_DIR; and events of cat "MPI" for MPI_Init,
- * MPI_Init_thread and MPI_Finalize (the MPI layer, whatever the files).
+ * DFTRACER_DATA_DIR (mpi.c adds the MPI layer to the preload library).
  *
  * Each wrapper is an exported definition of the MPI symbol and of its
  * PMPI_ twin (what Fortran's bindings call); the real one is libmpi's,
@@ -199,41 +198,16 @@ static struct dft_file *fh_get(mpi_file fh, int del)
  * through it, mpi_f08 call PMPI_File_* directly), both traced under the
  * name MPI_X.  In libmpi MPI_X is an alias of PMPI_X, so a C call meets
  * only the first; a profiling layer between (its MPI_X calling PMPI_X)
- * would meet both, hence in_mpi: the thread is inside a traced MPI call,
- * and the MPI calls made from there pass through.
+ * would meet both, hence dft_in_mpi: the thread is inside a traced MPI call,
+ * and the MPI calls made from there pass through (dft_in_mpi, with
+ * MPI_CALL and MPI_SPAN in internal.h, shared with mpi.c).
  */
-static __thread int in_mpi DFT_TLS;
+__thread int dft_in_mpi DFT_TLS;
 
 /* one load and a branch while not tracing MPI-IO */
 #define MPI_TRACED(fh, f) \
-	(DFT_UNLIKELY(dft_on_mpiio) && !dft_guard && !in_mpi && \
+	(DFT_UNLIKELY(dft_on_mpiio) && !dft_guard && !dft_in_mpi && \
 	 ((f) = fh_get((fh), 0)))
-
-/* A call of the real sym with args, inside the traced call */
-#define MPI_CALL(sym, args) \
-	({ \
-		int ret_; \
-		in_mpi++; \
-		ret_ = LIB_REAL(sym) args; \
-		in_mpi--; \
-		ret_; \
-	})
-
-/* The traced half of a wrapper without data: the real sym called with
- * args inside a span named name on file f; the event's args are the
- * KI(...), list given (each followed by a comma), then ret.  Returns. */
-#define MPI_SPAN(sym, name, cat, f, args, ...) \
-	do { \
-		struct dft_region *r_ = dft_span_begin(name, cat); \
-		int ret_ = MPI_CALL(sym, args); \
-		int e_ = errno; \
-		{ \
-			struct dft_kv kv_[] = { __VA_ARGS__ KI("ret", ret_) }; \
-			dft_span_end(r_, kv_, sizeof(kv_) / sizeof(*kv_), (f)); \
-		} \
-		errno = e_; \
-		return ret_; \
-	} while (0)
 
 /* ---- open, close -------------------------------------------------------- */
 
@@ -248,7 +222,7 @@ static __thread int in_mpi DFT_TLS;
 		struct dft_region *r; \
 		struct dft_file *f; \
 		int ret, e; \
-		if (DFT_LIKELY(!dft_on_mpiio) || dft_guard || in_mpi || \
+		if (DFT_LIKELY(!dft_on_mpiio) || dft_guard || dft_in_mpi || \
 		    !(f = dft_layer_file(filename))) \
 			return LIB_REAL(sym) A_OPEN; \
 		dft_rank_late(); \
@@ -290,7 +264,7 @@ MPI_OPEN(PMPI_File_open)
 		struct dft_file *f; \
 		if (!fh) \
 			return LIB_REAL(sym)(fh); \
-		if (DFT_LIKELY(!dft_on_mpiio) || dft_guard || in_mpi) { \
+		if (DFT_LIKELY(!dft_on_mpiio) || dft_guard || dft_in_mpi) { \
 			/* opened while tracing: forget it all the same */ \
 			if (FH.n) \
 				fh_get(*fh, 1); \
@@ -492,76 +466,3 @@ MPI_SYNC(PMPI_File_sync)
 	}
 MPI_SET_SIZE(MPI_File_set_size)
 MPI_SET_SIZE(PMPI_File_set_size)
-
-/* ---- MPI: initialisation and finalisation ------------------------------- */
-
-/*
- * cat "MPI" (dftracer's MPI layer), traced whenever MPI-IO is (no file).
- * When MPI_Init returns, a trace that has no rank yet (no launcher
- * variable) gets its PR and process_name records.
- */
-#define MPI_ON() (DFT_UNLIKELY(dft_on_mpiio) && !dft_guard && !in_mpi)
-
-#define P_INIT (int *argc, char ***argv)
-#define MPI_INIT(sym) \
-	LIB_WRAP(int, sym, P_INIT); \
-	DFT_API int sym P_INIT \
-	{ \
-		struct dft_region *r; \
-		int ret, e; \
-		if (!MPI_ON()) \
-			return LIB_REAL(sym)(argc, argv); \
-		r = dft_span_begin("MPI_Init", "MPI"); \
-		ret = MPI_CALL(sym, (argc, argv)); \
-		e = errno; \
-		{ \
-			struct dft_kv kv[] = { KI("ret", ret) }; \
-			dft_span_end(r, kv, 1, NULL); \
-		} \
-		if (ret == 0) \
-			dft_rank_late(); \
-		errno = e; \
-		return ret; \
-	}
-MPI_INIT(MPI_Init)
-MPI_INIT(PMPI_Init)
-
-#define P_INIT_T (int *argc, char ***argv, int required, int *provided)
-#define MPI_INIT_THREAD(sym) \
-	LIB_WRAP(int, sym, P_INIT_T); \
-	DFT_API int sym P_INIT_T \
-	{ \
-		struct dft_region *r; \
-		int ret, e; \
-		if (!MPI_ON()) \
-			return LIB_REAL(sym)(argc, argv, required, provided); \
-		r = dft_span_begin("MPI_Init_thread", "MPI"); \
-		ret = MPI_CALL(sym, (argc, argv, required, provided)); \
-		e = errno; \
-		{ \
-			struct dft_kv kv[] = { \
-				KI("required", required), \
-				KI("provided", provided && ret == 0 ? \
-					       *provided : -1), \
-				KI("ret", ret) \
-			}; \
-			dft_span_end(r, kv, 3, NULL); \
-		} \
-		if (ret == 0) \
-			dft_rank_late(); \
-		errno = e; \
-		return ret; \
-	}
-MPI_INIT_THREAD(MPI_Init_thread)
-MPI_INIT_THREAD(PMPI_Init_thread)
-
-#define MPI_FINALIZE(sym) \
-	LIB_WRAP(int, sym, (void)); \
-	DFT_API int sym(void) \
-	{ \
-		if (!MPI_ON()) \
-			return LIB_REAL(sym)(); \
-		MPI_SPAN(sym, "MPI_Finalize", "MPI", NULL, ()); \
-	}
-MPI_FINALIZE(MPI_Finalize)
-MPI_FINALIZE(PMPI_Finalize)
