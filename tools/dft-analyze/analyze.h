@@ -366,9 +366,22 @@ int64_t mpiio_cb_files(struct agg *a, struct mpi_cb *out, size_t max);
 /* -1 fewer aggregators than nodes, 0 as many, 1 more */
 int mpiio_cb_rel(const struct mpi_cb *f);
 void i_mpiio_aggregators(struct rules_ctx *c, const struct insight *d);
-/* rules.c helpers shared with judge.c */
+/* rules.c helpers shared with judge.c and mpiio.c */
 extern int rules_include_system;
+/* A file the rules leave out: a system or runtime file (unless
+ * --include-system). */
+int skip_file(const char *k, size_t n);
+/* File i of the file view: its sums, or NULL for a file skip_file() leaves
+ * out; its key in *k, *kn when they are not NULL. */
+const int64_t *app_file(struct agg *a, size_t i, const char **k, size_t *kn);
 void app_sums(struct agg *a, int64_t *out);
+/* A candidate row to rank: value, highest first, then key (cmp_cand). */
+struct cand {
+	double v;
+	const char *k;
+	size_t i;	/* its index in the map it came from */
+};
+int cmp_cand(const void *x, const void *y);
 void app_files(struct agg *a, struct dft_tmap *set);
 void shared_files(struct agg *a, struct dft_tmap *np);
 struct strag {

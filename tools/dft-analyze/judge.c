@@ -157,29 +157,13 @@ mb(double bytes, char *buf, size_t n)
 	return buf;
 }
 
-struct fcand {
-	double v;
-	const char *k;
-	const int64_t *val;	/* the map's value, when the key may hold a NUL */
-};
-
-static int
-cmp_fcand(const void *x, const void *y)
-{
-	const struct fcand *a = x, *b = y;
-
-	if (a->v != b->v)
-		return a->v > b->v ? -1 : 1;
-	return strcmp(a->k, b->k);
-}
-
 /* Top 5 application files by column col (seconds) of a file-keyed map
  * (the file view, or the MPI-IO files). */
 static json_object *
 top_files_in(struct agg *a, int map, int col, int system, int64_t *more)
 {
 	size_t n = a->m[map].count, nc = 0;
-	struct fcand *c = dft_xcalloc(n + 1, sizeof(*c));
+	struct cand *c = dft_xcalloc(n + 1, sizeof(*c));
 	json_object *arr = json_object_new_array();
 
 	for (size_t i = 0; i < n; i++) {
@@ -197,7 +181,7 @@ top_files_in(struct agg *a, int map, int col, int system, int64_t *more)
 		nc++;
 	}
 	if (nc > 1)
-		qsort(c, nc, sizeof(*c), cmp_fcand);
+		qsort(c, nc, sizeof(*c), cmp_cand);
 	for (size_t i = 0; i < nc && i < 5; i++) {
 		json_object *o = json_object_new_object();
 
@@ -226,11 +210,10 @@ top_dirs(struct agg *a)
 	dft_tmap_init(&d, 2 * sizeof(int64_t));
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
 		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
-		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		const char *k;
+		const int64_t *s = app_file(a, i, &k, &kn);
 
-		if (s[S_MT] <= 0 || (is_system_path(k, kn) &&
-				     !rules_include_system))
+		if (s == NULL || s[S_MT] <= 0)
 			continue;
 		const char *sl = memrchr(k, '/', kn);
 		size_t dn = sl == NULL ? 1 : sl == k ? 1 : (size_t)(sl - k);
@@ -240,18 +223,20 @@ top_dirs(struct agg *a)
 		r[0] += s[S_MT];
 		r[1]++;
 	}
-	struct fcand *c = dft_xcalloc(d.count + 1, sizeof(*c));
+	struct cand *c = dft_xcalloc(d.count + 1, sizeof(*c));
 
 	for (size_t i = 0; i < d.count; i++) {
-		c[i].val = dft_tmap_value(&d, i);
-		c[i].v = (double)c[i].val[0];
+		const int64_t *r = dft_tmap_value(&d, i);
+
+		c[i].v = (double)r[0];
 		c[i].k = dft_tmap_key(&d, i, NULL);
+		c[i].i = i;
 	}
 	if (d.count > 1)
-		qsort(c, d.count, sizeof(*c), cmp_fcand);
+		qsort(c, d.count, sizeof(*c), cmp_cand);
 	for (size_t i = 0; i < d.count && i < 5; i++) {
-		/* not looked up again by strlen: a path may hold a NUL byte */
-		const int64_t *r = c[i].val;
+		/* by index, not by strlen: a path may hold a NUL byte */
+		const int64_t *r = dft_tmap_value(&d, c[i].i);
 		json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "dir", dft_jstr(c[i].k));
@@ -310,33 +295,46 @@ struct jctx {
 	double io_union_s;	/* sum of the processes' I/O unions */
 };
 
+/*
+ * The time at stake of one class of calls (time column tc, count column nc)
+ * when each application file keeps one call at its mean cost: the class's
+ * time, the saving t * (1 - 1/n) summed over the files, the top files by
+ * time. The files' calls, time and number in *calls, *time and *files.
+ */
 static void
-stake_metadata(struct jctx *j, struct finding *f)
+stake_one_per_file(struct jctx *j, struct finding *f, int tc, int nc,
+		   int64_t *calls, int64_t *time, int64_t *files)
 {
 	struct agg *a = j->a;
 	double save = 0;
-	int64_t calls = 0, files = 0;
 
-	f->time_s = j->g[S_MT] / 1e6;
+	*calls = *time = *files = 0;
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
-		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
-		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		const int64_t *s = app_file(a, i, NULL, NULL);
 
-		if (s[S_MN] == 0 || (is_system_path(k, kn) &&
-				     !rules_include_system))
+		if (s == NULL || s[nc] == 0)
 			continue;
-		save += s[S_MT] / 1e6 * (1 - 1.0 / (double)s[S_MN]);
-		calls += s[S_MN];
-		files++;
+		save += s[tc] / 1e6 * (1 - 1.0 / (double)s[nc]);
+		*calls += s[nc];
+		*time += s[tc];
+		(*files)++;
 	}
+	f->time_s = j->g[tc] / 1e6;
 	f->saving_s = save;
+	f->files = top_files(a, tc, 0, &f->files_more);
+}
+
+static void
+stake_metadata(struct jctx *j, struct finding *f)
+{
+	int64_t calls, t, files;
+
+	stake_one_per_file(j, f, S_MT, S_MN, &calls, &t, &files);
 	f->saving_model = dft_xasprintf(
 		"metadata calls beyond one per file: %lld calls on %lld files; "
 		"each file's calls cost their mean, one is kept",
 		(long long)calls, (long long)files);
-	f->files = top_files(a, S_MT, 0, &f->files_more);
-	json_object_object_add(f->evidence, "directories", top_dirs(a));
+	json_object_object_add(f->evidence, "directories", top_dirs(j->a));
 	if (f->calls == NULL) {
 		/* facets from W01/P17 only: the calls as well */
 		f->calls = json_object_new_array();
@@ -346,33 +344,17 @@ stake_metadata(struct jctx *j, struct finding *f)
 static void
 stake_sync(struct jctx *j, struct finding *f)
 {
-	struct agg *a = j->a;
-	double save = 0;
-	int64_t fn = 0, ft = 0;
+	int64_t fn, ft, files;
 
-	f->time_s = j->g[S_YT] / 1e6;
-	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
-		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
-		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
-
-		if (s[S_YN] == 0 || (is_system_path(k, kn) &&
-				     !rules_include_system))
-			continue;
-		save += s[S_YT] / 1e6 * (1 - 1.0 / (double)s[S_YN]);
-		fn += s[S_YN];
-		ft += s[S_YT];
-	}
+	stake_one_per_file(j, f, S_YT, S_YN, &fn, &ft, &files);
 	/* syncs that name no file (sync(2)) are one group */
 	int64_t rn = j->g[S_YN] - fn, rt = j->g[S_YT] - ft;
 
 	if (rn > 0 && rt > 0)
-		save += rt / 1e6 * (1 - 1.0 / (double)rn);
-	f->saving_s = save;
+		f->saving_s += rt / 1e6 * (1 - 1.0 / (double)rn);
 	f->saving_model = dft_xstrdup(
 		"all but one sync per file over the run: each file keeps one "
 		"sync at its mean cost");
-	f->files = top_files(a, S_YT, 0, &f->files_more);
 }
 
 static void
@@ -383,12 +365,9 @@ stake_redundant(struct jctx *j, struct finding *f)
 	char b1[32];
 
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
-		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
-		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		const int64_t *s = app_file(a, i, NULL, NULL);
 
-		if (s[S_REREAD_N] == 0 || (is_system_path(k, kn) &&
-					   !rules_include_system))
+		if (s == NULL || s[S_REREAD_N] == 0)
 			continue;
 		rb += s[S_RB];
 		dist += s[S_DISTINCT_RB];
@@ -705,7 +684,7 @@ stake_shared(struct jctx *j, struct finding *f)
 	shared_stats(a, &np, &st);
 	double t = 0;
 	size_t nc = 0;
-	struct fcand *c = dft_xcalloc(st.count + 1, sizeof(*c));
+	struct cand *c = dft_xcalloc(st.count + 1, sizeof(*c));
 
 	for (size_t i = 0; i < st.count; i++) {
 		const struct strag *x = dft_tmap_value(&st, i);
@@ -720,7 +699,7 @@ stake_shared(struct jctx *j, struct finding *f)
 		nc++;
 	}
 	if (nc > 1)
-		qsort(c, nc, sizeof(*c), cmp_fcand);
+		qsort(c, nc, sizeof(*c), cmp_cand);
 	f->files = json_object_new_array();
 	for (size_t i = 0; i < nc && i < 5; i++) {
 		json_object *o = json_object_new_object();
@@ -829,12 +808,14 @@ stake_write_time(struct jctx *j, struct finding *f)
 
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
 		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
-		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		const char *k;
+		const int64_t *s = app_file(a, i, &k, &kn);
+
+		if (s == NULL)
+			continue;
 		const int64_t *x = dft_tmap_get(&a->m[M_FILEX], k, kn, 0, NULL);
 
-		if (x == NULL || s[S_WB] <= x[1] || x[1] <= 0 ||
-		    (is_system_path(k, kn) && !rules_include_system))
+		if (x == NULL || s[S_WB] <= x[1] || x[1] <= 0)
 			continue;
 		t += s[S_WT] / 1e6 * (double)(s[S_WB] - x[1]) / (double)s[S_WB];
 	}

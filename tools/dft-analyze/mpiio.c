@@ -217,12 +217,6 @@ upper_add(struct agg *a, const struct upper_ev *u)
 
 /* ---- sums ----------------------------------------------------------------- */
 
-static int
-skip(const char *k, size_t n)
-{
-	return !rules_include_system && is_system_path(k, n);
-}
-
 /* How many processes call MPI-IO data functions on file k. */
 static int64_t
 mpi_procs(struct agg *a, const char *k, size_t kn)
@@ -251,7 +245,7 @@ mpiio_sums(struct agg *a, int w, int shared, int64_t *out)
 		const int64_t *r = (const int64_t *)dft_tmap_value(
 			&a->m[M_MPIFILE], i) + MF_W * w;
 
-		if (skip(k, kn) || r[MF_N] == 0 ||
+		if (skip_file(k, kn) || r[MF_N] == 0 ||
 		    (shared && mpi_procs(a, k, kn) < 2))
 			continue;
 		for (int j = 0; j < MF_W; j++)
@@ -278,7 +272,7 @@ mpi_files(struct agg *a, int w, int col, int shared, struct dft_tmap *set)
 		const int64_t *r = (const int64_t *)dft_tmap_value(m, i) +
 				   MF_W * w;
 
-		if (skip(k, kn) || r[col] <= 0 ||
+		if (skip_file(k, kn) || r[col] <= 0 ||
 		    (shared && mpi_procs(a, k, kn) < 2))
 			continue;
 		dft_tmap_get(set, k, kn, 1, NULL);
@@ -468,7 +462,7 @@ mpiio_cb_files(struct agg *a, struct mpi_cb *out, size_t max)
 		int64_t cb = *(const int64_t *)dft_tmap_value(m, i);
 		size_t j;
 
-		if (skip(k, fn))
+		if (skip_file(k, fn))
 			continue;
 		for (j = 0; j < nf; j++)
 			if (out[j].filen == fn && memcmp(out[j].file, k, fn) == 0)

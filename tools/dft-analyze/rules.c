@@ -24,14 +24,7 @@
 
 #include "analyze.h"
 
-/* A candidate row for a finding: sorted by value, then key. */
-struct cand {
-	double v;
-	const char *k;
-	size_t i;
-};
-
-static int
+int
 cmp_cand(const void *x, const void *y)
 {
 	const struct cand *a = x, *b = y;
@@ -430,12 +423,23 @@ small_files(struct agg *a, int w)
 
 int rules_include_system;
 
-/* A file the rules leave out: a system or runtime file (unless
- * --include-system). */
-static int
+int
 skip_file(const char *k, size_t n)
 {
 	return !rules_include_system && is_system_path(k, n);
+}
+
+const int64_t *
+app_file(struct agg *a, size_t i, const char **k, size_t *kn)
+{
+	size_t n;
+	const char *key = dft_tmap_key(&a->m[M_FILE], i, &n);
+
+	if (k != NULL)
+		*k = key;
+	if (kn != NULL)
+		*kn = n;
+	return skip_file(key, n) ? NULL : dft_tmap_value(&a->m[M_FILE], i);
 }
 
 struct span {
@@ -963,6 +967,55 @@ i_no_mpiio(struct rules_ctx *c, const struct insight *d)
 
 /* ---- WisIO rules on view rows ------------------------------------------- */
 
+/* One view row the WisIO rules look at. */
+struct wrow {
+	struct agg *a;
+	struct results *r;
+	const char *view, *key, *proc;
+	const int64_t *s;
+	double share;
+	int base;		/* the score of its share */
+	const struct dft_tmap *files;	/* the row's file, or NULL */
+};
+
+/* W02, W04: the reads and writes of one counter pair out of balance. */
+struct imbalance {
+	const char *code;
+	int rd, wr;		/* the pair's columns */
+	int limit;		/* its threshold */
+	const char *rd_ev, *wr_ev;	/* their evidence names */
+};
+
+static const struct imbalance op_imbalance = {
+	"W02", S_RN, S_WN, T_WISIO_OPERATION_IMBALANCE, "reads", "writes"
+};
+static const struct imbalance size_imbalance = {
+	"W04", S_RB, S_WB, T_WISIO_SIZE_IMBALANCE, "read_bytes", "write_bytes"
+};
+
+/* The finding of w's imbalance m, recommendation set, or NULL. */
+static struct finding *
+wisio_imbalance(const struct wrow *w, const struct imbalance *m)
+{
+	int64_t rd = w->s[m->rd], wr = w->s[m->wr], sum = rd + wr;
+	double v = frac(llabs(wr - rd), sum);
+
+	if (sum <= 0 || v <= thr[m->limit])
+		return NULL;
+	int wh = wr > rd;
+	struct finding *f = add(w->r, m->code, w->key, v,
+				w->base < 2 ? w->base : 2);
+
+	f->view = w->view;
+	f->recommendation = wh ? "write-heavy" : "read-heavy";
+	finding_evi(f, m->rd_ev, rd);
+	finding_evi(f, m->wr_ev, wr);
+	f->io_share = w->share;
+	f->functions = functions_for(w->a, 1u << (wh ? C_WRITE : C_READ),
+				     w->files, w->proc);
+	return f;
+}
+
 static void
 wisio_row(struct agg *a, struct results *r, const char *view,
 	  const char *key, const int64_t *s, double share, const char *proc,
@@ -979,6 +1032,8 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 		dft_tmap_get(&one, file, strlen(file), 1, NULL);
 		files = &one;
 	}
+	const struct wrow w = { a, r, view, key, proc, s, share, base, files };
+
 	v = frac(s[S_MT], s[S_T]);
 	if (s[S_T] > 0 && v >= thr[T_WISIO_METADATA_TIME]) {
 		f = add(r, "W01", key, v, base);
@@ -992,26 +1047,12 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 			"%.1f%% of the I/O time of %s is metadata (%lld calls)",
 			100 * v, key, (long long)s[S_MN]);
 	}
-	int64_t ops = s[S_RN] + s[S_WN];
-
-	v = frac(llabs(s[S_WN] - s[S_RN]), ops);
-	if (ops > 0 && v > thr[T_WISIO_OPERATION_IMBALANCE]) {
-		int wr = s[S_WN] > s[S_RN];
-
-		f = add(r, "W02", key, v, base < 2 ? base : 2);
-		f->view = view;
-		f->recommendation = wr ? "write-heavy" : "read-heavy";
-		finding_evi(f, "reads", s[S_RN]);
-		finding_evi(f, "writes", s[S_WN]);
-		f->io_share = share;
-		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
-					     files, proc);
+	f = wisio_imbalance(&w, &op_imbalance);
+	if (f != NULL)
 		f->description = dft_xasprintf("%s is %s: %lld writes, %lld "
-					       "reads", key,
-					       wr ? "write-heavy" : "read-heavy",
+					       "reads", key, f->recommendation,
 					       (long long)s[S_WN],
 					       (long long)s[S_RN]);
-	}
 	int64_t pat = s[S_SEQ_R] + s[S_SEQ_W] + s[S_RND_R] + s[S_RND_W];
 
 	v = frac(s[S_RND_R] + s[S_RND_W], pat);
@@ -1026,25 +1067,12 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 		f->description = dft_xasprintf(
 			"%.1f%% of the requests of %s are random", 100 * v, key);
 	}
-	int64_t b = s[S_RB] + s[S_WB];
-
-	v = frac(llabs(s[S_WB] - s[S_RB]), b);
-	if (b > 0 && v > thr[T_WISIO_SIZE_IMBALANCE]) {
-		int wr = s[S_WB] > s[S_RB];
-
-		f = add(r, "W04", key, v, base < 2 ? base : 2);
-		f->view = view;
-		f->recommendation = wr ? "write-heavy" : "read-heavy";
-		finding_evi(f, "read_bytes", s[S_RB]);
-		finding_evi(f, "write_bytes", s[S_WB]);
-		f->io_share = share;
-		f->functions = functions_for(a, 1u << (wr ? C_WRITE : C_READ),
-					     files, proc);
+	f = wisio_imbalance(&w, &size_imbalance);
+	if (f != NULL)
 		f->description = dft_xasprintf("%s moves %lld bytes written, "
 					       "%lld read", key,
 					       (long long)s[S_WB],
 					       (long long)s[S_RB]);
-	}
 	for (int w = 0; w < 2; w++) {
 		int64_t n = s[w ? S_WN : S_RN], t = s[w ? S_WT : S_RT];
 		int64_t by = s[w ? S_WB : S_RB];
@@ -1402,11 +1430,9 @@ app_sums(struct agg *a, int64_t *out)
 	if (rules_include_system)
 		return;
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
-		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
 		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
 
-		if (!is_system_path(k, kn))
+		if (app_file(a, i, NULL, NULL) != NULL)
 			continue;
 		for (int j = 0; j < S_NF; j++)
 			out[j] -= s[j];
@@ -1465,9 +1491,9 @@ app_files(struct agg *a, struct dft_tmap *set)
 	dft_tmap_get(set, "", 0, 1, NULL);
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
 		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
+		const char *k;
 
-		if (!skip_file(k, kn))
+		if (app_file(a, i, &k, &kn) != NULL)
 			dft_tmap_get(set, k, kn, 1, NULL);
 	}
 }
@@ -1534,11 +1560,9 @@ i_reread(struct rules_ctx *c, const struct insight *d)
 	if (g[S_T] <= 0)
 		return;
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
-		size_t kn;
-		const char *k = dft_tmap_key(&a->m[M_FILE], i, &kn);
-		const int64_t *s = dft_tmap_value(&a->m[M_FILE], i);
+		const int64_t *s = app_file(a, i, NULL, NULL);
 
-		if (skip_file(k, kn) || s[S_REREAD_N] == 0)
+		if (s == NULL || s[S_REREAD_N] == 0)
 			continue;
 		rb += s[S_RB];
 		dist += s[S_DISTINCT_RB];
