@@ -237,17 +237,39 @@ actions_fixture() {
 	assert_output "not applicable here: x.L2.romio (the traced run made no MPI-IO calls)"
 }
 
+@test "--plan --rollback: the rollback commands of the applied actions, filled in, in order" {
+	{
+		echo '{"id":"a","action":{"rollback":{"command":["lfs","setstripe","-d","{data_dir}"]}}}'
+		echo '{"id":"b","action":{"rollback":{"env_unset":["X"]}}}'
+		echo '{"id":"c","action":{"rollback":{"command":["rm","-rf","{local_dir}/it'"'"'s"]}}}'
+		echo '{"id":"d","action":{"rollback":{"command":["echo","{nowhere}"]}}}'
+		echo '{"id":"e","action":{"rollback":{"command":["x","","{physical_cores}","{hint_file}"]}}}'
+	} >"$D/applied.ndjson"
+	run -0 dft-papers --plan --rollback --run-dir "$RUN" "${FACTS[@]}" "$D/applied.ndjson"
+	# one script per command that can be filled in (d cannot), in order
+	n=$(jq -s '[.[] | select(.action.rollback.command)
+		| select(any(.action.rollback.command[]; test("{(?!data_dir|local_dir|physical_cores|hint_file|tune_lib)[a-z_]")) | not)] | length' "$D/applied.ndjson")
+	[ "$n" -eq 3 ]
+	diff <(for k in $(seq 1 "$n"); do echo "$RUN/rollback_$k.sh"; done) "$RUN/rollback"
+	printf '#!/bin/sh\ncd %s\n %s\n' "'$D/build'" "'lfs' 'setstripe' '-d' '$D/data'" | diff - "$RUN/rollback_1.sh"
+	printf '#!/bin/sh\ncd %s\n %s\n' "'$D/build'" "'rm' '-rf' '$D/local/it'\\''s'" | diff - "$RUN/rollback_2.sh"
+	printf '#!/bin/sh\ncd %s\n %s\n' "'$D/build'" "'x' '4' ''" | diff - "$RUN/rollback_3.sh"
+	[ ! -e "$RUN/applied.ndjson" ]
+}
+
 @test "the options of --plan go with --plan and are checked" {
 	usage=$(usage_of dft-papers)
 	run -2 --separate-stderr dft-papers --run-dir "$D"
-	[ "${stderr%%$'\n'*}" = "dft-papers: --rewrites, --run-dir, --tried, --failed, --analysis, --env, --earlier and --fact go with --plan" ]
+	[ "${stderr%%$'\n'*}" = "dft-papers: --rewrites, --rollback, --run-dir, --tried, --failed, --analysis, --env, --earlier and --fact go with --plan" ]
 	run -2 --separate-stderr dft-papers --plan
 	[ "${stderr%%$'\n'*}" = "dft-papers: --plan needs --run-dir" ]
 	run -2 --separate-stderr dft-papers --plan --run-dir "$D" --fact cores=2
 	[ "${stderr%%$'\n'*}" = "dft-papers: --fact: bad value 'cores=2' (expected NAME=VALUE, NAME one of data_dir, local_dir, physical_cores, tune_lib, work_dir, env_script, os, fs, fs_type, numactl, numa_nodes, mpi, openmp, mpi_io)" ]
 	[ "$stderr" = "${stderr%%$'\n'*}"$'\n'"$usage" ]
 	run -2 --separate-stderr dft-papers --plan --rewrites --env "$D/x" --run-dir "$D"
-	[ "${stderr%%$'\n'*}" = "dft-papers: --env and --earlier do not go with --rewrites" ]
+	[ "${stderr%%$'\n'*}" = "dft-papers: --env and --earlier do not go with --rewrites or --rollback" ]
+	run -2 --separate-stderr dft-papers --plan --rewrites --rollback --run-dir "$D"
+	[ "${stderr%%$'\n'*}" = "dft-papers: --rewrites and --rollback cannot be used together" ]
 	run -2 --separate-stderr dft-papers --plan --learn --run-dir "$D"
 	[ "${stderr%%$'\n'*}" = "dft-papers: --plan cannot be used with --learn or --format box" ]
 	run -2 --separate-stderr dft-papers --plan --run-dir "$D/none" </dev/null

@@ -97,11 +97,11 @@ static const char usage_text[] =
 	"[--unbuffered] [file ...]\n"
 	"       dft-papers --learn [--store FILE] [--context TEXT] "
 	"[file ...]\n"
-	"       dft-papers --plan [--rewrites] --run-dir DIR [--tried FILE] "
-	"[--failed FILE]\n"
-	"                  [--analysis FILE] [--env FILE] [--earlier FILE] "
-	"[--fact NAME=VALUE]\n"
-	"                  [file ...]\n"
+	"       dft-papers --plan [--rewrites | --rollback] --run-dir DIR "
+	"[--tried FILE]\n"
+	"                  [--failed FILE] [--analysis FILE] [--env FILE] "
+	"[--earlier FILE]\n"
+	"                  [--fact NAME=VALUE] [file ...]\n"
 	"       dft-papers -h | --help | -V | --version\n";
 
 static const char help_text[] =
@@ -147,6 +147,8 @@ static const char help_text[] =
 	"iteration\n"
 	"      --rewrites            --plan: the L1 rewrites, not the "
 	"environment\n"
+	"      --rollback            --plan: the rollback commands of "
+	"applied actions\n"
 	"      --run-dir DIR         --plan: where the plan is written\n"
 	"      --tried FILE          --plan: the strategies tried so far\n"
 	"      --failed FILE         --plan: actions whose commands failed\n"
@@ -924,7 +926,7 @@ enum {
 	O_S2_URL, O_ARXIV_INT, O_S2_INT, O_TIMEOUT, O_RETRIES, O_BACKOFF,
 	O_CACHE_DIR, O_NO_CACHE, O_STORE, O_BIB, O_CAT, O_UNBUF, O_LEARN,
 	O_PLAN, O_REWRITES, O_RUN_DIR, O_TRIED, O_FAILED, O_ANALYSIS, O_ENV,
-	O_EARLIER, O_FACT,
+	O_EARLIER, O_FACT, O_ROLLBACK,
 };
 
 int
@@ -957,6 +959,7 @@ main(int argc, char **argv)
 		{ "learn", no_argument, NULL, O_LEARN },
 		{ "plan", no_argument, NULL, O_PLAN },
 		{ "rewrites", no_argument, NULL, O_REWRITES },
+		{ "rollback", no_argument, NULL, O_ROLLBACK },
 		{ "run-dir", required_argument, NULL, O_RUN_DIR },
 		{ "tried", required_argument, NULL, O_TRIED },
 		{ "failed", required_argument, NULL, O_FAILED },
@@ -1072,6 +1075,7 @@ main(int argc, char **argv)
 		case O_LEARN: o.learn = 1; break;
 		case O_PLAN: plan = 1; break;
 		case O_REWRITES: po.rewrites = 1; plan_only = 1; break;
+		case O_ROLLBACK: po.rollback = 1; plan_only = 1; break;
 		case O_RUN_DIR: po.run_dir = optarg; plan_only = 1; break;
 		case O_TRIED: po.tried = optarg; plan_only = 1; break;
 		case O_FAILED: po.failed = optarg; plan_only = 1; break;
@@ -1101,17 +1105,21 @@ main(int argc, char **argv)
 		}
 	}
 	if (plan_only && !plan)
-		dft_usage_error(usage_text, "--rewrites, --run-dir, --tried, "
-				"--failed, --analysis, --env, --earlier and "
-				"--fact go with --plan");
+		dft_usage_error(usage_text, "--rewrites, --rollback, --run-dir, "
+				"--tried, --failed, --analysis, --env, --earlier "
+				"and --fact go with --plan");
 	if (plan && (o.learn || o.box))
 		dft_usage_error(usage_text, "--plan cannot be used with "
 				"--learn or --format box");
 	if (plan && po.run_dir == NULL)
 		dft_usage_error(usage_text, "--plan needs --run-dir");
-	if (po.rewrites && (po.env != NULL || po.nearlier > 0))
+	if ((po.rewrites || po.rollback) && (po.env != NULL ||
+					     po.nearlier > 0))
 		dft_usage_error(usage_text, "--env and --earlier do not go "
-				"with --rewrites");
+				"with --rewrites or --rollback");
+	if (po.rewrites && po.rollback)
+		dft_usage_error(usage_text, "--rewrites and --rollback cannot "
+				"be used together");
 	if (plan) {
 		status = plan_run(&po, argc - optind, argv + optind);
 		free(po.earlier);

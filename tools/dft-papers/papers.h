@@ -183,6 +183,7 @@ char *requirement_found(const struct facts *f, const char *requirement);
 /* plan.c: the --plan mode */
 struct plan_opts {
 	int rewrites;			/* --rewrites: the L1 rewrites */
+	int rollback;			/* --rollback: the rollback commands */
 	const char *run_dir;		/* where the plan is written */
 	const char *tried;		/* strategies tried, one a line */
 	const char *failed;		/* "ID[<TAB>REASON]" lines */

@@ -20,6 +20,9 @@
  * whose requirements are met goes to DIR/applied.ndjson and DIR/rewrite
  * ("ID<TAB>REWRITE<TAB>CLASS"), the ones before it to not_applicable.ndjson.
  *
+ * With --rollback (after a rolled-back iteration): the rollback commands
+ * of the applied actions given, as DIR/rollback_K.sh listed in DIR/rollback.
+ *
  * Either way --failed names the actions whose commands failed when the
  * pipeline ran them (a before script, a rewrite that changed nothing or
  * does not build): they are not applicable, and planning again with them
@@ -911,6 +914,67 @@ out:
 	free(c);
 }
 
+/* ---- rollback ------------------------------------------------------------ */
+
+static int
+has_rollback(json_object *r)
+{
+	return value(member(member(r, "action"), "rollback"),
+		     "command") != NULL;
+}
+
+/* The rollback commands of the applied actions (the operands), each one
+ * rollback_K.sh in DIR unless a placeholder of it is left over; DIR/rollback
+ * lists them in order. */
+static void
+plan_rollback(struct plan *pl)
+{
+	const struct facts *f = &pl->o->facts;
+	struct dft_buf list, sc;
+	int k = 0;
+
+	dft_buf_init(&list);
+	for (size_t i = 0; i < json_object_array_length(pl->all); i++) {
+		json_object *c = value(member(member(json_object_array_get_idx(
+				 pl->all, i), "action"), "rollback"), "command");
+		size_t n = json_object_is_type(c, json_type_array) ?
+			   json_object_array_length(c) : 0;
+		char *name;
+		int ok = 1;
+
+		dft_buf_init(&sc);
+		dft_buf_adds(&sc, "#!/bin/sh\ncd ");
+		add_quoted(&sc, fact(f, F_WORK_DIR));
+		dft_buf_addc(&sc, '\n');
+		for (size_t j = 0; j < n && ok; j++) {
+			json_object *e = json_object_array_get_idx(c, j);
+			/* as @base64 and $(...) had it: null is "null", an
+			 * empty word goes */
+			char *w = e != NULL ? word(e) : dft_xstrdup("null");
+			char *v = *w != '\0' ? fill(pl, w, "") : NULL;
+
+			if (*w != '\0' && v == NULL)
+				ok = 0;
+			if (v != NULL) {
+				dft_buf_addc(&sc, ' ');
+				add_quoted(&sc, v);
+			}
+			free(v);
+			free(w);
+		}
+		dft_buf_addc(&sc, '\n');
+		if (ok) {
+			name = dft_xasprintf("rollback_%d.sh", ++k);
+			save(pl, name, sc.s, sc.len);
+			dft_buf_addf(&list, "%s/%s\n", pl->o->run_dir, name);
+			free(name);
+		}
+		dft_buf_release(&sc);
+	}
+	save(pl, "rollback", list.s, list.len);
+	dft_buf_release(&list);
+}
+
 /* ---- the mode ----------------------------------------------------------- */
 
 static json_object *
@@ -968,12 +1032,14 @@ plan_run(struct plan_opts *o, int argc, char **argv)
 	for (size_t i = 0; i < o->nearlier; i++)
 		read_proposals(&pl, o->earlier[i], pl.earlier, is_proposal);
 	if (argc == 0)
-		read_proposals(&pl, "-", pl.all, o->rewrites ? is_rewrite :
-			       is_proposal);
+		read_proposals(&pl, "-", pl.all, o->rollback ? has_rollback :
+			       o->rewrites ? is_rewrite : is_proposal);
 	for (int i = 0; i < argc; i++)
-		read_proposals(&pl, argv[i], pl.all, o->rewrites ? is_rewrite :
-			       is_proposal);
-	if (o->rewrites)
+		read_proposals(&pl, argv[i], pl.all, o->rollback ? has_rollback :
+			       o->rewrites ? is_rewrite : is_proposal);
+	if (o->rollback)
+		plan_rollback(&pl);
+	else if (o->rewrites)
 		plan_rewrites(&pl);
 	else
 		plan_actions(&pl);
