@@ -269,9 +269,11 @@ actions_fixture() {
 	run -2 --separate-stderr dft-papers --plan --rewrites --env "$D/x" --run-dir "$D"
 	[ "${stderr%%$'\n'*}" = "dft-papers: --env and --earlier do not go with --rewrites or --rollback" ]
 	run -2 --separate-stderr dft-papers --plan --rewrites --rollback --run-dir "$D"
-	[ "${stderr%%$'\n'*}" = "dft-papers: --rewrites and --rollback cannot be used together" ]
+	[ "${stderr%%$'\n'*}" = "dft-papers: --rewrites and --rollback exclude each other" ]
 	run -2 --separate-stderr dft-papers --plan --learn --run-dir "$D"
-	[ "${stderr%%$'\n'*}" = "dft-papers: --plan cannot be used with --learn or --format box" ]
+	[ "${stderr%%$'\n'*}" = "dft-papers: --plan and --learn exclude each other" ]
+	run -2 --separate-stderr dft-papers --plan --format box --run-dir "$D"
+	[ "${stderr%%$'\n'*}" = "dft-papers: --plan and --format box exclude each other" ]
 	run -2 --separate-stderr dft-papers --plan --run-dir "$D/none" </dev/null
 	[ "$stderr" = "dft-papers: --run-dir '$D/none' is not a directory" ]
 	# a malformed line is reported with its place, the rest planned

@@ -1109,8 +1109,8 @@ main(int argc, char **argv)
 				"--tried, --failed, --analysis, --env, --earlier "
 				"and --fact go with --plan");
 	if (plan && (o.learn || o.box))
-		dft_usage_error(usage_text, "--plan cannot be used with "
-				"--learn or --format box");
+		dft_usage_error(usage_text, "--plan and %s exclude each other",
+				o.learn ? "--learn" : "--format box");
 	if (plan && po.run_dir == NULL)
 		dft_usage_error(usage_text, "--plan needs --run-dir");
 	if ((po.rewrites || po.rollback) && (po.env != NULL ||
@@ -1118,8 +1118,8 @@ main(int argc, char **argv)
 		dft_usage_error(usage_text, "--env and --earlier do not go "
 				"with --rewrites or --rollback");
 	if (po.rewrites && po.rollback)
-		dft_usage_error(usage_text, "--rewrites and --rollback cannot "
-				"be used together");
+		dft_usage_error(usage_text, "--rewrites and --rollback exclude "
+				"each other");
 	if (plan) {
 		status = plan_run(&po, argc - optind, argv + optind);
 		free(po.earlier);
