@@ -38,10 +38,12 @@ jstrs(json_object *o, const char *key, int *n)
 	return v;
 }
 
-static void
-strs_free(char **v, int n)
+/* Shared with plan.c: the catalogue's lists and the plan's words are
+ * counted arrays, not NULL-terminated ones (dft_strv_free). */
+void
+strs_free(char **v, size_t n)
 {
-	for (int i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
 }

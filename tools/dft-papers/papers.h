@@ -91,6 +91,7 @@ struct cand {
 int catalogue_load(struct catalogue *c, const char *bib_path,
 		   const char *cat_path);
 void catalogue_release(struct catalogue *c);
+void strs_free(char **v, size_t n);	/* a counted array of strings */
 const struct bclass *catalogue_class_for(const struct catalogue *c,
 					 const char *metric,
 					 const char *insight);

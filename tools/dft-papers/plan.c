@@ -344,14 +344,6 @@ words_of(json_object *v, size_t *n, int keep_trailing)
 	return w;
 }
 
-static void
-free_words(char **w, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(w[i]);
-	free(w);
-}
-
 /* ---- the records --------------------------------------------------------- */
 
 struct out {
@@ -440,7 +432,7 @@ found_of(const struct plan *pl, json_object *p)
 			dft_die("write error:");
 		free(s);
 	}
-	free_words(w, n);
+	strs_free(w, n);
 	return a;
 }
 
@@ -469,7 +461,7 @@ unmet(const struct plan *pl, json_object *p)
 	for (size_t i = 0; i < n && why == NULL; i++)
 		if (*w[i] != '\0')
 			why = requirement_unmet(&pl->o->facts, w[i]);
-	free_words(w, n);
+	strs_free(w, n);
 	return why;
 }
 
@@ -566,7 +558,7 @@ before_script(struct plan *pl, json_object *p, const char *hint, char **cmd)
 		char *v = fill(pl, w[i], hint);
 
 		if (v == NULL) {
-			free_words(w, n);
+			strs_free(w, n);
 			dft_buf_release(&b);
 			return -1;
 		}
@@ -574,7 +566,7 @@ before_script(struct plan *pl, json_object *p, const char *hint, char **cmd)
 		add_quoted(&b, v);
 		free(v);
 	}
-	free_words(w, n);
+	strs_free(w, n);
 	*cmd = dft_buf_detach(&b);
 	dft_buf_init(&sc);
 	dft_buf_adds(&sc, "#!/bin/sh\n. ");
@@ -689,7 +681,7 @@ decide(struct plan *pl, struct out *out, json_object *p)
 		free(lv);
 	}
 done:
-	free_words(wrap, nwrap);
+	strs_free(wrap, nwrap);
 	dft_buf_release(&ex);
 	free(why);
 	free(priv);
@@ -779,8 +771,8 @@ untried_actions(struct plan *pl, json_object ***out)
 		u[m++] = c[i].p;
 	}
 	free(c);
-	free_words(done, ndone);
-	free_words(keys, nkeys);
+	strs_free(done, ndone);
+	strs_free(keys, nkeys);
 	*out = u;
 	return m;
 }
@@ -838,7 +830,7 @@ plan_actions(struct plan *pl)
 	dft_buf_release(&out.env);
 	dft_buf_release(&out.wrapper);
 	dft_buf_release(&out.before);
-	free_words(out.vars, out.nvars);
+	strs_free(out.vars, out.nvars);
 	free(c);
 }
 
@@ -1046,8 +1038,8 @@ plan_run(struct plan_opts *o, int argc, char **argv)
 	json_object_put(pl.all);
 	json_object_put(pl.earlier);
 	json_object_put(o->facts.summary);
-	free_words(pl.tried, pl.ntried);
-	free_words(pl.failed, pl.nfailed);	/* the reasons live in them */
+	strs_free(pl.tried, pl.ntried);
+	strs_free(pl.failed, pl.nfailed);	/* the reasons live in them */
 	free(pl.failed_why);
 	return pl.status;
 }
