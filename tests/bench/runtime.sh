@@ -41,7 +41,7 @@ cat "$TMP/data/f.bin" > /dev/null
 RUN_DIR="$TMP/other"
 
 # NOLAYERS: the same preload library without its MPI-IO and HDF5 layers
-# (libsym.o, mpiio.o, hdf5.o left out), linked as runtime/Makefile links
+# (libsym.o, mpi.o, mpiio.o, hdf5.o left out), linked as runtime/Makefile links
 # it: the baseline of "a program that uses neither pays nothing".
 OBJ="$REPO/runtime/build/obj"
 NOLAYERS=""
@@ -50,7 +50,7 @@ if [ -f "$OBJ/mpiio.o" ] && [ -f "$OBJ/preload.o" ]; then
 	case $ZLIB_A in /*) [ -f "$ZLIB_A" ] || ZLIB_A="" ;; *) ZLIB_A="" ;; esac
 	# shellcheck disable=SC2046
 	cc -shared -pthread -o "$TMP/nolayers.so" $(ls "$OBJ"/*.o |
-		grep -v -E '/(libsym|mpiio|hdf5|tune)\.o$') -Wl,--no-as-needed \
+		grep -v -E '/(libsym|mpi|mpiio|hdf5|tune)\.o$') -Wl,--no-as-needed \
 		${ZLIB_A:+-Wl,--exclude-libs,libz.a "$ZLIB_A"} ${ZLIB_A:--lz} \
 		-ldl -lpthread -Wl,--as-needed && NOLAYERS="$TMP/nolayers.so"
 fi
