@@ -559,10 +559,8 @@ PY
 @test "MPI rank from MPI itself when no launcher variable gives one" {
 	command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
 		skip "no mpicc/mpirun (MPI is not installed here)"
-	# --no-as-needed: the program calls only MPI_Init and MPI_Finalize, which
-	# the tracer defines, so an as-needed link would drop libmpi (dft-cc links so)
 	mpicc -Wall -Wextra -Werror -o "$BATS_TEST_TMPDIR/mpi_rank" "$FX/mpi_rank.c" \
-		-I"$RT/include" -L"$RT/lib" -Wl,--no-as-needed -ldftracer_core -Wl,-rpath,"$RT/lib"
+		-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
 	# the program unsets the launcher's rank variables after MPI_Init
 	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 \
 		mpirun --oversubscribe -np 2 -x DFTRACER_ENABLE -x DFTRACER_DATA_DIR \
