@@ -34,6 +34,7 @@ setup_file() {
 		if command -v h5pcc >/dev/null; then
 			h5pcc -shlib -Wall -Wextra -Werror -o h5_w "$FX/h5_w.c"
 			h5pcc -shlib -Wall -Wextra -Werror -o h5_v18 "$FX/h5_v18.c"
+			h5pcc -shlib -Wall -Wextra -Werror -o h5_attr "$FX/h5_attr.c"
 			h5pcc -shlib -shared -fPIC -Wall -Wextra -Werror \
 				-o h5_plugin.so "$FX/h5_plugin.c"
 			cc -Wall -Wextra -Werror -o dlopen_local \
@@ -404,6 +405,40 @@ q() {
 		and (map(select(.name == "H5Gcreate1" or .name == "H5Dcreate1" or .name == "H5Gopen1"
 			or .name == "H5Dopen1")) | all(.args.ret > 0))
 		and (map(select(.name == "H5Dwrite" or .name == "H5Dread")) | all(.args.size == $c * $INT))'
+}
+
+@test "HDF5 attributes on 2 ranks: create (2, 1, by_name), open (plain, by_name, name, idx, by_idx), read, write, close, with sizes of the memory type" {
+	need_h5
+	local NATTR=4 ALEN=5 LL=8
+	run -0 traced_run "$B/h5_attr" data/a.h5 "$NATTR" "$ALEN"
+	events
+	local r
+	for r in $(seq 0 $((NP - 1))); do
+		# the program's HDF5 calls in order, from its arguments
+		q --argjson r "$r" --argjson na "$NATTR" '
+			[.[] | select(.rank == $r and .cat == "HDF5") | .name]
+			== ["H5Pset_fapl_mpio", "H5Fcreate", "H5Gcreate2", "H5Dcreate2"]
+				+ ([range($na) | ["H5Acreate2", "H5Awrite", "H5Aclose"]] | add)
+				+ ["H5Acreate_by_name", "H5Awrite", "H5Aclose",
+				   "H5Acreate1", "H5Awrite", "H5Aclose",
+				   "H5Dclose", "H5Gclose", "H5Fclose", "H5Fopen", "H5Dopen2"]
+				+ (["H5Aopen", "H5Aopen_by_name", "H5Aopen_name", "H5Aopen_idx",
+				    "H5Aopen_by_idx"] | map([., "H5Aread", "H5Aclose"]) | add)
+				+ ["H5Gopen2", "H5Aopen", "H5Aread", "H5Aclose",
+				   "H5Aopen", "H5Aread", "H5Aclose", "H5Gclose", "H5Dclose", "H5Fclose"]'
+	done
+	# sizes: the attribute's points times the memory type's size (ints
+	# written, long long read back; the scalar double and int: 1 point)
+	q --arg h "$(h16 "$W/data/a.h5")" --argjson na "$NATTR" --argjson al "$ALEN" --argjson ll "$LL" '
+		(map(select(.cat == "HDF5" and (.name | startswith("H5A")))) as $a
+		| ($a | all(.args.fhash == $h and .args.level == 1))
+		and ($a | map(select(.name | test("create|open"))) | all(.args.ret > 0))
+		and ($a | map(select(.name | test("Aread|Awrite|Aclose"))) | all(.args.ret == 0))
+		and ($a | map(select(.name | test("create|open|close"))) | all(.args.size == null)))
+		and ([.[] | select(.name == "H5Awrite") | .args.size]
+			== ([range($NP) | [range($na) | $al * $INT] + [$DBL, $INT]] | add))
+		and ([.[] | select(.name == "H5Aread") | .args.size]
+			== ([range($NP) | [range(5) | $al * $ll] + [$DBL, $INT]] | add))'
 }
 
 @test "a PMPI profiling layer between the program and MPI: each call is one event, not one for MPI_ and one for PMPI_" {

@@ -1,9 +1,11 @@
 /*
  * hdf5.c - HDF5 interception: events of cat "HDF5" for the file, dataset
- * and group calls (H5Fcreate/open/close/flush, H5Dcreate2/open2/read/
- * write/close, H5Gcreate2/open2/close, and HDF5 1.8's H5Dcreate1,
- * H5Dopen1, H5Gcreate1, H5Gopen1, which 1.10+ still export and programs
- * built with H5_USE_18_API-style macros call) on a file under
+ * group and attribute calls (H5Fcreate/open/close/flush, H5Dcreate2/
+ * open2/read/write/close, H5Gcreate2/open2/close, H5Acreate2/
+ * create_by_name/open/open_by_name/open_by_idx/read/write/close, and
+ * HDF5 1.8's H5Dcreate1, H5Dopen1, H5Gcreate1, H5Gopen1, H5Acreate1,
+ * H5Aopen_name, H5Aopen_idx, which 1.10+ still export and programs built
+ * with H5_USE_18_API-style macros call) on a file under
  * DFTRACER_DATA_DIR,
  * and H5Pset_fapl_mpio (no file: it says the program does HDF5 over
  * MPI-IO).
@@ -11,7 +13,7 @@
  * Each wrapper is an exported definition of the H5 symbol; the real one is
  * libhdf5's, found at the first call (libsym.c), as are the helpers that
  * give an event its fields (H5Fget_name, H5Sget_select_npoints,
- * H5Tget_size, H5Dget_space, H5Sclose, H5Pget_dxpl_mpio).  The runtime
+ * H5Tget_size, H5Dget_space, H5Aget_space, H5Sclose, H5Pget_dxpl_mpio).  The runtime
  * does not link libhdf5 and includes no hdf5.h: a program without HDF5
  * never calls these, and the runtime builds where HDF5 is absent.
  *
@@ -26,7 +28,7 @@
  * parent.  The helpers run under the guard: the tracer's own HDF5 calls
  * are never traced.
  *
- * Does not: trace attributes, the asynchronous (_async) calls of HDF5
+ * Does not: trace the asynchronous (_async) calls of HDF5
  * 1.13+, or a library of HDF5 1.8 itself (its hid_t is 32 bits).
  */
 #include <errno.h>
@@ -51,6 +53,7 @@ static struct {
 	long long (*sget_select_npoints)(h5_hid);
 	size_t (*tget_size)(h5_hid);
 	h5_hid (*dget_space)(h5_hid);
+	h5_hid (*aget_space)(h5_hid);
 	h5_herr (*sclose)(h5_hid);
 	h5_herr (*pget_dxpl_mpio)(h5_hid, int *);	/* parallel HDF5 only */
 } H;
@@ -65,6 +68,7 @@ static void helpers(void)
 		dft_lib_sym("H5Sget_select_npoints");
 	H.tget_size = (__typeof__(H.tget_size))dft_lib_sym("H5Tget_size");
 	H.dget_space = (__typeof__(H.dget_space))dft_lib_sym("H5Dget_space");
+	H.aget_space = (__typeof__(H.aget_space))dft_lib_sym("H5Aget_space");
 	H.sclose = (__typeof__(H.sclose))dft_lib_sym("H5Sclose");
 	H.pget_dxpl_mpio = (__typeof__(H.pget_dxpl_mpio))
 		dft_lib_sym("H5Pget_dxpl_mpio");
@@ -340,6 +344,164 @@ DFT_API h5_herr H5Gclose(h5_hid group_id)
 	struct dft_file *f = H5_ON() ? obj_file(group_id) : NULL;
 
 	H5_CALL(h5_herr, H5Gclose, f, (group_id));
+}
+
+/* ---- attributes -------------------------------------------------------- */
+
+/* bytes an H5Aread/H5Awrite moves: the points of the attribute's
+ * dataspace (an attribute is always read and written whole) times the
+ * memory type's size; -1 when HDF5 does not say */
+static long long attr_size(h5_hid attr, h5_hid mtype)
+{
+	long long pts = -1;
+	size_t ts = 0;
+	h5_hid s;
+
+	dft_guard++;
+	helpers();
+	if (H.sget_select_npoints && H.tget_size && H.aget_space &&
+	    H.sclose && (s = H.aget_space(attr)) >= 0) {
+		pts = H.sget_select_npoints(s);
+		H.sclose(s);
+		ts = H.tget_size(mtype);
+	}
+	dft_guard--;
+	return pts >= 0 && ts > 0 ? pts * (long long)ts : -1;
+}
+
+LIB_WRAP(h5_hid, H5Acreate2, (h5_hid loc_id, const char *attr_name,
+			       h5_hid type_id, h5_hid space_id,
+			       h5_hid acpl_id, h5_hid aapl_id));
+
+DFT_API h5_hid H5Acreate2(h5_hid loc_id, const char *attr_name,
+			  h5_hid type_id, h5_hid space_id, h5_hid acpl_id,
+			  h5_hid aapl_id)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Acreate2, f, (loc_id, attr_name, type_id, space_id,
+					acpl_id, aapl_id));
+}
+
+LIB_WRAP(h5_hid, H5Acreate_by_name, (h5_hid loc_id, const char *obj_name,
+				      const char *attr_name, h5_hid type_id,
+				      h5_hid space_id, h5_hid acpl_id,
+				      h5_hid aapl_id, h5_hid lapl_id));
+
+DFT_API h5_hid H5Acreate_by_name(h5_hid loc_id, const char *obj_name,
+				 const char *attr_name, h5_hid type_id,
+				 h5_hid space_id, h5_hid acpl_id,
+				 h5_hid aapl_id, h5_hid lapl_id)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Acreate_by_name, f, (loc_id, obj_name, attr_name,
+					       type_id, space_id, acpl_id,
+					       aapl_id, lapl_id));
+}
+
+LIB_WRAP(h5_hid, H5Acreate1, (h5_hid loc_id, const char *name,
+			       h5_hid type_id, h5_hid space_id,
+			       h5_hid acpl_id));
+
+DFT_API h5_hid H5Acreate1(h5_hid loc_id, const char *name, h5_hid type_id,
+			  h5_hid space_id, h5_hid acpl_id)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Acreate1, f, (loc_id, name, type_id, space_id,
+					acpl_id));
+}
+
+LIB_WRAP(h5_hid, H5Aopen, (h5_hid obj_id, const char *attr_name,
+			    h5_hid aapl_id));
+
+DFT_API h5_hid H5Aopen(h5_hid obj_id, const char *attr_name, h5_hid aapl_id)
+{
+	struct dft_file *f = H5_ON() ? obj_file(obj_id) : NULL;
+
+	H5_CALL(h5_hid, H5Aopen, f, (obj_id, attr_name, aapl_id));
+}
+
+LIB_WRAP(h5_hid, H5Aopen_by_name, (h5_hid loc_id, const char *obj_name,
+				    const char *attr_name, h5_hid aapl_id,
+				    h5_hid lapl_id));
+
+DFT_API h5_hid H5Aopen_by_name(h5_hid loc_id, const char *obj_name,
+			       const char *attr_name, h5_hid aapl_id,
+			       h5_hid lapl_id)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Aopen_by_name, f, (loc_id, obj_name, attr_name,
+					     aapl_id, lapl_id));
+}
+
+/* idx_type (H5_index_t) and order (H5_iter_order_t) are C enums (int);
+ * n is an hsize_t */
+LIB_WRAP(h5_hid, H5Aopen_by_idx, (h5_hid loc_id, const char *obj_name,
+				   int idx_type, int order,
+				   unsigned long long n, h5_hid aapl_id,
+				   h5_hid lapl_id));
+
+DFT_API h5_hid H5Aopen_by_idx(h5_hid loc_id, const char *obj_name,
+			      int idx_type, int order, unsigned long long n,
+			      h5_hid aapl_id, h5_hid lapl_id)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Aopen_by_idx, f, (loc_id, obj_name, idx_type, order,
+					    n, aapl_id, lapl_id));
+}
+
+LIB_WRAP(h5_hid, H5Aopen_name, (h5_hid loc_id, const char *name));
+
+DFT_API h5_hid H5Aopen_name(h5_hid loc_id, const char *name)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Aopen_name, f, (loc_id, name));
+}
+
+LIB_WRAP(h5_hid, H5Aopen_idx, (h5_hid loc_id, unsigned idx));
+
+DFT_API h5_hid H5Aopen_idx(h5_hid loc_id, unsigned idx)
+{
+	struct dft_file *f = H5_ON() ? obj_file(loc_id) : NULL;
+
+	H5_CALL(h5_hid, H5Aopen_idx, f, (loc_id, idx));
+}
+
+LIB_WRAP(h5_herr, H5Aread, (h5_hid attr_id, h5_hid type_id, void *buf));
+
+DFT_API h5_herr H5Aread(h5_hid attr_id, h5_hid type_id, void *buf)
+{
+	struct dft_file *f = H5_ON() ? obj_file(attr_id) : NULL;
+	long long size = f ? attr_size(attr_id, type_id) : 0;
+
+	H5_CALL(h5_herr, H5Aread, f, (attr_id, type_id, buf),
+		KI("size", size),);
+}
+
+LIB_WRAP(h5_herr, H5Awrite, (h5_hid attr_id, h5_hid type_id,
+			      const void *buf));
+
+DFT_API h5_herr H5Awrite(h5_hid attr_id, h5_hid type_id, const void *buf)
+{
+	struct dft_file *f = H5_ON() ? obj_file(attr_id) : NULL;
+	long long size = f ? attr_size(attr_id, type_id) : 0;
+
+	H5_CALL(h5_herr, H5Awrite, f, (attr_id, type_id, buf),
+		KI("size", size),);
+}
+
+LIB_WRAP(h5_herr, H5Aclose, (h5_hid attr_id));
+
+DFT_API h5_herr H5Aclose(h5_hid attr_id)
+{
+	struct dft_file *f = H5_ON() ? obj_file(attr_id) : NULL;
+
+	H5_CALL(h5_herr, H5Aclose, f, (attr_id));
 }
 
 /* ---- HDF5 over MPI-IO --------------------------------------------------- */
