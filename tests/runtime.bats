@@ -497,6 +497,21 @@ put_rec $n"
 	run -0 bash -o pipefail -c "$(declare -f body); body '$f' | jq -s '
 		[.[] | select(.name == \"parent\") | if .ph == \"C\" then .args.dur_sum else .dur end] | add'"
 	[ "$output" -ge $((n * 10 * 1000)) ]
+	# so do the folded spins' (the cheap clock: the TSC when invariant),
+	# and the same with clock_gettime (DFTRACER_TSC=0)
+	for tsc in 1 0; do
+		if [ "$tsc" = 0 ]; then
+			rm -f "$W"/traces/*
+			DFTRACER_TSC=0 DFTRACER_THROTTLE_CALLS=10 DFTRACER_THROTTLE_US=8000 \
+				run -0 "$B/guard" nest data "$n"
+			f=$(the_trace)
+			run -0 python3 "$CHECK" "$f"
+			echo "$output" | jq -e --argjson n "$n" '.agg.spin == 10 * $n - 10'
+		fi
+		run -0 bash -o pipefail -c "$(declare -f body); body '$f' | jq -s '
+			[.[] | select(.name == \"spin\" and .ph == \"C\") | .args.dur_sum] | add'"
+		[ "$output" -ge $(((10 * n - 10) * 1000)) ]
+	done
 	rm -f "$W"/traces/*
 	# the default limit: 1000 complete events of a short function
 	run -0 "$B/guard" hot data 5000

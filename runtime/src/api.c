@@ -213,7 +213,9 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 		if (t->depth < DFT_DEPTH)
 			t->stack[t->depth] = r;
 		t->depth++;
-		r->ts = dft_now();
+		/* the cheap clock: a start time only if it is named */
+		r->ts = 0;
+		r->tick = dft_tick();
 		r->pub.profiler = r;
 		dft_guard--;
 		return &r->pub;
@@ -316,6 +318,18 @@ DFT_API void finalize_region(struct DFTracerData *d)
 	if (r->meta) {
 		if (t && !quiet && dft_on_any)
 			ev_meta(t, "CM", r->name, 0, r->cat);
+	} else if (r->magic == DFT_R_AGG) {
+		/* a folded call: its duration from the cheap clock */
+		uint64_t tk = dft_tick(), dns = dft_tick_ns(tk - r->tick);
+
+		if (t && t->depth > 0) {
+			t->depth--;
+			if (t->depth > 0 && t->depth <= DFT_DEPTH)
+				t->stack[t->depth - 1]->kids +=
+					(dns + 500) / 1000;
+		}
+		if (t && !quiet && dft_on_any)
+			agg_add(t, r, tk);
 	} else {
 		uint64_t end = dft_now();
 
@@ -327,8 +341,6 @@ DFT_API void finalize_region(struct DFTracerData *d)
 		}
 		if (!t || quiet || !dft_on_any) {
 			;
-		} else if (r->magic == DFT_R_AGG) {
-			agg_add(t, r, end);
 		} else if (!r->emitted) {
 			region_emit(t, r, end);
 			if (G.throttle_calls)

@@ -958,12 +958,13 @@ static void agg_flush(struct dft_thread *t, struct dft_fnstat *e)
 	ev_raw(t, G.hhash, 16);
 	DFT_LIT(t, "\",\"dft_cnt\":");
 	put_u64(t, e->cnt);
+	/* kept in ns (tick.c), written in us */
 	DFT_LIT(t, ",\"dur_min\":");
-	put_u64(t, e->dmin);
+	put_u64(t, (e->dmin + 500) / 1000);
 	DFT_LIT(t, ",\"dur_max\":");
-	put_u64(t, e->dmax);
+	put_u64(t, (e->dmax + 500) / 1000);
 	DFT_LIT(t, ",\"dur_sum\":");
-	put_u64(t, e->dsum);
+	put_u64(t, (e->dsum + 500) / 1000);
 	DFT_LIT(t, "}}\n");
 	e->cnt = 0;
 	if (t->overflow) {
@@ -985,19 +986,22 @@ void agg_flush_thread(struct dft_thread *t)
 			agg_flush(t, &t->fns[i]);
 }
 
-/* a folded call ends: written whole if an event inside it named it as
- * parent, else into the interval's record */
-void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t end)
+/* a folded call ends at tick (the cheap clock, tick.c):
+ * written whole if an event inside it named it as parent, else into the
+ * interval's record, whose start is read from the trace's clock once */
+void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t tick)
 {
-	uint64_t dur = end - r->ts;
 	struct dft_fnstat *e;
+	uint64_t start, dns;
 
 	if (!t->buf)
 		return;
-	if (r->id) {
-		region_emit(t, r, end);
+	if (r->id) {	/* named: ends after what was written inside */
+		region_emit(t, r, r->anc_us +
+			    dft_tick_us_up(tick - r->anc_tick));
 		return;
 	}
+	dns = dft_tick_ns(tick - r->tick);
 	if (r->t != t)
 		return;
 	e = fn_at(t, r->slot, r->fhash);
@@ -1008,21 +1012,34 @@ void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t end)
 			return;
 		e = &t->fns[s];
 	}
-	/* the open record's interval: [iv, iv + interval) */
-	if (e->cnt && (r->ts < e->iv || r->ts - e->iv >= G.interval_us))
-		agg_flush(t, e);
+	/* the open record's interval: [iv, iv + interval); the call's start
+	 * estimated from the ticks since the record's last clock reading,
+	 * and read from the clock when that says it is past the interval */
+	if (e->cnt) {
+		start = e->anc_us + dft_tick_us(r->tick - e->anc_tick);
+		if (r->tick < e->anc_tick || start - e->iv >= G.interval_us) {
+			start = dft_now() - (dns + 500) / 1000;
+			e->anc_us = start;
+			e->anc_tick = r->tick;
+			if (start < e->iv || start - e->iv >= G.interval_us)
+				agg_flush(t, e);
+		}
+	}
 	if (!e->cnt) {
-		e->iv = r->ts - r->ts % G.interval_us;
-		e->first = r->ts;
-		e->dmin = e->dmax = dur;
+		dft_tick_anchor();
+		start = dft_now() - (dns + 500) / 1000;
+		e->iv = start - start % G.interval_us;
+		e->first = e->anc_us = start;
+		e->anc_tick = r->tick;
+		e->dmin = e->dmax = dns;
 		e->dsum = 0;
 	}
 	e->cnt++;
-	e->dsum += dur;
-	if (dur < e->dmin)
-		e->dmin = dur;
-	if (dur > e->dmax)
-		e->dmax = dur;
+	e->dsum += dns;
+	if (dns < e->dmin)
+		e->dmin = dns;
+	if (dns > e->dmax)
+		e->dmax = dns;
 }
 
 /* a complete event was written: count it and its own time (its duration

@@ -33,7 +33,11 @@ struct dft_region {
 	int slot;		/* its dft_fnstat on the thread, or -1 */
 	uint64_t fhash;
 	long long id;
-	uint64_t ts;
+	uint64_t ts;		/* start (us, CLOCK_REALTIME); a folded call:
+				 * 0 until it is named (frame_id) */
+	uint64_t tick;		/* a folded call: its start tick (tick.c) */
+	uint64_t anc_us, anc_tick;	/* a named folded call: the clock and
+					 * the tick when it was named */
 	int meta;		/* DF_METADATA_EVENT */
 	int level;
 	long long p_idx;
@@ -71,6 +75,7 @@ struct dft_state {
 	int io, posix, stdio, mpiio, hdf5;
 	size_t bufsize;
 	uint64_t throttle_calls, throttle_us, interval_us;
+	int throttle_io;	/* DFTRACER_THROTTLE_IO: hot I/O aggregated */
 	_Atomic long long next_id;
 	pthread_mutex_t file_lock, reg_lock, intern_lock;
 	z_stream z;
@@ -104,7 +109,7 @@ void agg_flush_thread(struct dft_thread *t);
 uint64_t fn_hash(const char *name, const char *cat);
 int fn_slot(struct dft_thread *t, const char *name, const char *cat,
 	    uint64_t h);
-void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t end);
+void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t tick);
 int fn_lookup(struct dft_thread *t, const char *name, const char *cat);
 const char *fn_intern(const char *s);
 struct dft_region *region_get(struct dft_thread *t);

@@ -75,7 +75,9 @@ struct dft_fnstat {
 	int throttled;
 	uint64_t iv;		/* start of the open record's interval (us) */
 	uint64_t first;		/* start of its first call: the record's ts */
-	uint64_t cnt, dmin, dmax, dsum;	/* the open record */
+	uint64_t anc_us, anc_tick;	/* its latest clock reading and the
+					 * tick then (tick.c) */
+	uint64_t cnt, dmin, dmax, dsum;	/* the open record (times in ns) */
 };
 
 /* The last (name, cat) pointers a thread's START calls gave and their
@@ -198,6 +200,33 @@ void dft_hash16(const char *s, size_t len, char out[17]);
 
 /* core.c (state, paths, lifecycle) and writer.c (threads, event lines) */
 uint64_t dft_now(void);
+
+/* tick.c: the clock of folded calls and aggregated I/O.  A tick is a TSC
+ * cycle when the TSC is invariant (dft_tsc), else a CLOCK_MONOTONIC ns;
+ * dft_tick_ns converts a number of ticks to nanoseconds. */
+extern int dft_tsc;
+uint64_t dft_mono_ns(void);
+static inline uint64_t dft_tick(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (DFT_LIKELY(dft_tsc))
+		return __builtin_ia32_rdtsc();
+#endif
+	return dft_mono_ns();
+}
+uint64_t dft_tick_ns(uint64_t ticks);
+/* ticks to whole microseconds, rounded */
+static inline uint64_t dft_tick_us(uint64_t ticks)
+{
+	return (dft_tick_ns(ticks) + 500) / 1000;
+}
+/* ticks to microseconds, rounded up */
+static inline uint64_t dft_tick_us_up(uint64_t ticks)
+{
+	return (dft_tick_ns(ticks) + 999) / 1000;
+}
+void dft_tick_init(int want);	/* DFTRACER_TSC: 0 = clock_gettime */
+void dft_tick_anchor(void);	/* a clock reading the ratio may use */
 struct dft_thread *dft_thread_new(struct dft_thread *t);
 extern unsigned dft_gen;
 static inline struct dft_thread *dft_self(void)

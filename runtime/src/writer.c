@@ -846,6 +846,14 @@ long long frame_id(struct dft_thread *t, int k)
 
 		f->p_idx = j > 0 ? t->stack[j - 1]->id : -1;
 		f->id = dft_next_id();
+		/* its start on the trace's clock: now less its ticks,
+		 * rounded so that it encloses what is written inside */
+		if (f->magic == DFT_R_AGG && !f->ts) {
+			f->anc_tick = dft_tick();
+			f->anc_us = dft_now();
+			f->ts = f->anc_us - dft_tick_us_up(f->anc_tick -
+							   f->tick);
+		}
 	}
 	return r->id;
 }
