@@ -336,9 +336,14 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	echo "$output" | jq -e '.complete and .names.write == 3 and .names.main == 1'
 	rm -f "$W"/traces/*
 	# without it, what was buffered is lost, but the file is readable
-	run -134 "$B/modes" abort data
+	# once the writer thread has made it (in the background, at the
+	# first record; the program waits for the file to appear)
+	MODES_WAIT_DIR="$W/traces" run -134 "$B/modes" abort data
 	f=$(the_trace)
 	run -0 python3 "$CHECK" --partial "$f"
+	echo "$output" | jq -e '(.complete | not)'
+	# the header is all it holds: the start record, no write
+	body "$f" | jq -e -s 'any(.name == "start") and all(.name != "write")' 
 }
 
 @test "START/END and I/O after FINI write nothing; the trace stays valid" {
@@ -614,6 +619,53 @@ PY
 	run -0 python3 "$CHECK" --partial "$f"
 	echo "$output" | jq -e '(.complete | not) and .names.write > 200'
 	[ "$(gzip -dc "$f" | tail -c 1 | od -An -c | tr -d ' ')" = '\n' ]
+}
+
+# thread_calls LOG: the system calls the process's first thread made in an
+# strace -f log (a call a thread switch splits counts once; exit lines not)
+thread_calls() {
+	local pid
+	pid=$(awk 'NR == 1 { print $1 }' "$1")
+	awk -v p="$pid" '$1 == p && !/resumed>/ && !/^[0-9]+ +(\+\+\+|---)/' "$1" | wc -l
+}
+
+@test "start-up: the traced thread neither makes the trace file nor prefaults buffers; its system calls are counted" {
+	command -v strace >/dev/null || skip "no strace"
+	# untraced (DFTRACER_ENABLE unset: the library is loaded, does nothing)
+	DFTRACER_ENABLE= run -0 strace -f -qq -o "$W/u.log" "$B/modes" one data
+	run -0 strace -f -qq -o "$W/t.log" "$B/modes" one data
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.write == 1'
+	local main create
+	main=$(awk 'NR == 1 { print $1 }' "$W/t.log")
+	# the file is made by the writer thread, not by the one that traces
+	create=$(grep -F "\"$f\"" "$W/t.log" | grep 'openat(' | awk '{ print $1 }')
+	[ -n "$create" ] || fail "no openat of $f"
+	[ "$create" != "$main" ] || fail "the traced thread created the trace file"
+	# its directory exists: no mkdir; no buffer is faulted in up front
+	! grep -E '^[0-9]+ +mkdir(at)?\(' "$W/t.log" || fail "mkdir for an existing directory"
+	! grep -q MAP_POPULATE "$W/t.log" || fail "a buffer prefaulted (MAP_POPULATE)"
+	# The traced thread's extra calls, at most:
+	#  9 init: getpid, uname (host), getcwd, /proc/self/cmdline (openat,
+	#    read x2, close), getrlimit and mmap of the descriptor table;
+	#  3 malloc's first use (getrandom, brk x2: the untraced run never
+	#    mallocs);
+	#  4 first record: getpid, mmap of the thread's block, gettid, getppid;
+	#  7 localtime for the start record's date (/etc/localtime: openat,
+	#    fstat x2, read x2, lseek, close);
+	#  9 pthread_create of the writer (signal masks x5, sigaction, stack
+	#    mmap and mprotect, clone3);
+	#  4 exit: getpid, joining the writer (futex), the last write, close.
+	local u t
+	u=$(thread_calls "$W/u.log")
+	t=$(thread_calls "$W/t.log")
+	echo "untraced $u, traced $t"
+	[ $((t - u)) -le 36 ] || fail "the traced thread made $((t - u)) more system calls than untraced (at most 36)"
+	# a trace directory that is not there yet is made
+	rm -f "$W"/traces/*
+	DFTRACER_LOG_FILE="$W/new/deeper/trace" run -0 "$B/modes" one data
+	run -0 python3 "$CHECK" "$W"/new/deeper/trace-*.pfw.gz
 }
 
 @test "path names that need escaping stay valid JSON" {

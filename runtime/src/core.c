@@ -678,6 +678,7 @@ void dft_fork_child(void)
 	if (G.fd >= 0)
 		syscall(SYS_close, G.fd);
 	G.fd = -1;
+	G.want_open = 0;	/* the parent's file, if not made yet */
 	G.ospid = getpid();
 	if (!G.pid_given)
 		G.pid = G.ospid;

@@ -80,6 +80,7 @@ struct dft_state {
 	pthread_mutex_t file_lock, reg_lock, intern_lock;
 	z_stream z;
 	int z_ready;
+	int want_open;		/* path named, file not made yet (trace_create) */
 	unsigned char *zout;
 	size_t zcap;
 	struct dft_tbuf *bufs;
