@@ -382,3 +382,68 @@ h5gaps() {
 		assert_output "$want"
 	done
 }
+
+@test "a traced 2-rank HDF5 program writing many small attributes: the attribute calls are HDF5 metadata, and X05 puts the HDF5 metadata time first" {
+	command -v h5pcc >/dev/null && command -v mpirun >/dev/null ||
+		skip "no h5pcc/mpirun: parallel HDF5 is not installed (scripts/install-deps installs it)"
+	set -o pipefail
+	make_locked -s -C "$REPO/runtime" all >/dev/null
+	d=$BATS_TEST_TMPDIR
+	h5pcc -shlib -Wall -Wextra -Werror -o "$d/h5_attr" "$REPO/tests/fixtures/runtime/h5_attr.c"
+	mkdir -p "$d/data" "$d/traces"
+	OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 \
+		DFTRACER_DATA_DIR="$d/data" DFTRACER_LOG_FILE="$d/traces/trace" \
+		timeout 60 mpirun --oversubscribe -np 2 -x OMPI_ALLOW_RUN_AS_ROOT \
+		-x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM -x DFTRACER_ENABLE -x DFTRACER_INIT \
+		-x DFTRACER_INC_METADATA -x DFTRACER_DATA_DIR -x DFTRACER_LOG_FILE \
+		-x LD_PRELOAD="$REPO/runtime/build/lib/libdftracer_preload.so" \
+		"$d/h5_attr" "$d/data/a.h5" 2000 1
+	for f in "$d"/traces/*.pfw.gz; do zcat "$f"; done | grep '"ph":"X"' |
+		jq -s -c 'map(select(.cat == "HDF5"))' >"$d/h5.json"
+	# from the trace: the attribute calls, and the metadata calls (all
+	# HDF5 calls but data, flush and H5Pset_fapl_mpio) by kind
+	want=$(jq -c '
+		map(select(.name | startswith("H5A"))) as $a
+		| map(select(.name | test("^(H5D(read|write)|H5Fflush|H5P)") | not)) as $m
+		| {attribute: {count: ($a | length), time_us: ($a | map(.dur) | add),
+			bytes: ($a | map(select(.name == "H5Aread" or .name == "H5Awrite") | .args.size) | add)},
+		   meta_n: ($m | length), meta_us: ($m | map(.dur) | add), all_us: (map(.dur) | add),
+		   dominant: ([["attribute", "H5A"], ["file", "H5F"], ["dataset", "H5D"], ["group", "H5G"]]
+			| map(.[1] as $p | {k: .[0], t: ($m | map(select(.name | startswith($p)) | .dur) | add // 0)})
+			| max_by(.t) | .k)}' "$d/h5.json")
+	n=$(jq -n --argjson w "$want" '$w.meta_n')
+	# each rank writes 2000 int attributes, 1 double, 1 int; reads back 5 of
+	# them as long long, the double and the int
+	[ "$(jq -n --argjson w "$want" '$w.attribute.bytes')" -eq $((2 * (2000 * 4 + 8 + 4 + 5 * 8 + 8 + 4))) ]
+	dft-analyze --all "$d/traces" >"$d/a.ndjson"
+	got=$(jq -c 'select(.type == "layer" and .layer == "hdf5") | .derived.attribute
+		| {count, time_us: (.time_s * 1e6 | round), bytes}' "$d/a.ndjson")
+	[ "$got" = "$(jq -n -c --argjson w "$want" '$w.attribute')" ]
+	# attribute bytes are metadata: the layer moves no data (no H5Dwrite)
+	run -0 jq -r 'select(.type == "layer" and .layer == "hdf5") | [.bytes, .metadata.count] | @tsv' "$d/a.ndjson"
+	assert_output "$(printf '0\t%s' "$n")"
+	# with the default thresholds X05 is the first finding: the HDF5
+	# metadata time (not capped by the POSIX I/O time), the saving the
+	# attribute calls beyond one at their mean
+	run -0 jq -c 'select(.type == "bottleneck")' "$d/a.ndjson"
+	first=$(printf '%s\n' "$output" | head -1)
+	# (numbers printed with 6 significant digits: within 1 us, 1e-5)
+	run -0 jq -n -e --argjson f "$first" --argjson w "$want" '
+		def near($a; $b; $e): ($a - $b | fabs) <= $e;
+		$f.insight == "X05" and $f.class == "metadata"
+		and near($f.time_s * 1e6; $w.meta_us; 1)
+		and near($f.saving_s * 1e6; $w.attribute.time_us * (1 - 1 / $w.attribute.count); 1)
+		and $f.evidence.hdf5_metadata_ops == $w.meta_n
+		and $f.evidence.attribute_ops == $w.attribute.count
+		and $f.evidence.attribute_bytes == $w.attribute.bytes
+		and $f.evidence.dominant == $w.dominant
+		and near($f.value; $w.meta_us / $w.all_us; 1e-5)'
+	# the absolute count: at the number of metadata calls it fires, above not
+	printf 'hdf5_metadata_operations_absolute = %s\n' "$n" >"$d/t.conf"
+	run -0 dft-analyze -c "$d/t.conf" --all "$d/traces"
+	printf '%s\n' "$output" | jq -e -s 'map(select(.type == "bottleneck") | .insights[]) | index("X05") != null'
+	printf 'hdf5_metadata_operations_absolute = %s\n' $((n + 1)) >"$d/t.conf"
+	run -0 dft-analyze -c "$d/t.conf" --all "$d/traces"
+	printf '%s\n' "$output" | jq -e -s 'map(select(.type == "bottleneck") | .insights[]) | index("X05") == null'
+}

@@ -36,7 +36,7 @@ enum thr_id {
 	T_METADATA_TIME_SHARE, T_SYNC_TIME_SHARE, T_SYNC_REQUESTS_ABS,
 	T_REDUNDANT_READ_RATIO, T_REDUNDANT_READ_BYTES, T_DEFAULT_BW_MB_S,
 	T_SYSTEM_DOMINATES, T_FINDINGS_SHOWN, T_INTERVALS_MAX,
-	T_VERDICT_IO_BOUND, T_VERDICT_PARTLY,
+	T_VERDICT_IO_BOUND, T_VERDICT_PARTLY, T_HDF5_METADATA_OPS_ABS,
 	T_N
 };
 extern const char *const thr_name[T_N];
@@ -351,6 +351,7 @@ void i_mpiio_collective(struct rules_ctx *c, const struct insight *d);
 void i_mpiio_uses_collective(struct rules_ctx *c, const struct insight *d);
 void i_mpiio_blocking(struct rules_ctx *c, const struct insight *d);
 void i_mpiio_shared_small(struct rules_ctx *c, const struct insight *d);
+void i_hdf5_metadata(struct rules_ctx *c, const struct insight *d);
 /* Sums of the MPI-IO data calls (MF_* of one direction: w = 0 reads, 1
  * writes) over the application's files; shared: only files two or more
  * processes call MPI-IO data functions on. Returns the number of files. */

@@ -5,15 +5,17 @@
  * with the time of the lower layers inside it); and the Drishti MPI-IO
  * insights they support: M02/M03 (no collective reads / writes), M04/M05
  * (collectives used), M06/M07 (blocking calls only, or non-blocking used),
- * M08-M10 (aggregators per node, from the open's cb_nodes hint) and
- * P15/P16 on the MPI-IO layer (small requests to shared files).
+ * M08-M10 (aggregators per node, from the open's cb_nodes hint),
+ * P15/P16 on the MPI-IO layer (small requests to shared files), and dft's
+ * X05 (HDF5 metadata-dominated: many file, group, dataset and attribute
+ * calls taking most of the HDF5 layer's time).
  *
  * The POSIX layer stays the data layer: an MPI-IO or HDF5 call is never
  * added to the I/O sums (it encloses the POSIX calls it causes, which are
  * counted there), so no time or byte is counted twice.
  *
- * Does not compute HDF5 insights of its own (the layer is reported; its
- * MPI-IO calls feed the MPI-IO insights), or M08-M10 for a file whose
+ * Does not compute HDF5 insights other than X05 (the layer is reported;
+ * its MPI-IO calls feed the MPI-IO insights), or M08-M10 for a file whose
  * opens carry no cb_nodes hint (Open MPI's ompio chooses its aggregators
  * itself and reports none).
  */
@@ -28,7 +30,7 @@ const char *const der_mpiio[NDER] = {
 };
 const char *const der_hdf5[NDER] = {
 	"file", "dataset", "group", "read", "write", "read_collective",
-	"write_collective", "fapl_mpio", "other"
+	"write_collective", "fapl_mpio", "other", "attribute"
 };
 
 /*
@@ -40,7 +42,10 @@ const char *const der_hdf5[NDER] = {
  * non-blocking: MPI_File_iread* / iwrite* and the _begin halves of the
  * split collectives (MPI's restricted nonblocking collectives).
  * HDF5: H5Dread* reads, H5Dwrite* writes, H5Fflush syncs,
- * H5Pset_fapl_mpio is a property call (other), the rest is metadata.
+ * H5Pset_fapl_mpio is a property call (other), the rest is metadata:
+ * file, group and dataset create/open/close, and every attribute call
+ * (H5A*, H5Aread and H5Awrite too: an attribute is stored with the
+ * object's header, in HDF5's metadata, and written at the next flush).
  */
 int
 mpiio_kind(const char *name, size_t n, int hdf5, int *ioc)
@@ -95,6 +100,8 @@ hdf5_slot(const struct upper_ev *u)
 
 	if (str_starts(nm->p, nm->n, "H5Pset_fapl_mpio"))
 		return 7;
+	if (str_starts(nm->p, nm->n, "H5A"))
+		return 9;
 	if (str_starts(nm->p, nm->n, "H5F"))
 		return 0;
 	if (str_starts(nm->p, nm->n, "H5G"))
@@ -140,14 +147,14 @@ upper_add(struct agg *a, const struct upper_ev *u)
 	int coll = (ev->has & DFT_EV_COLLECTIVE) ? ev->collective != 0 :
 		   (u->kind & FN_COLLECTIVE) != 0;
 
-	if (data) {
-		if (agg_ev)
-			bytes = (ev->has & DFT_EV_SIZE_SUM) ? ev->size_sum : 0;
-		else if (ev->has & DFT_EV_SIZE)
-			bytes = ev->size;
-		if (bytes < 0)
-			bytes = 0;
-	}
+	/* the call's bytes (H5Aread/H5Awrite's too) */
+	int64_t sz = agg_ev ? ((ev->has & DFT_EV_SIZE_SUM) ? ev->size_sum : 0) :
+		     (ev->has & DFT_EV_SIZE) ? ev->size : 0;
+
+	if (sz < 0)
+		sz = 0;
+	if (data)
+		bytes = sz;
 	layer_add(a, l, u->ioc, n, dur, bytes);
 	a->g[hdf5 ? G_HDF5_INNER_T : G_MPIIO_INNER_T] += u->inner;
 	int64_t *ifc = agg_row(a, M_IFACE, hdf5 ? "hdf5" : "mpiio",
@@ -159,8 +166,10 @@ upper_add(struct agg *a, const struct upper_ev *u)
 	if (hdf5) {
 		int s = hdf5_slot(u);
 
+		/* an attribute's bytes (H5Aread, H5Awrite) are metadata: only
+		 * in derived.attribute, not in the layer's data bytes */
 		if (s >= 0)
-			der_add(a, l, s, n, dur, bytes);
+			der_add(a, l, s, n, dur, s == 9 ? sz : bytes);
 		if (data) {
 			der_add(a, l, w ? 4 : 3, n, dur, bytes);
 			if (coll)
@@ -565,4 +574,63 @@ i_mpiio_aggregators(struct rules_ctx *c, const struct insight *d)
 			      (long long)nodes, rel < 0 ?
 			      "intra-node aggregators (fewer than the nodes)" :
 			      "one aggregator per node");
+}
+
+/*
+ * X05: X01's rule on the HDF5 layer. HDF5 metadata calls (file, group
+ * and dataset create/open/close, every attribute call) take at least
+ * metadata_time_share of the HDF5 calls' time, and there are at least
+ * hdf5_metadata_operations_absolute of them (a handful of creates and
+ * closes is what any HDF5 program makes). The evidence splits them by
+ * kind, largest time first (WisIO's "dominant operation"), with the
+ * attributes' bytes.
+ */
+void
+i_hdf5_metadata(struct rules_ctx *c, const struct insight *d)
+{
+	static const struct {
+		const char *name;
+		int slot;
+	} kinds[] = { { "attribute", 9 }, { "file", 0 }, { "dataset", 1 },
+		      { "group", 2 } };
+	const int64_t *l = c->a->layer[L_HDF5];
+	double v = l[LF_T] > 0 ? (double)l[LF_MT] / (double)l[LF_T] : 0;
+	int top = 0;
+
+	if (l[LF_MN] <= 0 || l[LF_MN] < insight_aux(d) || v < insight_thr(d))
+		return;
+	struct finding *f = finding_add(c->r, d, "all", v,
+					insight_score(d, d->level, v));
+	json_object *by = json_object_new_array();
+
+	for (int i = 0; i < 4; i++) {
+		const int64_t *k = l + LF_DER + 3 * kinds[i].slot;
+		json_object *o = json_object_new_object();
+
+		if (k[1] > l[LF_DER + 3 * kinds[top].slot + 1])
+			top = i;
+		json_object_object_add(o, "kind", dft_jstr(kinds[i].name));
+		json_object_object_add(o, "count", dft_jint(k[0]));
+		json_object_object_add(o, "time_s", dft_jdouble(k[1] / 1e6));
+		json_object_array_add(by, o);
+	}
+	const int64_t *at = l + LF_DER + 3 * 9;
+
+	finding_evi(f, "hdf5_metadata_ops", l[LF_MN]);
+	finding_evd(f, "hdf5_metadata_time_s", l[LF_MT] / 1e6);
+	finding_evd(f, "hdf5_time_s", l[LF_T] / 1e6);
+	finding_evi(f, "attribute_ops", at[0]);
+	finding_evi(f, "attribute_bytes", at[2]);
+	finding_evi(f, "hdf5_metadata_operations_absolute",
+		    (int64_t)insight_aux(d));
+	json_object_object_add(f->evidence, "by_kind", by);
+	json_object_object_add(f->evidence, "dominant",
+			       dft_jstr(kinds[top].name));
+	f->functions = json_object_new_array();
+	f->description = dft_xasprintf(
+		"%.1f%% of the HDF5 time (%.3f of %.3f s) is metadata: %lld "
+		"file, group, dataset and attribute calls, most time in %s "
+		"calls (%lld attribute calls moving %lld bytes)", 100 * v,
+		l[LF_MT] / 1e6, l[LF_T] / 1e6, (long long)l[LF_MN],
+		kinds[top].name, (long long)at[0], (long long)at[2]);
 }

@@ -1810,6 +1810,17 @@ const struct insight insights[] = {
 	  RULE, T_WISIO_SMALL_TIME, 0, T_WISIO_SMALL_SIZE, ">", 1, 0,
 	  "Small writes dominate the I/O time",
 	  "issue fewer, larger requests", NULL },
+	/* HDF5 (mpiio.c), from the HDF5 layer: X01's share on its calls */
+	{ "X05", "metadata", "dft", "hdf5_metadata_time_share", "hdf5", "app",
+	  HIGH, T_METADATA_TIME_SHARE, 0, T_HDF5_METADATA_OPS_ABS, ">=", 0, 0,
+	  "HDF5 metadata-dominated",
+	  "make fewer HDF5 metadata calls: gather many small attributes into "
+	  "one array attribute or a small dataset, keep files, groups and "
+	  "datasets open instead of reopening them; in parallel HDF5 let "
+	  "metadata be written and read collectively "
+	  "(H5Pset_coll_metadata_write, H5Pset_all_coll_metadata_ops) and "
+	  "give it a larger metadata cache (H5Pset_mdc_config) and block "
+	  "size (H5Pset_meta_block_size)", i_hdf5_metadata },
 	/* dft's own classes, on the application's files */
 	{ "X01", "metadata", "dft", "metadata_time_share", "posix", "app",
 	  HIGH, T_METADATA_TIME_SHARE, 0, NONE, ">=", 0, 0,
