@@ -761,6 +761,108 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	[ -z "$(ls "$W/traces")" ]
 }
 
+@test "Python with tracing off imports no ctypes, inspect or json, and the decorators return the function itself" {
+	unset DFTRACER_ENABLE
+	export PYTHONPATH="$REPO/runtime/python"
+	run -0 /usr/bin/python3 -c '
+import sys
+from dftracer.python import dftracer, dft_fn, ai
+log = dftracer.initialize_log(logfile=None, data_dir=None, process_id=-1)
+def f(epoch, step=0):
+    return epoch + step
+d = dft_fn("x")
+same = [d.log(f) is f, d.log_init(f) is f, d.log_static(f) is f, ai.compute.forward(f) is f]
+with d:
+    d.update(step=1)
+assert list(d.iter([1, 2])) == [1, 2] and f(1, step=2) == 3
+log.log_event("e", "c", 0, 1, string_args={"s": "needs \"json\""})
+log.finalize()
+print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._lib") if m in sys.modules))'
+	assert_output "True "
+	[ -z "$(ls "$W/traces")" ]
+}
+
+@test "Python traced: nested decorated calls keep their arguments and parents, the throttle folds a hot one, no inspect or json" {
+	export PYTHONPATH="$REPO/runtime/python" DFTRACER_INIT=PRELOAD
+	n=3000
+	DFTRACER_THROTTLE_CALLS=100 LD_PRELOAD="$RT/lib/libdftracer_preload.so" \
+		run -0 /usr/bin/python3 "$FX/pyhot.py" data "$n"
+	# ctypes binds the library; the arguments are read without inspect
+	assert_output "ctypes"
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	# hot and early: 100 complete calls, the other n - 100 aggregated
+	echo "$output" | jq -e --argjson n "$n" '.names.outer == 1 and .names.inner == 3 and
+		.names["Box.put"] == 1 and .names.hot == 100 and .agg.hot == $n - 100 and
+		.names.early == 100 and .agg.early == $n - 100'
+	body "$f" | jq -c 'select(.ph == "X")' >"$W/x.ndjson"
+	# outer(epoch=7) by keyword, inner(i, step=i) three times inside it,
+	# Box().put(4, 5, image_size=9): image_idx bound, image_size in **kw
+	jq -e -s 'map(select(.name == "outer"))[0] as $o |
+		[.[] | select(.name == "inner")] as $i |
+		$o.args.epoch == 7 and ($i | map(.args.step)) == [0, 1, 2] and
+		($i | all(.args.p_idx == $o.id and .args.level == $o.args.level + 1))' "$W/x.ndjson"
+	jq -e -s 'map(select(.name == "Box.put"))[0].args | .image_idx == 4 and (has("image_size") | not)' "$W/x.ndjson"
+	# every write has a Python parent one level up: inner's three, early's one
+	jq -e -s '(map({key: (.id | tostring), value: .}) | from_entries) as $by |
+		[.[] | select(.name == "write") | $by[.args.p_idx | tostring] as $p |
+		 select($p.args.level + 1 == .args.level) | $p.name] | sort == ["early", "inner", "inner", "inner"]' "$W/x.ndjson"
+}
+
+@test "the Python decorators record the arguments that inspect's bind_partial binds" {
+	export PYTHONPATH="$REPO/runtime/python"
+	run -0 /usr/bin/python3 - <<'PY'
+import functools, inspect, itertools
+import dftracer.python as p
+
+AUTO = ("epoch", "step", "image_idx", "image_size")
+
+def ref(func, args, kwargs):
+    out = {}
+    try:
+        items = inspect.signature(func).bind_partial(*args, **kwargs).arguments.items()
+    except (TypeError, ValueError):
+        items = kwargs.items()
+    for k, v in items:
+        if k in AUTO and v is not None:
+            out[k] = float(v) if k == "image_size" else v
+    return out
+
+def f1(epoch, step=0): pass
+def f2(a, b): pass
+def f3(a, *args, **kwargs): pass
+def f4(self, image_idx, *rest, **kw): pass
+def f5(a, /, epoch, *, step=1, image_size=None): pass
+def f6(epoch, /, step): pass
+def f7(*, image_idx): pass
+def f8(x, step=None, **kw): pass
+def f9(): pass
+def f10(a, *step): pass
+@functools.wraps(f1)
+def f11(*a, **k): pass
+class C:
+    def __call__(self, epoch): pass
+funcs = [f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, functools.partial(f1, 1), C()]
+vals = [1, None, 2.5]
+argsets = [()] + [tuple(range(n)) for n in range(1, 5)] + [(None, 3)]
+kwsets = [{}]
+for r in (1, 2):
+    for ks in itertools.combinations(AUTO + ("a", "x", "other"), r):
+        kwsets.append({k: vals[i % 3] for i, k in enumerate(ks)})
+n = bad = 0
+for f in funcs:
+    for a in argsets:
+        for kw in kwsets:
+            n += 1
+            want, got = ref(f, a, dict(kw)), p._captured(f, a, dict(kw))
+            if want != got or list(want) != list(got):
+                bad += 1
+                print("differs:", getattr(f, "__name__", f), a, kw, want, got)
+print(n, bad)
+PY
+	assert_output "2262 0"
+}
+
 @test "make install puts the header, libraries, Python package and dftracer.pc in place" {
 	D="$BATS_TEST_TMPDIR/dest"
 	run make_locked -s -C "$REPO/runtime" install DESTDIR="$D" PREFIX=/opt/dft VERSION=9.9.9

@@ -1,17 +1,15 @@
-"""Finds and binds the runtime's C library (internal)."""
+"""Finds and binds the runtime's C library (internal).
+
+Imported only when tracing is on (DFTRACER_ENABLE=1): ctypes is loaded
+here, never by a process that does not trace.  Region handles are plain
+integers (c_void_p), None for NULL.
+"""
 
 import ctypes
 import os
 
 _lib = None
 _tried = False
-
-
-class _Region(ctypes.Structure):
-    _fields_ = [("profiler", ctypes.c_void_p)]
-
-
-_RegionP = ctypes.POINTER(_Region)
 
 
 def _candidates():
@@ -30,25 +28,20 @@ def _candidates():
 
 
 def _bind(lib):
-    lib.dft_rt_present.restype = ctypes.c_int
-    lib.dft_rt_active.restype = ctypes.c_int
-    lib.dft_rt_initialize.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
-                                      ctypes.c_int]
-    lib.dft_rt_get_time.restype = ctypes.c_ulonglong
-    lib.dft_rt_log_event.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
-                                     ctypes.c_ulonglong, ctypes.c_ulonglong,
-                                     ctypes.c_char_p]
-    lib.dft_rt_log_metadata.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
-    lib.initialize_region.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
-                                      ctypes.c_int]
-    lib.initialize_region.restype = _RegionP
-    lib.finalize_region.argtypes = [_RegionP]
-    lib.update_metadata_int.argtypes = [_RegionP, ctypes.c_char_p,
-                                        ctypes.c_int]
-    lib.update_metadata_string.argtypes = [_RegionP, ctypes.c_char_p,
-                                           ctypes.c_char_p]
-    lib.dft_rt_update_double.argtypes = [_RegionP, ctypes.c_char_p,
-                                         ctypes.c_double]
+    vp, cp, i, ull = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
+                      ctypes.c_ulonglong)
+    lib.dft_rt_present.restype = i
+    lib.dft_rt_active.restype = i
+    lib.dft_rt_initialize.argtypes = [cp, cp, i]
+    lib.dft_rt_get_time.restype = ull
+    lib.dft_rt_log_event.argtypes = [cp, cp, ull, ull, cp]
+    lib.dft_rt_log_metadata.argtypes = [cp, cp]
+    lib.initialize_region.argtypes = [cp, cp, i]
+    lib.initialize_region.restype = vp
+    lib.finalize_region.argtypes = [vp]
+    lib.update_metadata_int.argtypes = [vp, cp, i]
+    lib.update_metadata_string.argtypes = [vp, cp, cp]
+    lib.dft_rt_update_double.argtypes = [vp, cp, ctypes.c_double]
     lib.finalize.argtypes = []
     return lib
 
@@ -74,10 +67,3 @@ def load():
             continue
     return None
 
-
-def enc(s):
-    if s is None:
-        return None
-    if isinstance(s, bytes):
-        return s
-    return str(s).encode("utf-8", "surrogateescape")

@@ -25,13 +25,9 @@ else through libdftracer_core.so initialised without interception.
 """
 
 import functools
-import inspect
-import json
 import math
 import os
 import threading
-
-from .. import _lib
 
 DFTRACER_ENABLE = os.environ.get("DFTRACER_ENABLE", "0") == "1"
 DFTRACER_INIT = os.environ.get("DFTRACER_INIT", "PRELOAD")
@@ -43,11 +39,42 @@ TAG_KEY, TAG_VALUE, TAG_IGNORE = 0, 1, 2
 
 __all__ = ["dftracer", "dft_fn", "ai", "TagType", "DFTRACER_ENABLE"]
 
+# The C library and the package's ctypes binding (.._lib) are loaded at the
+# first use with tracing on; with tracing off nothing but os, threading and
+# functools is imported (no ctypes, inspect or json).
+_L = None       # the .._lib module once loaded
+_LIB = None     # the bound library, or None
+_tried = False
+
 
 def _lib_or_none():
+    global _L, _LIB, _tried
+    if _tried:
+        return _LIB
     if not DFTRACER_ENABLE:
         return None
-    return _lib.load()
+    _tried = True
+    from .. import _lib
+    _L = _lib
+    _LIB = _lib.load()
+    return _LIB
+
+
+def _enc(s):
+    if s is None:
+        return None
+    if isinstance(s, bytes):
+        return s
+    return str(s).encode("utf-8", "surrogateescape")
+
+
+def _jstr(s):
+    """json.dumps(s) for a str; json is imported only for the strings
+    that need escaping."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return '"' + s + '"'
+    import json
+    return json.dumps(s)
 
 
 def _value(v):
@@ -62,7 +89,7 @@ def _value(v):
         return str(v)
     if isinstance(v, float):
         return repr(v) if math.isfinite(v) else "null"
-    return json.dumps(str(v))
+    return _jstr(str(v))
 
 
 def _fragment(*dicts):
@@ -73,7 +100,7 @@ def _fragment(*dicts):
         for k, v in d.items():
             j = _value(v)
             if j is not None:
-                parts.append(",%s:%s" % (json.dumps(str(k)), j))
+                parts.append("," + _jstr(str(k)) + ":" + j)
     return "".join(parts) or None
 
 
@@ -89,6 +116,9 @@ class dftracer:
 
     @classmethod
     def get_instance(cls):
+        inst = cls.__instance
+        if inst is not None:
+            return inst
         with cls.__lock:
             if cls.__instance is None:
                 cls.__instance = dftracer()
@@ -99,7 +129,7 @@ class dftracer:
         log = dftracer.get_instance()
         lib = _lib_or_none()
         if lib is not None and not lib.dft_rt_active():
-            lib.dft_rt_initialize(_lib.enc(logfile), _lib.enc(data_dir),
+            lib.dft_rt_initialize(_enc(logfile), _enc(data_dir),
                                   int(process_id if process_id is not None
                                       else -1))
         log._lib = lib
@@ -125,15 +155,15 @@ class dftracer:
         lib = self._active()
         if lib is None:
             return
-        lib.dft_rt_log_event(_lib.enc(name), _lib.enc(cat), int(start_time),
+        lib.dft_rt_log_event(_enc(name), _enc(cat), int(start_time),
                              int(duration),
-                             _lib.enc(_fragment(int_args, string_args,
-                                                float_args)))
+                             _enc(_fragment(int_args, string_args,
+                                            float_args)))
 
     def log_metadata_event(self, key, value):
         lib = self._active()
         if lib is not None:
-            lib.dft_rt_log_metadata(_lib.enc(key), _lib.enc(value))
+            lib.dft_rt_log_metadata(_enc(key), _enc(value))
 
     def finalize(self):
         lib = self._lib or _lib_or_none()
@@ -145,62 +175,211 @@ def _logger():
     return dftracer.get_instance()
 
 
+def _update(lib, handle, args):
+    """Adds args (a dict) to an open region: ints that fit 32 bits as
+    ints, other numbers as doubles, the rest as strings; (tag, value)
+    tuples keep their value, TAG_IGNORE and None are left out."""
+    for k, v in args.items():
+        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int):
+            if v[0] == TAG_IGNORE:
+                continue
+            v = v[1]
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            lib.update_metadata_string(handle, _enc(k),
+                                       b"true" if v else b"false")
+        elif isinstance(v, int) and -2**31 <= v < 2**31:
+            lib.update_metadata_int(handle, _enc(k), v)
+        elif isinstance(v, (int, float)):
+            lib.dft_rt_update_double(handle, _enc(k), float(v))
+        else:
+            lib.update_metadata_string(handle, _enc(k), _enc(v))
+
+
 class _Open:
     """One open region in the C runtime."""
 
     __slots__ = ("handle",)
 
     def __init__(self, name, cat, args):
-        lib = _logger()._active()
+        lib = _lib_or_none()
         self.handle = None
         if lib is None:
             return
-        self.handle = lib.initialize_region(_lib.enc(name), _lib.enc(cat), 0)
+        # NULL (None) when the runtime is not active
+        self.handle = lib.initialize_region(_enc(name), _enc(cat), 0)
         self.update(args)
 
     def update(self, args):
-        if not self.handle or not args:
-            return
-        lib = _lib.load()
-        for k, v in args.items():
-            if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int):
-                if v[0] == TAG_IGNORE:
-                    continue
-                v = v[1]
-            if v is None:
-                continue
-            if isinstance(v, bool):
-                lib.update_metadata_string(self.handle, _lib.enc(k),
-                                           b"true" if v else b"false")
-            elif isinstance(v, int) and -2**31 <= v < 2**31:
-                lib.update_metadata_int(self.handle, _lib.enc(k), v)
-            elif isinstance(v, (int, float)):
-                lib.dft_rt_update_double(self.handle, _lib.enc(k), float(v))
-            else:
-                lib.update_metadata_string(self.handle, _lib.enc(k),
-                                           _lib.enc(v))
+        if self.handle and args:
+            _update(_LIB, self.handle, args)
 
     def close(self):
         if self.handle:
-            _lib.load().finalize_region(self.handle)
+            _LIB.finalize_region(self.handle)
             self.handle = None
 
 
+# -- the arguments a decorated call records ----------------------------------
+#
+# pydftracer records epoch, step, image_idx and image_size when the call
+# binds them (inspect.signature(func).bind_partial(*args, **kwargs); on a
+# binding error, the call's keyword arguments).  _capturer reads a plain
+# function's parameters once, from its code object, and gives the same
+# answer without inspect; anything else (a callable object, a partial, a
+# function that has __wrapped__ or __signature__, positional-only
+# parameters given by keyword, *args or **kwargs named like one of the
+# four) goes to inspect, imported then.
+
 _AUTO = ("epoch", "step", "image_idx", "image_size")
+_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+_FunctionType = type(_enc)
+
+
+def _auto_value(k, v, out):
+    if v is not None:
+        out[k] = float(v) if k == "image_size" else v
+
+
+def _inspect_capturer(func):
+    """capture(args, kwargs) through inspect (its signature read once)."""
+    sig = []
+
+    def capture(args, kwargs):
+        import inspect
+        out = {}
+        try:
+            if not sig:
+                sig.append(inspect.signature(func))
+            items = sig[0].bind_partial(*args, **kwargs).arguments.items()
+        except (TypeError, ValueError):
+            items = kwargs.items()
+        for k, v in items:
+            if k in _AUTO:
+                _auto_value(k, v, out)
+        return out
+    return capture
+
+
+def _kw_auto(kwargs):
+    out = {}
+    for k, v in kwargs.items():
+        if k in _AUTO:
+            _auto_value(k, v, out)
+    return out
+
+
+def _capturer(func):
+    """capture(args, kwargs) -> dict for func, or None when func's calls
+    can never record any of the four (no such parameter; keyword
+    arguments named like them are looked at per call)."""
+    code = getattr(func, "__code__", None)
+    if (type(func) is not _FunctionType or code is None or
+            hasattr(func, "__wrapped__") or hasattr(func, "__signature__") or
+            hasattr(func, "_partialmethod")):
+        return _inspect_capturer(func)
+    n = code.co_argcount
+    nkw = code.co_kwonlyargcount
+    posonly = code.co_posonlyargcount
+    flags = code.co_flags
+    varargs = bool(flags & _CO_VARARGS)
+    varkw = bool(flags & _CO_VARKEYWORDS)
+    names = code.co_varnames[:n + nkw]
+    extra = code.co_varnames[n + nkw:n + nkw + varargs + varkw]
+    if any(x in _AUTO for x in extra):
+        return _inspect_capturer(func)
+    index = {x: i for i, x in enumerate(names)}
+    autos = tuple((index[k], k) for k in sorted(
+        (k for k in _AUTO if k in index), key=index.get))
+    def binds(args, kwargs):
+        """Whether the call binds: False where bind_partial raises
+        TypeError, None where inspect has to tell (positional-only
+        parameters and keyword arguments)."""
+        if len(args) > n and not varargs:
+            return False
+        if not kwargs:
+            return True
+        if posonly:
+            return None
+        m = min(len(args), n)
+        for k in kwargs:
+            # an unknown keyword without **kwargs, or one given twice
+            i = index.get(k)
+            if i is None:
+                if not varkw:
+                    return False
+            elif i < m:
+                return False
+        return True
+
+    if not autos:
+        # only a binding error can record something: the call's keyword
+        # arguments named like the four
+        def capture(args, kwargs):
+            if not kwargs or not any(k in kwargs for k in _AUTO):
+                return None
+            ok = binds(args, kwargs)
+            if ok is None:
+                return _inspect_capturer(func)(args, kwargs)
+            return None if ok else _kw_auto(kwargs)
+        capture.never = True
+        return capture
+
+    def capture(args, kwargs):
+        ok = binds(args, kwargs)
+        if ok is None:
+            return _inspect_capturer(func)(args, kwargs)
+        if not ok:
+            return _kw_auto(kwargs)
+        m = min(len(args), n)
+        out = {}
+        for i, k in autos:
+            if i < m:
+                _auto_value(k, args[i], out)
+            elif k in kwargs:
+                _auto_value(k, kwargs[k], out)
+        return out
+    capture.never = False
+    return capture
 
 
 def _captured(func, args, kwargs):
-    """epoch, step, image_idx, image_size among a call's arguments."""
-    out = {}
-    try:
-        bound = inspect.signature(func).bind_partial(*args, **kwargs)
-        items = bound.arguments.items()
-    except (TypeError, ValueError):
-        items = kwargs.items()
-    for k, v in items:
-        if k in _AUTO and v is not None:
-            out[k] = float(v) if k == "image_size" else v
-    return out
+    """epoch, step, image_idx, image_size among a call's arguments (the
+    answer of inspect's bind_partial, see above)."""
+    return _capturer(func)(args, kwargs) or {}
+
+
+def _traced(func, name, cat, fixed):
+    """func's wrapper: one region per call, named name, with the fixed
+    arguments and the ones the call binds (see _capturer)."""
+    lib = _lib_or_none()
+    if lib is None:
+        return None
+    ini = lib.initialize_region
+    fin = lib.finalize_region
+    bname, bcat = _enc(name), _enc(cat)
+    capture = _capturer(func)
+    fixed = dict(fixed)
+    # a function none of whose parameters is one of the four needs looking
+    # at only when it gets keyword arguments
+    always = not getattr(capture, "never", False)
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        a = capture(args, kwargs) if always or kwargs else None
+        if fixed:
+            a = dict(fixed, **a) if a else fixed
+        h = ini(bname, bcat, 0)
+        if h:
+            if a:
+                _update(lib, h, a)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                fin(h)
+        return func(*args, **kwargs)
+    return wrapper
 
 
 class dft_fn:
@@ -270,23 +449,13 @@ class dft_fn:
             _logger().log_metadata_event(key, value)
 
     # -- decorators --------------------------------------------------------
+    # With tracing off they return the function itself; with it on, a
+    # wrapper that makes one START/END pair of the C runtime per call
+    # (the runtime's throttle folds a hot function, as for C).
     def _wrap(self, func, name):
         if not self._enable:
             return func
-        cat = self._cat
-        fixed = dict(self._arguments)
-
-        @functools.wraps(func)
-        def wrapper(*args, **kwargs):
-            a = dict(fixed)
-            a.update(_captured(func, args, kwargs))
-            region = _Open(name, cat, a)
-            try:
-                return func(*args, **kwargs)
-            finally:
-                region.close()
-
-        return wrapper
+        return _traced(func, name, self._cat, self._arguments) or func
 
     def log(self, func):
         return self._wrap(func, self._name or func.__qualname__)
@@ -295,16 +464,19 @@ class dft_fn:
         return self._wrap(func, self._name or func.__qualname__)
 
     def log_init(self, init):
-        if not self._enable:
+        if not self._enable or _lib_or_none() is None:
             return init
         cat = self._cat
         name = self._name or init.__qualname__
         fixed = dict(self._arguments)
+        capture = _capturer(init)
 
         @functools.wraps(init)
         def wrapper(obj, *args, **kwargs):
             a = dict(fixed)
-            a.update(_captured(init, (obj,) + args, kwargs))
+            c = capture((obj,) + args, kwargs)
+            if c:
+                a.update(c)
             region = _Open(name, cat, a)
             try:
                 return init(obj, *args, **kwargs)
@@ -352,7 +524,7 @@ class _AINode:
         self.cat = cat
         self._enabled = True
         self._args = {}
-        self._local = threading.local()
+        self._local = None
         for child in children:
             setattr(self, child, _AINode(child, cat))
 
@@ -360,9 +532,12 @@ class _AINode:
         return self._enabled and ai._enabled and DFTRACER_ENABLE
 
     def _stack(self):
-        st = getattr(self._local, "stack", None)
+        loc = self._local
+        if loc is None:
+            loc = self._local = threading.local()
+        st = getattr(loc, "stack", None)
         if st is None:
-            st = self._local.stack = []
+            st = loc.stack = []
         return st
 
     def enable(self):
@@ -415,14 +590,19 @@ class _AINode:
             if kwargs:
                 self._args.update(kwargs)
             return self
+        if not DFTRACER_ENABLE:
+            return func
         node = self
+        capture = _capturer(func)
 
         @functools.wraps(func)
         def wrapper(*args, **kw):
             if not node._on():
                 return func(*args, **kw)
             a = dict(node._args)
-            a.update(_captured(func, args, kw))
+            c = capture(args, kw)
+            if c:
+                a.update(c)
             region = _Open(node.name, node.cat, a)
             try:
                 return func(*args, **kw)
