@@ -202,28 +202,37 @@ actions_fixture() {
 	[ "${lines[1]}" = "not applicable here: r3.L1.fadvise (the trace has no open() with read() calls)" ]
 }
 
-@test "--plan: a ROMIO action needs MPI-IO calls and ROMIO, MPICH's or Open MPI's romio io component, and says which it found" {
-	local req="mpi-io (ROMIO: MPICH, or Open MPI's romio component)" mpi io want
-	proposal x.L2.romio applied "$(jq -n -c --arg r "$req" '{env: {ROMIO_HINTS: "/h", OMPI_MCA_io: "^ompio"}, requires: [$r]}')" >"$D/romio.ndjson"
-	# the trace opens HDF5 files over MPI-IO: MPI-IO is met, from the summary
-	[ "$(jq '.interfaces.hdf5.over_mpiio' "$D/analysis.ndjson")" -gt 0 ]
+# requirement_table ID PROPOSALS EXPORT: plans PROPOSALS (one proposal,
+# ID) once per stdin line "MPI|MPI_IO|WANT" with those facts; WANT is
+# "na:REASON" (not applicable) or what the met requirement found, and then
+# the env has the line EXPORT
+requirement_table() {
+	local mpi io want
 	while IFS='|' read -r mpi io want; do
 		rm -rf "$RUN"
 		mkdir -p "$RUN"
 		run -0 dft-papers --plan --run-dir "$RUN" --analysis "$D/analysis.ndjson" \
-			"${FACTS[@]}" --fact "mpi=$mpi" --fact "mpi_io=$io" "$D/romio.ndjson"
+			"${FACTS[@]}" --fact "mpi=$mpi" --fact "mpi_io=$io" "$2"
 		case "$want" in
 		na:*)
-			assert_output "not applicable here: x.L2.romio (${want#na:})"
+			assert_output "not applicable here: $1 (${want#na:})"
 			[ ! -s "$RUN/applied.ndjson" ]
 			;;
 		*)
-			assert_output "requirement met here: x.L2.romio ($want)"
+			assert_output "requirement met here: $1 ($want)"
 			[ "$(jq -r '.found[0]' "$RUN/applied.ndjson")" = "$want" ]
-			grep -qx "export OMPI_MCA_io='^ompio'" "$RUN/env"
+			grep -qxF "$3" "$RUN/env"
 			;;
 		esac
-	done <<-EOF
+	done
+}
+
+@test "--plan: a ROMIO action needs MPI-IO calls and ROMIO, MPICH's or Open MPI's romio io component, and says which it found" {
+	local req="mpi-io (ROMIO: MPICH, or Open MPI's romio component)"
+	proposal x.L2.romio applied "$(jq -n -c --arg r "$req" '{env: {ROMIO_HINTS: "/h", OMPI_MCA_io: "^ompio"}, requires: [$r]}')" >"$D/romio.ndjson"
+	# the trace opens HDF5 files over MPI-IO: MPI-IO is met, from the summary
+	[ "$(jq '.interfaces.hdf5.over_mpiio' "$D/analysis.ndjson")" -gt 0 ]
+	requirement_table x.L2.romio "$D/romio.ndjson" "export OMPI_MCA_io='^ompio'" <<-EOF
 	MPICH||ROMIO: the MPI-IO of MPICH
 	Open MPI|ompio romio321|ROMIO: Open MPI's romio321 io component, selected over ompio with OMPI_MCA_io=^ompio
 	Open MPI|ompio|na:Open MPI without a romio io component (ompi_info lists: ompio), and its ompio ignores ROMIO_HINTS
@@ -235,6 +244,122 @@ actions_fixture() {
 	run -0 dft-papers --plan --run-dir "$RUN" --analysis "$D/nompi.ndjson" "${FACTS[@]}" \
 		--fact mpi=MPICH "$D/romio.ndjson"
 	assert_output "not applicable here: x.L2.romio (the traced run made no MPI-IO calls)"
+}
+
+@test "--plan: an ompio action needs MPI-IO calls and Open MPI's ompio io component, and says it found it" {
+	local req="mpi-io (ompio: Open MPI's ompio io component)"
+	proposal x.L2.ompio applied "$(jq -n -c --arg r "$req" '{env: {OMPI_MCA_io: "ompio", OMPI_MCA_fcoll: "vulcan"}, requires: [$r]}')" >"$D/ompio.ndjson"
+	requirement_table x.L2.ompio "$D/ompio.ndjson" "export OMPI_MCA_io='ompio'" <<-EOF
+	Open MPI|ompio romio321|ompio: Open MPI's ompio io component, selected with OMPI_MCA_io=ompio
+	Open MPI|romio321|na:Open MPI without an ompio io component (ompi_info lists: romio321)
+	Open MPI||na:Open MPI without an ompio io component (ompi_info lists: none)
+	MPICH||na:the MPI (MPICH) has no ompio: its MPI-IO ignores Open MPI's MCA parameters
+	||na:no MPI library was found, so no ompio
+	EOF
+	jq -c '.interfaces = {mpiio: {count: 0}, hdf5: {count: 0, over_mpiio: 0}}' "$D/analysis.ndjson" >"$D/nompi.ndjson"
+	run -0 dft-papers --plan --run-dir "$RUN" --analysis "$D/nompi.ndjson" "${FACTS[@]}" \
+		--fact "mpi=Open MPI" --fact "mpi_io=ompio" "$D/ompio.ndjson"
+	assert_output "not applicable here: x.L2.ompio (the traced run made no MPI-IO calls)"
+}
+
+# catalogue_proposal ID...: the catalogue's strategies as the proposals of
+# one small-write bottleneck, in the catalogue's order
+catalogue_proposal() {
+	jq -c 'select(.type == "strategy" and (.id as $i | $ARGS.positional | index($i)))
+		| {type: "proposal", v: 1, id: ("B1." + .id), strategy: .id, level, class,
+		   metric: "small_write_pct", change, risk, action}' "$REPO/share/dft/proposals.ndjson" --args "$@"
+}
+
+@test "--plan on Open MPI: the catalogue's ROMIO and ompio actions take turns (both set OMPI_MCA_io), and this Open MPI reads every MCA variable the ompio actions set" {
+	# the plan's order is the strategies' text: the ROMIO one first
+	local ids=(imbalance.L2.aggregators imbalance.L2.ompio_aggregators small_write.L2.ompio_aggregate)
+	catalogue_proposal "${ids[@]}" >"$D/cat.ndjson"
+	[ "$(jq -s -c 'map(.strategy) | sort' "$D/cat.ndjson")" = "$(printf '%s\n' "${ids[@]}" | jq -R . | jq -s -c .)" ]
+	jq -c '.interfaces.mpiio.count = 12' "$D/analysis.ndjson" >"$D/mpi.ndjson"
+	local F=("${FACTS[@]}" --fact "mpi=Open MPI" --fact "mpi_io=romio321 ompio")
+	# iteration 1: the ROMIO action; the ompio ones wait for OMPI_MCA_io
+	run -0 dft-papers --plan --run-dir "$RUN" --analysis "$D/mpi.ndjson" "${F[@]}" "$D/cat.ndjson"
+	[ "$(jq -r .id "$RUN/applied.ndjson")" = imbalance.L2.aggregators ]
+	[ "$(jq -r .strategy "$RUN/deferred.ndjson" | tr '\n' ' ')" = "imbalance.L2.ompio_aggregators small_write.L2.ompio_aggregate " ]
+	grep -qx "export OMPI_MCA_io='^ompio'" "$RUN/env"
+	# iteration 2, after it: its exports, then the ompio one's, which
+	# selects ompio again ({physical_cores} filled in); the other waits
+	local R2=$D/run2
+	mkdir -p "$R2"
+	echo imbalance.L2.aggregators >"$D/tried"
+	run -0 dft-papers --plan --run-dir "$R2" --analysis "$D/mpi.ndjson" "${F[@]}" \
+		--tried "$D/tried" --env "$RUN/env" "$D/cat.ndjson"
+	assert_output "requirement met here: imbalance.L2.ompio_aggregators (ompio: Open MPI's ompio io component, selected with OMPI_MCA_io=ompio)"
+	[ "$(jq -r .id "$R2/applied.ndjson")" = imbalance.L2.ompio_aggregators ]
+	[ "$(jq -r .strategy "$R2/deferred.ndjson")" = small_write.L2.ompio_aggregate ]
+	run -0 sh -c ". '$R2/env'; echo \"\$OMPI_MCA_io \$OMPI_MCA_fcoll \$OMPI_MCA_io_ompio_max_aggregators_ratio\""
+	assert_output "ompio vulcan 4"
+	# iteration 3: the last one
+	local R3=$D/run3
+	mkdir -p "$R3"
+	printf 'imbalance.L2.aggregators\nimbalance.L2.ompio_aggregators\n' >"$D/tried"
+	run -0 dft-papers --plan --run-dir "$R3" --analysis "$D/mpi.ndjson" "${F[@]}" \
+		--tried "$D/tried" --env "$R2/env" "$D/cat.ndjson"
+	[ "$(jq -r .id "$R3/applied.ndjson")" = small_write.L2.ompio_aggregate ]
+	[ ! -s "$R3/deferred.ndjson" ]
+	# every OMPI_MCA_ variable of the catalogue's ompio actions is a
+	# parameter of this Open MPI, read from the environment
+	command -v ompi_info >/dev/null || skip "no ompi_info: Open MPI is not installed (scripts/install-deps installs it)"
+	jq -r 'select(.type == "strategy" and any(.action.requires[]?; test("ompio")))
+		| .action.env | to_entries[] | "\(.key)=\(.value)"' "$REPO/share/dft/proposals.ndjson" |
+		sort -u | sed 's/{physical_cores}/4/' >"$D/vars"
+	[ "$(wc -l <"$D/vars")" -ge 3 ]
+	# one value a variable (the actions agree on each)
+	[ "$(cut -d= -f1 "$D/vars" | sort | uniq -d)" = "" ]
+	run -0 env $(cat "$D/vars") ompi_info --param all all --level 9 --parsable
+	local v name val
+	while IFS= read -r v; do
+		name=${v%%=*} val=${v#*=}
+		name=${name#OMPI_MCA_}
+		assert_line --regexp "^mca:[a-z0-9_]+:[a-z0-9_]+:param:$name:value:$val\$"
+		assert_line --regexp "^mca:[a-z0-9_]+:[a-z0-9_]+:param:$name:source:environment\$"
+	done <"$D/vars"
+}
+
+@test "the catalogue's ompio aggregation action aggregates: under it one rank writes the interleaved collective data that every rank wrote itself before" {
+	command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
+		skip "no mpicc/mpirun: Open MPI is not installed (scripts/install-deps installs it)"
+	make_locked -s -C "$REPO/runtime" all >/dev/null
+	mpicc -Wall -Wextra -Werror -o "$D/mpiio_view" "$REPO/tests/fixtures/runtime/mpiio_view.c"
+	catalogue_proposal small_write.L2.ompio_aggregate >"$D/cat.ndjson"
+	jq -c '.interfaces.mpiio.count = 1' "$D/analysis.ndjson" >"$D/mpi.ndjson"
+	run -0 dft-papers --plan --run-dir "$RUN" --analysis "$D/mpi.ndjson" "${FACTS[@]}" \
+		--fact "mpi=Open MPI" --fact "mpi_io=romio321 ompio" "$D/cat.ndjson"
+	[ "$(jq -r .id "$RUN/applied.ndjson")" = small_write.L2.ompio_aggregate ]
+	local N=64 B=16 NP=2 mode
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	for mode in before after; do
+		mkdir -p "$D/$mode/data" "$D/$mode/traces"
+		(
+			[ "$mode" = after ] && . "$RUN/env"
+			DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 \
+				DFTRACER_DATA_DIR="$D/$mode/data" DFTRACER_LOG_FILE="$D/$mode/traces/trace" \
+				timeout 60 mpirun --oversubscribe -np "$NP" -x DFTRACER_ENABLE -x DFTRACER_INIT \
+				-x DFTRACER_INC_METADATA -x DFTRACER_DATA_DIR -x DFTRACER_LOG_FILE \
+				-x LD_PRELOAD="$REPO/runtime/build/lib/libdftracer_preload.so" \
+				"$D/mpiio_view" "$D/$mode/data/v.dat" "$N" "$B"
+		)
+		[ "$(stat -c %s "$D/$mode/data/v.dat")" -eq $((NP * N * B * 4)) ]
+		# per rank: the POSIX writes inside its MPI_File_write_all, bytes
+		for f in "$D/$mode"/traces/*.pfw.gz; do
+			zcat "$f" | grep '"ph":"X"' | jq -s -c '
+				(map(select(.name == "MPI_File_write_all") | .id)) as $w
+				| map(select(.cat == "POSIX" and (.name | test("write"))
+					and (.args.p_idx as $p | $w | index($p))))
+				| [length, (map(.args.ret) | add // 0)]'
+		done | sort >"$D/$mode.w"
+	done
+	# before (ompio's own choice here, individual): each rank its N blocks
+	printf '[%s,%s]\n' "$N" $((N * B * 4)) "$N" $((N * B * 4)) | diff - "$D/before.w"
+	# after (vulcan): one aggregator writes all the ranks' data
+	printf '[0,0]\n' | diff - <(head -1 "$D/after.w")
+	[ "$(sed -n 2p "$D/after.w" | jq '.[1]')" -eq $((NP * N * B * 4)) ]
+	[ "$(wc -l <"$D/after.w")" -eq "$NP" ]
 }
 
 @test "--plan --rollback: the rollback commands of the applied actions, filled in, in order" {

@@ -103,6 +103,36 @@ offline() {
 	diff -u "$P/bottlenecks.out.ndjson" "$BATS_TEST_TMPDIR/got"
 }
 
+@test "offline: past --per-level, the MPI-IO actions give way on a bottleneck that shows no MPI-IO, not on one that does" {
+	# the small_write class has more L2 strategies than --per-level (3)
+	n=$(jq -s '[.[] | select(.type == "strategy" and .class == "small_write" and .level == "L2")] | length' "$REPO/share/dft/proposals.ndjson")
+	[ "$n" -gt 3 ]
+	mpi() { jq -s -c '[.[] | select(.type == "strategy" and .class == "small_write" and .level == "L2")
+		| select(any(.action.requires[]?; test("^(mpi-io|MPI-IO)")) == '"$1"') | .id]' "$REPO/share/dft/proposals.ndjson"; }
+	# the catalogue's order, the MPI-IO ones and the others
+	local m o
+	m=$(mpi true) o=$(mpi false)
+	sed -n 2p "$P/bottlenecks.ndjson" >"$BATS_TEST_TMPDIR/posix.ndjson"
+	jq -c '.facets = ["small_write_pct", "mpiio_shared_small_write_pct"] | .insights = ["P06", "P16"]' \
+		"$BATS_TEST_TMPDIR/posix.ndjson" >"$BATS_TEST_TMPDIR/mpiio.ndjson"
+	all=$(jq -s -c '[.[] | select(.type == "strategy" and .class == "small_write" and .level == "L2") | .id]' "$REPO/share/dft/proposals.ndjson")
+	for k in posix mpiio; do
+		run -0 bash -o pipefail -c "$(declare -f offline); offline '$BATS_TEST_TMPDIR/$k.ndjson' 2>/dev/null |
+			jq -s -c '[.[] | select(.type == \"proposal\" and .level == \"L2\") | .strategy]'"
+		if [ $k = posix ]; then
+			# the other strategies first kept, the MPI-IO ones in the room left
+			want=$(jq -n -c --argjson a "$all" --argjson m "$m" --argjson o "$o" '
+				($o | length) as $no | ([3 - $no, 0] | max) as $room
+				| ($m[:$room] + $o[:3]) as $keep | [$a[] | select(. as $x | $keep | index($x))]')
+		else
+			want=$(jq -n -c --argjson a "$all" '$a[:3]')
+		fi
+		assert_output "$want"
+	done
+	# the MPI-IO run keeps both MPI-IO families
+	[[ "$output" == *'small_write.L2.cb'* && "$output" == *'small_write.L2.ompio_aggregate'* ]]
+}
+
 @test "offline: every proposal cites at least one paper with a DOI or arXiv id" {
 	run -0 bash -o pipefail -c "$(declare -f offline); offline '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -e -s 'map(select(.type==\"proposal\")) | length > 0 and all(.[]; (.citations | length >= 1)

@@ -534,6 +534,98 @@ ranked_cmp(const void *a, const void *b)
 	return x->order - y->order;
 }
 
+/* Whether a strategy's action requires MPI-IO (an "mpi-io ..." entry). */
+static int
+needs_mpiio(const struct strategy *s)
+{
+	json_object *a, *req;
+
+	if (!json_object_object_get_ex(s->rec, "action", &a) ||
+	    !json_object_object_get_ex(a, "requires", &req) ||
+	    !json_object_is_type(req, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(req); i++) {
+		const char *r = json_object_get_string(
+			json_object_array_get_idx(req, i));
+
+		if (r != NULL && (strncmp(r, "mpi-io", 6) == 0 ||
+				  strncmp(r, "MPI-IO", 6) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+static int
+mpiio_metric(const char *m)
+{
+	return strncmp(m, "mpiio_", 6) == 0;
+}
+
+static int
+mpiio_insight(const char *c)
+{
+	return c[0] == 'M' && strcmp(c, "M01") != 0;
+}
+
+/* Whether a string of the array b[key] satisfies pred. */
+static int
+any_of(json_object *b, const char *key, int (*pred)(const char *))
+{
+	json_object *a;
+
+	if (!json_object_object_get_ex(b, key, &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		const char *v = json_object_get_string(
+			json_object_array_get_idx(a, i));
+
+		if (v != NULL && pred(v))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether a bottleneck shows MPI-IO: its layer, a facet of the MPI-IO
+ * layer (dft-analyze's mpiio_* metrics) or an MPI-IO insight M02-M10
+ * (M01 says there is none). */
+static int
+shows_mpiio(json_object *b)
+{
+	return strcmp(dft_json_str(b, "layer", ""), "mpiio") == 0 ||
+	       mpiio_metric(dft_json_str(b, "metric", "")) ||
+	       any_of(b, "facets", mpiio_metric) ||
+	       any_of(b, "insights", mpiio_insight);
+}
+
+/*
+ * The first max of the n ranked strategies of one level, in their order;
+ * when there are more and the bottleneck shows no MPI-IO, the strategies
+ * that need MPI-IO give way first (the ROMIO and ompio families are
+ * alternatives: on a run without MPI-IO neither applies).  Returns how
+ * many are kept, moved to the front of rk.
+ */
+static int
+keep_per_level(struct ranked *rk, int n, int max, json_object *b)
+{
+	int other = 0, mpi_room, k = 0;
+
+	if (n <= max)
+		return n;
+	if (shows_mpiio(b))
+		return max;
+	for (int i = 0; i < n; i++)
+		other += !needs_mpiio(rk[i].s);
+	mpi_room = max - (other < max ? other : max);
+	for (int i = 0, kept_other = 0; i < n && k < max; i++) {
+		int mpi = needs_mpiio(rk[i].s);
+
+		if (mpi ? mpi_room-- > 0 : kept_other++ < max)
+			rk[k++] = rk[i];
+	}
+	return k;
+}
+
 static void
 emit_proposals(struct state *st, json_object *b, const struct bclass *bc,
 	       const struct cand *best, const char *caveat,
@@ -559,7 +651,8 @@ emit_proposals(struct state *st, json_object *b, const struct bclass *bc,
 			n++;
 		}
 		qsort(rk, (size_t)n, sizeof(*rk), ranked_cmp);
-		for (int i = 0; i < n && i < st->o->per_level; i++) {
+		n = keep_per_level(rk, n, st->o->per_level, b);
+		for (int i = 0; i < n; i++) {
 			const struct strategy *s = rk[i].s;
 			json_object *p = json_object_new_object();
 			json_object *cites = json_object_new_array();

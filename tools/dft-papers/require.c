@@ -191,19 +191,56 @@ romio_unmet(const struct facts *f, char **found)
 			     *io != '\0' ? io : "none");
 }
 
+/*
+ * ompio, for the actions that set its MCA parameters (OMPI_MCA_io_ompio_*,
+ * OMPI_MCA_fcoll): Open MPI's own io component, which the actions select
+ * with OMPI_MCA_io=ompio (over a romio component an earlier action
+ * chose).  NULL when met (*found: what was found), else why not.
+ */
+static char *
+ompio_unmet(const struct facts *f, char **found)
+{
+	const char *mpi = fact(f, F_MPI), *io = fact(f, F_MPI_IO);
+
+	if (strcmp(mpi, "Open MPI") != 0)
+		return *mpi == '\0' ?
+		       dft_xstrdup("no MPI library was found, so no ompio") :
+		       dft_xasprintf("the MPI (%s) has no ompio: its MPI-IO "
+				     "ignores Open MPI's MCA parameters", mpi);
+	if (in_words("ompio", io)) {
+		*found = dft_xstrdup("ompio: Open MPI's ompio io component, "
+				     "selected with OMPI_MCA_io=ompio");
+		return NULL;
+	}
+	return dft_xasprintf("Open MPI without an ompio io component "
+			     "(ompi_info lists: %s)", *io != '\0' ? io : "none");
+}
+
+/* The MPI-IO implementation an mpi-io requirement names: romio_unmet or
+ * ompio_unmet, NULL for any MPI-IO. */
+static char *(*impl_check(const char *r))(const struct facts *, char **)
+{
+	if (strstr(r, "ROMIO") != NULL)
+		return romio_unmet;
+	if (strstr(r, "ompio") != NULL)
+		return ompio_unmet;
+	return NULL;
+}
+
 char *
 requirement_found(const struct facts *f, const char *r)
 {
 	char *found = NULL, *why;
+	char *(*check)(const struct facts *, char **);
 
 	if (!(prefix(r, "mpi-io") || prefix(r, "MPI-IO")) ||
-	    strstr(r, "ROMIO") == NULL)
+	    (check = impl_check(r)) == NULL)
 		return NULL;
 	if ((why = requirement_unmet(f, r)) != NULL) {
 		free(why);
 		return NULL;
 	}
-	why = romio_unmet(f, &found);
+	why = check(f, &found);
 	free(why);
 	return found;
 }
@@ -269,8 +306,10 @@ requirement_unmet(const struct facts *f, const char *r)
 		m = interface_count(f, "interfaces.hdf5.over_mpiio");
 		if (n <= 0 && m <= 0)
 			return dft_xstrdup("the traced run made no MPI-IO calls");
-		if (strstr(r, "ROMIO") != NULL) {
-			char *found = NULL, *why = romio_unmet(f, &found);
+		char *(*check)(const struct facts *, char **) = impl_check(r);
+
+		if (check != NULL) {
+			char *found = NULL, *why = check(f, &found);
 
 			free(found);
 			return why;
