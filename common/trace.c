@@ -1015,6 +1015,12 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 	case 3:
 		if (KEY("ret"))
 			set_num(ev, v, &ev->ret, DFT_EV_RET);
+		else if (KEY("seq"))
+			set_num(ev, v, &ev->seq, DFT_EV_AGGIO);
+		else if (KEY("end"))
+			val_int(ev, v, &ev->end_ts);
+		else if (KEY("pos"))
+			val_int(ev, v, &ev->pos);
 		break;
 	case 4:
 		if (KEY("name")) {
@@ -1029,6 +1035,9 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 				ev->src_file = v->s;
 		} else if (KEY("line")) {
 			set_num(ev, v, &ev->src_line, DFT_EV_SRC_LINE);
+		} else if (KEY("pcat")) {
+			if (v->kind == V_STR)
+				ev->pcat = v->s;
 		}
 		break;
 	case 5:
@@ -1045,6 +1054,10 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			ev->style |= DFT_STYLE_INLINE;
 		} else if (KEY("epoch"))
 			set_num(ev, v, &ev->epoch, DFT_EV_EPOCH);
+		else if (KEY("pfile") && v->kind == V_STR)
+			ev->pfile = v->s;
+		else if (KEY("pline"))
+			set_num(ev, v, &ev->pline, DFT_EV_PLINE);
 		break;
 	case 6:
 		if (KEY("offset"))
@@ -1053,6 +1066,16 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			set_num(ev, v, &ev->whence, DFT_EV_WHENCE);
 		else if (KEY("lineno"))
 			set_num(ev, v, &ev->src_line, DFT_EV_SRC_LINE);
+		else if (KEY("reread"))
+			val_int(ev, v, &ev->reread);
+		else if (KEY("extent"))
+			val_int(ev, v, &ev->extent);
+		else if (KEY("rd_end"))
+			val_int(ev, v, &ev->rd_end);
+		else if (KEY("wr_end"))
+			val_int(ev, v, &ev->wr_end);
+		else if (KEY("parent") && v->kind == V_STR)
+			ev->parent = v->s;
 		break;
 	case 7:
 		if (KEY("dft_cnt"))
@@ -1065,6 +1088,8 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 	case 10:
 		if (KEY("collective"))
 			set_num(ev, v, &ev->collective, DFT_EV_COLLECTIVE);
+		else if (KEY("misaligned"))
+			val_int(ev, v, &ev->misaligned);
 		break;
 	case 8:
 		if (KEY("hostname") && v->kind == V_STR) {
@@ -1072,6 +1097,10 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			ev->style |= DFT_STYLE_INLINE;
 		} else if (KEY("size_sum")) {
 			set_num(ev, v, &ev->size_sum, DFT_EV_SIZE_SUM);
+		} else if (KEY("size_min")) {
+			set_num(ev, v, &ev->size_min, DFT_EV_SIZE_MIN);
+		} else if (KEY("size_max")) {
+			val_int(ev, v, &ev->size_max);
 		} else if (KEY("cb_nodes")) {
 			set_num(ev, v, &ev->cb_nodes, DFT_EV_CB_NODES);
 		} else if (KEY("filename") && v->kind == V_STR) {

@@ -69,6 +69,10 @@ enum {	/* dft_trace_ev.has */
 					 * reader counts such a line as bad) */
 	DFT_EV_COLLECTIVE = 1 << 21,	/* args.collective (MPI-IO, HDF5) */
 	DFT_EV_CB_NODES = 1 << 22,	/* args.cb_nodes (MPI_File_open) */
+	DFT_EV_AGGIO = 1 << 23,		/* args.seq: an aggregated I/O record
+					 * of the dft runtime (dft(7)) */
+	DFT_EV_SIZE_MIN = 1 << 24,	/* args.size_min */
+	DFT_EV_PLINE = 1 << 25,		/* args.pline */
 };
 enum {	/* dft_trace_ev.style: what the line looked like */
 	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
@@ -97,6 +101,15 @@ struct dft_trace_ev {
 	int64_t dft_cnt, dur_sum, ret_sum, size_sum;
 	int64_t collective;
 	int64_t cb_nodes;		/* the open's cb_nodes hint */
+	/* an aggregated I/O record (DFT_EV_AGGIO): every call alike in size
+	 * class and access kind; the position model after its last call;
+	 * its enclosing function */
+	int64_t size_min, size_max;
+	int64_t seq, misaligned, reread;	/* seq: 0 random, 1 sequential,
+						 * 2 consecutive */
+	int64_t extent, end_ts, pos, rd_end, wr_end;
+	struct dft_str parent, pcat, pfile;
+	int64_t pline;
 };
 #define DFT_TRACE_KEEP_BAD 5	/* bad lines remembered for messages */
 struct dft_trace_priv;		/* input, gzip state, line buffers: trace.c's */

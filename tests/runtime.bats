@@ -365,7 +365,8 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	# the guard taken out of FD_TRACED, 3,000 iterations hung 20 runs in
 	# 20, and even 1,000 did 10 in 10)
 	n=3000
-	run -0 timeout 120 "$B/guard" sigio data "$n"
+	# every write an event (not aggregated: DFTRACER_THROTTLE_IO=0)
+	DFTRACER_THROTTLE_IO=0 run -0 timeout 120 "$B/guard" sigio data "$n"
 	handled=$(echo "$output" | awk '$1 == "handled" { print $2 }')
 	[ "$(stat -c %s data/sig.bin)" -eq "$handled" ]
 	[ "$(stat -c %s data/main.bin)" -eq "$n" ]
@@ -431,8 +432,10 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 
 @test "throttle: a folded call that encloses I/O is written whole, as the parent of its I/O; the rest stays folded" {
 	n=3000
-	# every function is under the mean limit; the call limit is 100
-	DFTRACER_THROTTLE_CALLS=100 DFTRACER_THROTTLE_US=1000000 run -0 "$B/guard" hotio data "$n"
+	# every function is under the mean limit; the call limit is 100;
+	# every write an event (DFTRACER_THROTTLE_IO=0; aggregated below)
+	DFTRACER_THROTTLE_IO=0 DFTRACER_THROTTLE_CALLS=100 DFTRACER_THROTTLE_US=1000000 \
+		run -0 "$B/guard" hotio data "$n"
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
 	# put_rec: every call complete (each encloses a write); mostly: 100
@@ -476,6 +479,26 @@ PY
 mostly 5
 put_rec $n"
 	# and dft-analyze names them with their I/O, every call counted
+	dft-analyze "$f" >"$W/analyze.out" || fail "dft-analyze: status $?"
+	run -0 jq -r 'select(.type == "summary") | .functions[] | select(.name == "put_rec" or .name == "mostly" or .name == "early") | "\(.name) \(.count) \(.io_calls)"' "$W/analyze.out"
+	assert_output --partial "put_rec $n $n"
+	assert_output --partial "mostly $n 5"
+	assert_output --partial "early $n 1"
+	# the writes aggregated too (the default): past 100 they are records
+	# that name their function (parent, no id), which then stays folded;
+	# the same functions, counts and I/O calls for dft-analyze
+	rm -f "$W"/traces/*
+	DFTRACER_THROTTLE_CALLS=100 DFTRACER_THROTTLE_US=1000000 run -0 "$B/guard" hotio data "$n"
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e --argjson n "$n" \
+		'.names.put_rec == 100 and .names.mostly == 100 and .names.early == 100 and
+		 .names.write == 100 and .agg.write == $n + 6 - 100'
+	run -0 bash -o pipefail -c "$(declare -f body); body '$f' | jq -r 'select(.ph == \"C\" and .name == \"write\") | .args.parent' | sort | uniq -c | awk '{ print \$2, \$1 }'"
+	# one record each (one interval, alike calls)
+	assert_output "early 1
+mostly 1
+put_rec 1"
 	dft-analyze "$f" >"$W/analyze.out" || fail "dft-analyze: status $?"
 	run -0 jq -r 'select(.type == "summary") | .functions[] | select(.name == "put_rec" or .name == "mostly" or .name == "early") | "\(.name) \(.count) \(.io_calls)"' "$W/analyze.out"
 	assert_output --partial "put_rec $n $n"

@@ -210,6 +210,7 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 		r->t = t;
 		r->p_idx = -1;
 		r->level = t->depth + 1;
+		r->cend = 0;
 		if (t->depth < DFT_DEPTH)
 			t->stack[t->depth] = r;
 		t->depth++;
@@ -279,8 +280,17 @@ int region_format(struct dft_thread *t, struct dft_region *r,
 	int args = region_head(t, r, end);
 
 	if (args) {
-		if (r->alen)
+		if (r->alen) {
 			ev_raw(t, r->args, r->alen);
+		} else if (r->magic == DFT_R_AGG && r->slot >= 0 &&
+			   (unsigned)r->slot < t->fncap &&
+			   t->fns[r->slot].hash == r->fhash &&
+			   t->fns[r->slot].loc) {
+			/* a folded call written whole: where it is */
+			const char *l = t->fns[r->slot].loc;
+
+			ev_raw(t, l, strlen(l));
+		}
 		DFT_LIT(t, "}}\n");
 	} else {
 		DFT_LIT(t, "}\n");
@@ -328,8 +338,17 @@ DFT_API void finalize_region(struct DFTracerData *d)
 				t->stack[t->depth - 1]->kids +=
 					(dns + 500) / 1000;
 		}
-		if (t && !quiet && dft_on_any)
+		if (!t || quiet || !dft_on_any) {
+			;
+		} else if (r->id) {	/* named: written whole */
+			uint64_t end = fold_end(r, tk);
+
+			if (t->buf)
+				region_emit(t, r, end);
+			dft_child_end(t, end);
+		} else {
 			agg_add(t, r, tk);
+		}
 	} else {
 		uint64_t end = dft_now();
 
@@ -338,6 +357,7 @@ DFT_API void finalize_region(struct DFTracerData *d)
 			/* the caller's own time excludes this call */
 			if (t->depth > 0 && t->depth <= DFT_DEPTH)
 				t->stack[t->depth - 1]->kids += end - r->ts;
+			dft_child_end(t, end);
 		}
 		if (!t || quiet || !dft_on_any) {
 			;
@@ -446,8 +466,10 @@ void dft_span_end(struct dft_region *r, const struct dft_kv *kv, int n,
 		return;
 	dft_guard++;
 	t = dft_self();
-	if (t && t->depth > 0)
+	if (t && t->depth > 0) {
 		t->depth--;
+		dft_child_end(t, end);
+	}
 	if (t && dft_on_any && !r->emitted) {
 		args = region_head(t, r, end);
 		if (args) {
@@ -507,7 +529,7 @@ DFT_API void dft_rt_log_event(const char *name, const char *cat,
 	dft_guard++;
 	DFT_PENDING_CHECK();
 	if ((t = dft_self()) && dft_on_any) {
-		top_id(t);	/* the parent's id first */
+		top_id_at(t, ts);	/* the parent's id first */
 		a = ev_begin(t, dft_next_id(), name ? name : "",
 			     cat ? cat : "", ts, dur);
 		if (a) {
@@ -516,6 +538,7 @@ DFT_API void dft_rt_log_event(const char *name, const char *cat,
 				ev_raw(t, args, strlen(args));
 		}
 		ev_end(t, a);
+		dft_child_end(t, ts + dur);
 	}
 	dft_guard--;
 }

@@ -278,6 +278,8 @@ struct dft_file *intern(const char *p, size_t n)
 	}
 	memcpy(f->path, p, n);
 	f->path[n] = '\0';
+	f->pos = f->end_r = f->end_w = 0;
+	f->nrd = 0;
 	f->len = (unsigned)n;
 	dft_hash16(p, n, f->hash);
 	G.tab[i] = f;
@@ -674,6 +676,7 @@ void dft_fork_child(void)
 		/* the open aggregated records are the parent's */
 		for (unsigned i = 0; i < t_self->fncap; i++)
 			t_self->fns[i].cnt = 0;
+		dft_io_drop(t_self);
 	}
 	if (G.fd >= 0)
 		syscall(SYS_close, G.fd);
@@ -982,14 +985,22 @@ void agg_flush_thread(struct dft_thread *t)
 
 	if (!t || !t->buf)
 		return;
+	dft_io_flush_all(t);
 	for (i = 0; i < t->fncap; i++)
 		if (t->fns[i].hash && t->fns[i].cnt)
 			agg_flush(t, &t->fns[i]);
 }
 
-/* a folded call ends at tick (the cheap clock, tick.c):
- * written whole if an event inside it named it as parent, else into the
- * interval's record, whose start is read from the trace's clock once */
+uint64_t fold_end(const struct dft_region *r, uint64_t tick)
+{
+	uint64_t end = r->anc_us + dft_tick_us_up(tick - r->anc_tick);
+
+	return end > r->cend ? end : r->cend;
+}
+
+/* a folded call nothing named ends at tick (the cheap clock, tick.c):
+ * into the interval's record, whose start is read from the trace's
+ * clock once */
 void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t tick)
 {
 	struct dft_fnstat *e;
@@ -997,11 +1008,6 @@ void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t tick)
 
 	if (!t->buf)
 		return;
-	if (r->id) {	/* named: ends after what was written inside */
-		region_emit(t, r, r->anc_us +
-			    dft_tick_us_up(tick - r->anc_tick));
-		return;
-	}
 	dns = dft_tick_ns(tick - r->tick);
 	if (r->t != t)
 		return;
@@ -1020,10 +1026,12 @@ void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t tick)
 		start = e->anc_us + dft_tick_us(r->tick - e->anc_tick);
 		if (r->tick < e->anc_tick || start - e->iv >= G.interval_us) {
 			start = dft_now() - (dns + 500) / 1000;
-			e->anc_us = start;
-			e->anc_tick = r->tick;
-			if (start < e->iv || start - e->iv >= G.interval_us)
+			if (start < e->iv || start - e->iv >= G.interval_us) {
 				agg_flush(t, e);
+			} else {
+				e->anc_us = start;
+				e->anc_tick = r->tick;
+			}
 		}
 	}
 	if (!e->cnt) {
@@ -1054,6 +1062,11 @@ void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur)
 	if (!e)
 		return;
 	own = dur > r->kids ? dur - r->kids : 0;
+	/* where it is, for the aggregated I/O it will enclose (ioagg.c) */
+	if (DFT_UNLIKELY(!e->loc) && r->alen) {
+		e->loc = dft_loc_of(r->args, r->alen, 0);
+		e->ploc = dft_loc_of(r->args, r->alen, 1);
+	}
 	e->calls++;
 	e->dur_sum += own;
 	e->shorts += own < G.throttle_us;

@@ -38,6 +38,7 @@ struct dft_region {
 	uint64_t tick;		/* a folded call: its start tick (tick.c) */
 	uint64_t anc_us, anc_tick;	/* a named folded call: the clock and
 					 * the tick when it was named */
+	uint64_t cend;		/* latest end of an event written inside */
 	int meta;		/* DF_METADATA_EVENT */
 	int level;
 	long long p_idx;
@@ -117,6 +118,10 @@ struct dft_region *region_get(struct dft_thread *t);
 void region_put(struct dft_thread *t, struct dft_region *r);
 void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur);
 
+/* ioagg.c: a region's file and line (its args) as ,"file":..,"line":..
+ * or (parent) ,"pfile":..,"pline":.. (interned), NULL when it has neither */
+const char *dft_loc_of(const char *args, size_t n, int parent);
+
 /* writer.c */
 void blk_free(char *p, size_t n);
 void thread_exit(void *p);
@@ -144,5 +149,8 @@ void rank_from_env(void);
 /* api.c */
 int region_format(struct dft_thread *t, struct dft_region *r, uint64_t end);
 void region_emit(struct dft_thread *t, struct dft_region *r, uint64_t end);
+/* the end of a named folded call: its naming clock reading plus the ticks
+ * since, rounded up, and no earlier than what was written inside it */
+uint64_t fold_end(const struct dft_region *r, uint64_t tick);
 
 #endif

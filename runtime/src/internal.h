@@ -24,8 +24,13 @@
 #define DFT_LINE 32768			/* longest event line */
 #define DFT_PATH 4096
 
-/* A traced file, interned once per process; never freed. */
+/* A traced file, interned once per process; never freed.  pos .. rd_hi:
+ * the position model dft-analyze applies to its events (ioagg.c), which
+ * classifies the aggregated I/O calls as the analysis would. */
 struct dft_file {
+	int64_t pos, end_r, end_w;	/* position, end of the last read, write */
+	unsigned nrd;			/* the bytes read: disjoint ranges */
+	int64_t rd[16][2];
 	char hash[17];
 	unsigned len;
 	char path[];
@@ -73,6 +78,10 @@ struct dft_fnstat {
 	uint64_t shorts;	/* of those, the calls whose own time was
 				 * under DFTRACER_THROTTLE_US */
 	int throttled;
+	const char *loc, *ploc;	/* ,"file":..,"line":.. of its complete
+				 * events, and as ,"pfile":..,"pline":..
+				 * (interned): a folded call written whole,
+				 * the aggregated I/O it encloses */
 	uint64_t iv;		/* start of the open record's interval (us) */
 	uint64_t first;		/* start of its first call: the record's ts */
 	uint64_t anc_us, anc_tick;	/* its latest clock reading and the
@@ -109,6 +118,11 @@ struct dft_thread {
 	uint64_t ts_hi;		/* a timestamp's digits above the last 8 */
 	char ts_s[12];
 	unsigned ts_len;
+	uint64_t child_t0;	/* the start of the event being written, while
+				 * it names its parent (frame_id), else 0 */
+	struct dft_iorec *io;	/* open aggregated I/O records (ioagg.c) */
+	unsigned nio;		/* of DFT_IOREC slots, in use */
+	uint64_t ioseq;		/* aggregated calls so far: their order */
 	struct dft_region *free;	/* region handles to reuse */
 	unsigned nfree;
 	size_t n;		/* bytes in line */
@@ -310,6 +324,11 @@ void ev_pidx(struct dft_thread *t);
 /* the id of the thread's innermost open region, -1 if none; a folded
  * call gets one here (and is then written whole at its END) */
 long long top_id(struct dft_thread *t);
+/* an event from t0 to t1 is being written inside the innermost open
+ * region: top_id with t0 as a bound of a folded parent's start; then the
+ * region's written children end no later than it (dft_child_end) */
+long long top_id_at(struct dft_thread *t, uint64_t t0);
+void dft_child_end(struct dft_thread *t, uint64_t t1);
 long long dft_next_id(void);
 void dft_flush_all(int final);
 void dft_fork_child(void);
@@ -317,6 +336,47 @@ void dft_fork_prepare(void);
 void dft_fork_parent(void);
 void dft_exit_hook(void);
 void dft_exec_hook(void);
+
+/*
+ * ioagg.c: hot small I/O aggregated.  An I/O call name and category past
+ * DFTRACER_THROTTLE_CALLS complete events on a thread, most of them under
+ * DFTRACER_THROTTLE_US, is folded (DFTRACER_THROTTLE_IO=0: never) into
+ * records per file, enclosing function, size class and access kind.
+ */
+struct dft_iorec;
+/* the position model: an open, a seek-type call (name as traced), a data
+ * call (returns its DFT_IO_* class bits) */
+void dft_model_open(struct dft_file *f);
+void dft_model_seek(struct dft_file *f, const char *name, long long ret,
+		    int has_off, int whence, long long offset);
+unsigned dft_model_data(struct dft_file *f, int w, int positional,
+			long long off, long long bytes, long long *start);
+/* the bytes a read or write moved as the analysis counts them */
+static inline long long dft_io_bytes(long long ret, long long size)
+{
+	if (ret <= 0)
+		return 0;
+	if (size > 0) {	/* fread/fwrite: elements of up to 64 KiB */
+		long long es = size < (1 << 16) ? size : (1 << 16);
+
+		return ret > (1LL << 44) / es ? 1LL << 44 : ret * es;
+	}
+	return ret;
+}
+/* the thread's slot of (name, cat) when its calls are aggregated, else -1 */
+int dft_io_folded(const char *name, const char *cat);
+/* a folded call from tick t0 to t1 on f: ret as returned, size the stdio
+ * element size (-1: none), positional with off */
+void dft_io_agg(int slot, const char *name, const char *cat,
+		struct dft_file *f, uint64_t t0, uint64_t t1, long long ret,
+		long long size, int positional, long long off);
+/* a complete I/O event of dur us was written: the throttle counts it */
+void dft_io_count(struct dft_thread *t, const char *name, const char *cat,
+		  uint64_t dur);
+/* before a complete event on f: the thread's open records of f first */
+void dft_io_flush_file(struct dft_thread *t, const struct dft_file *f);
+void dft_io_flush_all(struct dft_thread *t);
+void dft_io_drop(struct dft_thread *t);	/* a fork child: the parent's */
 
 /* One argument of an event: ,"k":i or ,"k":"s" (io.c, mpiio.c, hdf5.c). */
 enum { KV_INT, KV_STR, KV_HASH };

@@ -93,7 +93,10 @@ static void ev_gen(const char *name, const char *cat, uint64_t t0,
 	dft_guard++;
 	t = dft_self();
 	if (t) {
-		top_id(t);	/* the parent's id first: a folded call's */
+		/* aggregated calls on f first, in their order (ioagg.c) */
+		if (f && DFT_UNLIKELY(t->nio))
+			dft_io_flush_file(t, f);
+		top_id_at(t, t0);	/* the parent's id first: a folded call's */
 		a = ev_begin_lit(t, dft_next_id(), name, cat, t0, t1 - t0);
 		if (a) {
 			ev_plevel(t);
@@ -102,8 +105,15 @@ static void ev_gen(const char *name, const char *cat, uint64_t t0,
 				ev_hash(t, "fhash", f->hash);
 		}
 		ev_end(t, a);
+		dft_child_end(t, t1);
 	}
 	dft_guard--;
+}
+
+static int is_write(const char *name)
+{
+	return name[0] == 'w' || ((name[0] == 'p' || name[0] == 'f') &&
+				  name[1] == 'w');
 }
 
 /* read/write family: hhash, level, ret, [offset], p_idx, count, [size],
@@ -119,7 +129,14 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 	dft_guard++;
 	t = dft_self();
 	if (t) {
-		top_id(t);	/* the parent's id first: a folded call's */
+		long long start;
+
+		if (DFT_UNLIKELY(t->nio))
+			dft_io_flush_file(t, f);
+		/* the position model the aggregated calls are classified by */
+		dft_model_data((struct dft_file *)f, is_write(name), has_off, off,
+			       dft_io_bytes(ret, size), &start);
+		top_id_at(t, t0);	/* the parent's id first: a folded call's */
 		a = ev_begin_lit(t, dft_next_id(), name, cat, t0, t1 - t0);
 		if (a) {
 			ev_level(t);
@@ -133,9 +150,30 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 			ev_hash(t, "fhash", f->hash);
 		}
 		ev_end(t, a);
+		dft_child_end(t, t1);
+		dft_io_count(t, name, cat, t1 - t0);
 	}
 	dft_guard--;
 }
+
+/* an aggregated call (ioagg.c): timed by the cheap clock, no event */
+#define IO_FOLDED(evname, cat, f, call, ret_t, size, positional, off) \
+	do { \
+		int s_ = dft_io_folded(evname, cat); \
+		if (s_ >= 0) { \
+			uint64_t c0_, c1_; \
+			ret_t r_; \
+			int e_; \
+			c0_ = dft_tick(); \
+			r_ = call; \
+			e_ = errno; \
+			c1_ = dft_tick(); \
+			dft_io_agg(s_, evname, cat, f, c0_, c1_, \
+				   (long long)r_, size, positional, off); \
+			errno = e_; \
+			return r_; \
+		} \
+	} while (0)
 
 static void fd_clear(int fd)
 {
@@ -237,6 +275,7 @@ static int do_open(const char *name, int kind, int dirfd, const char *path,
 	t1 = dft_now();
 	if (r >= 0)
 		dft_fd_set(r, f);
+	dft_model_open(f);
 	if (kind == O_CREAT_ || kind == O_CREAT64) {
 		struct dft_kv kv[] = { KI("mode", mode) };
 
@@ -387,6 +426,8 @@ DFT_INTERCEPT int close(int fd)
 		uint64_t t0, t1; \
 		ret_t r; \
 		int e; \
+		IO_FOLDED(evname, "POSIX", f, REAL(sym) args, ret_t, -1, \
+			  has_off, (long long)(off)); \
 		t0 = dft_now(); \
 		r = REAL(sym) args; \
 		e = errno; \
@@ -466,6 +507,8 @@ RW_WRAP(ssize_t, pwritev, "pwritev",
 		r = REAL(sym)(fd, offset, whence); \
 		e = errno; \
 		t1 = dft_now(); \
+		dft_model_seek(f, #sym, (long long)r, 1, whence, \
+			       (long long)offset); \
 		{ \
 			struct dft_kv kv[] = { KI("ret", r), KI("whence", whence), \
 					   KI("offset", offset) }; \
@@ -1233,6 +1276,7 @@ static FILE *do_fopen(const char *name, int sixty4, const char *path,
 	t1 = dft_now();
 	if (r)
 		dft_fd_set(fileno_unlocked(r), f);
+	dft_model_open(f);
 	{
 		struct dft_kv kv[] = { KS("mode", mode) };
 
@@ -1270,6 +1314,7 @@ DFT_INTERCEPT FILE *fdopen(int fd, const char *mode)
 	r = REAL(fdopen)(fd, mode);
 	e = errno;
 	t1 = dft_now();
+	dft_model_open(f);
 	{
 		struct dft_kv kv[] = { KS("mode", mode) };
 
@@ -1310,6 +1355,7 @@ DFT_INTERCEPT size_t fread(void *ptr, size_t size, size_t n, FILE *fp)
 
 	if (!dft_on_stdio || !(f = fp_file(fp)))
 		return REAL(fread)(ptr, size, n, fp);
+	IO_FOLDED("fread", "STDIO", f, REAL(fread)(ptr, size, n, fp), size_t, (long long)size, 0, 0);
 	t0 = dft_now();
 	r = REAL(fread)(ptr, size, n, fp);
 	e = errno;
@@ -1330,6 +1376,7 @@ DFT_INTERCEPT size_t __fread_chk(void *ptr, size_t ptrlen, size_t size, size_t n
 
 	if (!dft_on_stdio || !(f = fp_file(fp)))
 		return REAL(__fread_chk)(ptr, ptrlen, size, n, fp);
+	IO_FOLDED("fread", "STDIO", f, REAL(__fread_chk)(ptr, ptrlen, size, n, fp), size_t, (long long)size, 0, 0);
 	t0 = dft_now();
 	r = REAL(__fread_chk)(ptr, ptrlen, size, n, fp);
 	e = errno;
@@ -1349,6 +1396,7 @@ DFT_INTERCEPT size_t fwrite(const void *ptr, size_t size, size_t n, FILE *fp)
 
 	if (!dft_on_stdio || !(f = fp_file(fp)))
 		return REAL(fwrite)(ptr, size, n, fp);
+	IO_FOLDED("fwrite", "STDIO", f, REAL(fwrite)(ptr, size, n, fp), size_t, (long long)size, 0, 0);
 	t0 = dft_now();
 	r = REAL(fwrite)(ptr, size, n, fp);
 	e = errno;
@@ -1371,6 +1419,8 @@ DFT_INTERCEPT size_t fwrite(const void *ptr, size_t size, size_t n, FILE *fp)
 		r = REAL(sym)(fp, offset, whence); \
 		e = errno; \
 		t1 = dft_now(); \
+		dft_model_seek(f, #sym, (long long)r, 1, whence, \
+			       (long long)offset); \
 		{ \
 			struct dft_kv kv[] = { KI("ret", r), KI("whence", whence), \
 					   KI("offset", offset) }; \
@@ -1397,6 +1447,9 @@ FSEEK_WRAP(fseeko64, off64_t)
 		r = REAL(sym)(fp); \
 		e = errno; \
 		t1 = dft_now(); \
+		/* the analysis reads ftello64 as no seek */ \
+		if (strcmp(#sym, "ftello64") != 0) \
+			dft_model_seek(f, #sym, (long long)r, 0, 0, 0); \
 		{ \
 			struct dft_kv kv[] = { KI("ret", r) }; \
 			ev_gen(#sym, "STDIO", t0, t1, f, kv, 1); \

@@ -119,6 +119,7 @@ out:
 	if (t_self == t)
 		t_self = NULL;
 	free(t->fns);	/* the names are interned, shared, kept */
+	free(t->io);
 	while (t->free) {
 		struct dft_region *r = t->free;
 
@@ -925,6 +926,10 @@ long long frame_id(struct dft_thread *t, int k)
 			f->anc_us = dft_now();
 			f->ts = f->anc_us - dft_tick_us_up(f->anc_tick -
 							   f->tick);
+			/* not after the event that names it began: the
+			 * ratio of ticks to time may be a little off */
+			if (t->child_t0 && f->ts > t->child_t0)
+				f->ts = t->child_t0;
 		}
 	}
 	return r->id;
@@ -935,6 +940,26 @@ long long top_id(struct dft_thread *t)
 	if (t->depth <= 0)
 		return -1;
 	return frame_id(t, (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1);
+}
+
+long long top_id_at(struct dft_thread *t, uint64_t t0)
+{
+	long long id;
+
+	t->child_t0 = t0;
+	id = top_id(t);
+	t->child_t0 = 0;
+	return id;
+}
+
+void dft_child_end(struct dft_thread *t, uint64_t t1)
+{
+	if (t->depth > 0 && t->depth <= DFT_DEPTH) {
+		struct dft_region *p = t->stack[t->depth - 1];
+
+		if (t1 > p->cend)
+			p->cend = t1;
+	}
 }
 
 void ev_pidx(struct dft_thread *t)

@@ -103,6 +103,10 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	paired f_off "LD_PRELOAD=$LIB" -- fn - "$N"
 	paired f_traced "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=0 -- fn - "$N"
 	paired f_throttled "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 -- fn - "$N"
+	paired f_throttled_clock "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 DFTRACER_TSC=0 -- fn - "$N"
+	paired read_agg "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 -- read "$TMP/data/f.bin" "$N"
+	paired read_agg_clock "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 DFTRACER_TSC=0 -- read "$TMP/data/f.bin" "$N"
+	paired a_read_agg "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON $META DFTRACER_THROTTLE_CALLS=1 -- read "$TMP/data/f.bin" "$N"
 	if [ -n "$NOLAYERS" ]; then
 		paired n_stat_outside "LD_PRELOAD=$NOLAYERS" $ON -- stat "$TMP/other/f.bin" "$N"
 		paired n_read_traced "LD_PRELOAD=$NOLAYERS" $ON -- read "$TMP/data/f.bin" "$N"
@@ -112,6 +116,16 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	}
 	i=$((i + 1))
 done
+
+# ratio WHAT BASE X UNTRACED: X's paired cost minus BASE's, as a multiple of
+# one call of UNTRACED (its best time per call, no tracer: the same run)
+ratio() {
+	# shellcheck disable=SC2046
+	set -- "$1" $(stats "$2") $(stats "$3") $(stats "$4")
+	awk -v what="$1" -v b="$2" -v x="$5" -v u="$8" \
+		'BEGIN { printf "  %-46s %+7.1f ns = %.2fx an untraced call (%.1f ns)\n",
+			what, x - b, (x - b) / u, u }'
+}
 
 echo "runtime: extra time per call with the tracer preloaded, median over $ROUNDS rounds"
 echo "of $N calls, paired in one process with the same libc function called directly"
@@ -136,6 +150,16 @@ echo "dftracer START/END pair (initialize_region + finalize_region), against an 
 report "tracing off (DFTRACER_ENABLE unset)" f_plain f_off "<= +20 ns"
 report "traced: one complete event (INC_METADATA=1, gzip)" f_plain f_traced "<= +1000 ns"
 report "throttled: folded into an aggregated record" f_plain f_throttled "< traced"
+report "throttled, clock_gettime (DFTRACER_TSC=0)" f_plain f_throttled_clock "> TSC"
+echo "aggregated I/O (DFTRACER_THROTTLE_IO, past DFTRACER_THROTTLE_CALLS=1) and the cheap"
+echo "clock, as multiples of one untraced call in the same run:"
+ratio "folded START/END pair, TSC clock" f_plain f_throttled f_plain
+ratio "folded START/END pair, clock_gettime" f_plain f_throttled_clock f_plain
+ratio "pread 4 KiB traced, one complete event" read_plain read_meta read_plain
+ratio "pread 4 KiB aggregated, TSC clock" read_plain read_agg read_plain
+ratio "pread 4 KiB aggregated, clock_gettime" read_plain read_agg_clock read_plain
+ratio "tracer alone: pread aggregated, TSC clock" a_read_plain a_read_agg a_read_plain
+ratio "tracer alone: pread traced, one event" a_read_plain a_read_meta a_read_plain
 if [ -n "$NOLAYERS" ]; then
 	echo "a program without MPI or HDF5: the library with its MPI-IO and HDF5 layers"
 	echo "against the same library without them (tracing on):"

@@ -1214,6 +1214,52 @@ pend_push(struct thr *th, const struct pend *p)
 
 /* ---- one event ------------------------------------------------------------ */
 
+/*
+ * The rest of an aggregated I/O record (dft(7)): its calls, one thread's,
+ * never overlap, so they add their time to the process's I/O union (not an
+ * interval from the first start: calls of other records fall in between),
+ * and it names the function that enclosed them, which gets them as its
+ * own I/O (the record is written after that function's events, so the
+ * time order that attributes a complete call does not hold for it).
+ */
+static void
+aggio_rest(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
+	   uint32_t fidx, uint32_t mask, const struct fninfo *f, int64_t n,
+	   int64_t dur, int64_t bytes)
+{
+	static const char nf[] = "(no enclosing function)\x1f\x1f\x1f";
+	int64_t vec[ATTR_NF];
+	size_t kn, pkn;
+	const char *k = file_key_of(c, fidx, &kn);
+	const char *pk = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &pkn);
+	struct dft_buf fk;
+
+	(void)f;
+	(void)bytes;
+	agg_row(c->loc, M_PROCIO, pk, pkn)[0] += dur;
+	memset(vec, 0, sizeof(vec));
+	attr_add(vec, mask, n, dur);
+	dft_buf_init(&fk);
+	if (ev->parent.p != NULL) {
+		dft_buf_add(&fk, ev->parent.p, ev->parent.n);
+		dft_buf_addc(&fk, '\x1f');
+		if (ev->pcat.p != NULL)
+			dft_buf_add(&fk, ev->pcat.p, ev->pcat.n);
+		dft_buf_addc(&fk, '\x1f');
+		if (ev->pfile.p != NULL)
+			dft_buf_add(&fk, ev->pfile.p, ev->pfile.n);
+		dft_buf_addc(&fk, '\x1f');
+		if (ev->has & DFT_EV_PLINE)
+			dft_buf_addf(&fk, "%lld", (long long)ev->pline);
+	} else {
+		dft_buf_add(&fk, nf, sizeof(nf) - 1);
+		c->loc->g[G_UNATTR_T] += dur;
+	}
+	attr_flush(c, M_ATTR_F, fk.s, fk.len, k, kn, vec);
+	attr_flush(c, M_ATTR_P, fk.s, fk.len, pk, pkn, vec);
+	dft_buf_release(&fk);
+}
+
 static void
 io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	 const struct fninfo *f, int64_t n, int64_t dur)
@@ -1251,10 +1297,21 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		mask |= 1u << C_SYNC;
 	}
 	int hbin = -1;
+	/* the dft runtime's aggregated I/O (dft(7)): its calls are alike in
+	 * size class (a power of two, finer than the bins) and access kind,
+	 * so the record counts where each of its calls would */
+	int aggio = agg_ev && (ev->has & DFT_EV_AGGIO) &&
+		    (ev->has & DFT_EV_SIZE_MIN) &&
+		    (ioc == IOC_READ || ioc == IOC_WRITE);
 
 	if ((ioc == IOC_READ || ioc == IOC_WRITE) && !agg_ev) {
 		hbin = size_bin(bytes);
 		if (bytes < (int64_t)thr[T_SMALL_BYTES])
+			mask |= 1u << (ioc == IOC_READ ? C_SMALL_R : C_SMALL_W);
+	} else if (aggio) {
+		hbin = size_bin(ev->size_min);
+		/* a threshold inside the class counts the record small */
+		if (ev->size_min < (int64_t)thr[T_SMALL_BYTES])
 			mask |= 1u << (ioc == IOC_READ ? C_SMALL_R : C_SMALL_W);
 	}
 	if (f->kind & FN_STDIO)
@@ -1276,6 +1333,36 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 			else if ((ev->has & DFT_EV_OFFSET) &&
 				 (!(ev->has & DFT_EV_WHENCE) || ev->whence == 0))
 				ps->pos = ev->offset;
+		} else if (aggio) {
+			int w = ioc == IOC_WRITE;
+
+			if (ev->seq >= 1)
+				mask |= 1u << (w ? M_SEQ_W : M_SEQ_R);
+			if (ev->seq == 2)
+				mask |= 1u << (w ? M_CONS_W : M_CONS_R);
+			if (ev->seq == 0)
+				mask |= 1u << (w ? C_RAND_W : C_RAND_R);
+			/* the runtime's alignment is 4 KiB */
+			if (ev->misaligned && thr[T_FILE_ALIGNMENT] > 0)
+				mask |= 1u << C_MISAL;
+			if (!w && ev->reread)
+				mask |= 1u << C_REREAD;
+			fs->row[S_ALIGN_CHECKED] += n;
+			a->g[G_IO_S + S_ALIGN_CHECKED] += n;
+			th->proc_row[S_ALIGN_CHECKED] += n;
+			if (!w && bytes > 0 && ev->extent > ev->offset) {
+				if (ps->rd == NULL) {
+					ps->rd = dft_xcalloc(1, sizeof(*ps->rd));
+					iset_init(ps->rd, c->ilimit);
+				}
+				iset_add(ps->rd, ev->offset, ev->extent);
+			}
+			if (ev->extent > fs->xrow[w])
+				fs->xrow[w] = ev->extent;
+			/* the model continues from the record's last call */
+			ps->pos = ev->pos;
+			ps->end_r = ev->rd_end;
+			ps->end_w = ev->wr_end;
 		} else if ((ioc == IOC_READ || ioc == IOC_WRITE) && !agg_ev) {
 			int64_t start = ps->pos;
 
@@ -1326,10 +1413,13 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		if (ioc == IOC_READ || ioc == IOC_WRITE) {
 			int64_t *ft = ps->fpt_row;
 
+			int64_t e1 = aggio && ev->end_ts >= ev->ts ?
+				     ev->end_ts : ev->ts + dur;
+
 			if (SPAN_BIG - ev->ts > ft[0])
 				ft[0] = SPAN_BIG - ev->ts;
-			if (ev->ts + dur > ft[1])
-				ft[1] = ev->ts + dur;
+			if (e1 > ft[1])
+				ft[1] = e1;
 		}
 
 		fp[0] += n;
@@ -1399,6 +1489,10 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		thr_layer_seen(c, th, L_LOADER_FORK);
 	}
 
+	if (aggio) {
+		aggio_rest(c, th, ev, fidx, mask, f, n, dur, bytes);
+		return;
+	}
 	/* the union of the thread's I/O intervals, then of its process */
 	int64_t e = ev->ts + dur;
 
@@ -1618,11 +1712,15 @@ one_event(struct ctx *c, const struct dft_trace_ev *ev)
 	if (!(ev->has & (DFT_EV_DUR | DFT_EV_DUR_SUM)) || dur < 0)
 		dur = 0;
 	a->g[G_CALLS] += n;
+	/* an aggregated I/O record ends with its last call */
+	int64_t tend = agg_ev && (ev->has & DFT_EV_AGGIO) &&
+		       ev->end_ts >= ev->ts ? ev->end_ts : ev->ts + dur;
+
 	if (ev->has & DFT_EV_TS) {
 		if (ev->ts < a->g[G_TS_MIN])
 			a->g[G_TS_MIN] = ev->ts;
-		if (ev->ts + dur > a->g[G_TS_MAX])
-			a->g[G_TS_MAX] = ev->ts + dur;
+		if (tend > a->g[G_TS_MAX])
+			a->g[G_TS_MAX] = tend;
 	}
 	if (ev->ph == DFT_PH_COUNTER)
 		return;
@@ -1635,8 +1733,8 @@ one_event(struct ctx *c, const struct dft_trace_ev *ev)
 
 		if (SPAN_BIG - ev->ts > pt[0])
 			pt[0] = SPAN_BIG - ev->ts;
-		if (ev->ts + dur > pt[1])
-			pt[1] = ev->ts + dur;
+		if (tend > pt[1])
+			pt[1] = tend;
 	}
 
 	if (f->kind & FN_IO) {
@@ -1726,6 +1824,14 @@ sane(struct dft_trace_ev *ev)
 	ev->size = clampv(ev->size, 0, D);
 	ev->offset = clampv(ev->offset, -O, O);
 	ev->dft_cnt = clampv(ev->dft_cnt, 0, C);
+	ev->size_min = clampv(ev->size_min, 0, D);
+	ev->size_max = clampv(ev->size_max, 0, D);
+	ev->seq = clampv(ev->seq, 0, 2);
+	ev->extent = clampv(ev->extent, -O, O);
+	ev->pos = clampv(ev->pos, -O, O);
+	ev->rd_end = clampv(ev->rd_end, -O, O);
+	ev->wr_end = clampv(ev->wr_end, -O, O);
+	ev->end_ts = clampv(ev->end_ts, -T, T);
 }
 
 /*

@@ -1,0 +1,507 @@
+/*
+ * ioagg.c - hot small I/O folded into aggregated records.
+ *
+ * The throttle of functions (core.c) extended to intercepted I/O calls:
+ * a read or write call name and category (fwrite STDIO, pread POSIX, ...)
+ * that has had DFTRACER_THROTTLE_CALLS complete events on a thread, more
+ * than half of them under DFTRACER_THROTTLE_US, is aggregated on that
+ * thread from then on (DFTRACER_THROTTLE_IO=0: never).  Its calls are
+ * timed by the cheap clock (tick.c) and counted into records of dftracer's
+ * aggregated form ("ph":"C", args.dft_cnt, <field>_min/_max/_sum), one per
+ * interval and key:
+ *
+ *   name, cat, file           what dft-analyze sums per function and file
+ *   the enclosing function    the innermost open region that is not an
+ *                             MPI-IO/HDF5 span, folded or not (it is not
+ *                             named for this: a folded XMLPrinter::Write
+ *                             around each fwrite stays folded); written
+ *                             as parent, pcat, pfile, pline
+ *   size class                floor(log2(bytes)): finer than the analysis'
+ *                             size bins (powers of 4 from 4 KiB) and its
+ *                             small-request threshold (1 MiB)
+ *   access kind               what dft-analyze's position model says of
+ *                             each call (consecutive, sequential, random;
+ *                             misaligned to 4 KiB; a re-read), computed
+ *                             here with the same model (dft_model_*)
+ *
+ * so every call of a record is alike for each rule, and dft-analyze adds
+ * the record where it would add its calls.  A record also carries the
+ * model's state after its last call (pos, rd_end, wr_end), the first
+ * start and the extent it covered, and the end of its last call.  The
+ * records of a file are written together, in the order of their last
+ * calls, before any complete event on that file from the same thread (an
+ * fclose, a seek that is not aggregated), at the end of an interval, at
+ * thread exit, exec and finalize: the analysis then meets them where it
+ * would have met their calls, and its model continues from their state.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "core.h"
+
+#define DFT_IOREC 64		/* open records per thread */
+
+struct dft_iorec {
+	const char *name, *cat;		/* literals */
+	const struct dft_file *f;	/* NULL: a free slot */
+	const char *pname, *pcat;	/* the enclosing function, or NULL */
+	const char *ploc;		/* its ,"pfile":..,"pline":.., or NULL */
+	int level;
+	unsigned cls;			/* size class | DFT_IO_* bits << 8 */
+	uint64_t cnt, dmin, dmax, dsum;	/* durations in ns */
+	uint64_t bmin, bmax, bsum;	/* bytes */
+	uint64_t first, iv;		/* first start, its interval (us) */
+	uint64_t anc_us, anc_tick;	/* a clock reading and its tick */
+	uint64_t last_tick;		/* end of its last call */
+	int64_t off_lo, ext;		/* lowest start, highest end */
+	uint64_t seq;			/* order of its last call */
+	int64_t pos, end_r, end_w;	/* the model after its last call */
+};
+
+/* ---- the position model (dft-analyze agg.c io_event) ------------------- */
+
+enum {	/* the class bits of a data call */
+	DFT_IO_SEQ = 1,		/* starts at or after the last one's end */
+	DFT_IO_CONS = 2,	/* exactly there */
+	DFT_IO_MISAL = 4,	/* start not a multiple of 4 KiB */
+	DFT_IO_REREAD = 8,	/* half or more of its bytes read before */
+};
+
+void dft_model_open(struct dft_file *f)
+{
+	f->pos = f->end_r = f->end_w = 0;
+}
+
+/* lseek and ftell set the position they return; fseek (which returns 0)
+ * the offset it was given from SEEK_SET; fseeko returns 0 too and the
+ * analysis takes that as the position: so does the model */
+void dft_model_seek(struct dft_file *f, const char *name, long long ret,
+		    int has_off, int whence, long long offset)
+{
+	if (ret >= 0 && strcmp(name, "fseek") != 0)
+		f->pos = ret;
+	else if (has_off && whence == 0)
+		f->pos = offset;
+}
+
+/* Adds [a, b) to the bytes read of f (sorted disjoint ranges, at most 16:
+ * past that the two closest are joined, so the set can only grow) and
+ * returns how many of its bytes were in it before: exact while a file's
+ * reads leave at most 16 holes, as the analysis' own set is exact up to
+ * its intervals_max. */
+static int64_t rd_add(struct dft_file *f, int64_t a, int64_t b)
+{
+	int64_t cov = 0, lo = a, hi = b;
+	unsigned i, j, k = 0, n = f->nrd;
+	int64_t (*r)[2] = f->rd;
+
+	for (i = 0; i < n; i++) {
+		int64_t x = r[i][0] > a ? r[i][0] : a;
+		int64_t y = r[i][1] < b ? r[i][1] : b;
+
+		if (y > x)
+			cov += y - x;
+	}
+	/* ranges before, touching, after [lo, hi) */
+	while (k < n && r[k][1] < lo)
+		k++;
+	for (j = k; j < n && r[j][0] <= hi; j++) {
+		if (r[j][0] < lo)
+			lo = r[j][0];
+		if (r[j][1] > hi)
+			hi = r[j][1];
+	}
+	/* r[k..j) merge into [lo, hi) */
+	if (j > k) {
+		r[k][0] = lo;
+		r[k][1] = hi;
+		memmove(r + k + 1, r + j, (n - j) * sizeof(*r));
+		f->nrd = n - (j - k - 1);
+		return cov;
+	}
+	if (n == 16) {	/* join the closest two first */
+		unsigned m = 0;
+
+		for (i = 1; i + 1 < n; i++)
+			if (r[i + 1][0] - r[i][1] < r[m + 1][0] - r[m][1])
+				m = i;
+		r[m][1] = r[m + 1][1];
+		memmove(r + m + 1, r + m + 2, (n - m - 2) * sizeof(*r));
+		n--;
+		if (k > m)
+			k--;
+		/* [lo, hi) may now touch the joined range */
+		f->nrd = n;
+		if (k > 0 && r[k - 1][1] >= lo) {
+			f->nrd = n;
+			rd_add(f, lo, hi);
+			return cov;
+		}
+	}
+	memmove(r + k + 1, r + k, (n - k) * sizeof(*r));
+	r[k][0] = lo;
+	r[k][1] = hi;
+	f->nrd = n + 1;
+	return cov;
+}
+
+unsigned dft_model_data(struct dft_file *f, int w, int positional,
+			long long off, long long bytes, long long *start_out)
+{
+	int64_t start = positional ? off : f->pos, *last;
+	unsigned c = 0;
+
+	if (!positional)
+		f->pos += bytes;
+	last = w ? &f->end_w : &f->end_r;
+	if (start >= *last) {
+		c |= DFT_IO_SEQ;
+		if (start == *last)
+			c |= DFT_IO_CONS;
+	}
+	*last = start + bytes;
+	if (start % 4096 != 0)
+		c |= DFT_IO_MISAL;
+	if (!w && bytes > 0 &&
+	    2 * rd_add(f, start, start + bytes) >= bytes)
+		c |= DFT_IO_REREAD;
+	*start_out = start;
+	return c;
+}
+
+/* ---- the throttle's decision -------------------------------------------- */
+
+int dft_io_folded(const char *name, const char *cat)
+{
+	struct dft_thread *t;
+	int s;
+
+	if (!G.throttle_io || !G.throttle_calls)
+		return -1;
+	t = dft_self();
+	if (!t)
+		return -1;
+	dft_guard++;
+	s = fn_lookup(t, name, cat);
+	dft_guard--;
+	return s >= 0 && t->fns[s].throttled ? s : -1;
+}
+
+void dft_io_count(struct dft_thread *t, const char *name, const char *cat,
+		  uint64_t dur)
+{
+	struct dft_fnstat *e;
+	int s;
+
+	if (!G.throttle_io || !G.throttle_calls)
+		return;
+	s = fn_lookup(t, name, cat);
+	if (s < 0)
+		return;
+	e = &t->fns[s];
+	e->calls++;
+	e->dur_sum += dur;
+	e->shorts += dur < G.throttle_us;
+	if (e->calls >= G.throttle_calls && 2 * e->shorts > e->calls &&
+	    !e->throttled) {
+		e->throttled = 1;
+		rt_msg(LOG_INFO, "aggregating %s (%s): %llu calls, %.1f us a "
+		       "call", e->name, e->cat, (unsigned long long)e->calls,
+		       (double)e->dur_sum / (double)e->calls);
+	}
+}
+
+/* ---- the enclosing function --------------------------------------------- */
+
+/* ,"file":<file>,"line":<line> from a region's rendered args (the
+ * "file" and "line" dft-annotate gives every START), as they are or
+ * (parent) as ,"pfile":..,"pline":.., interned; NULL when it has neither */
+const char *dft_loc_of(const char *a, size_t n, int parent)
+{
+	char buf[1024];
+	size_t k = 0;
+	const char *p, *end = a + n;
+
+	for (p = a; p + 8 <= end; p++) {
+		const char *v, *q;
+
+		if (*p != ',' || p[1] != '"')
+			continue;
+		if (p + 8 <= end && memcmp(p, ",\"file\":", 8) == 0)
+			v = p + 8;
+		else if (p + 8 <= end && memcmp(p, ",\"line\":", 8) == 0)
+			v = p + 8;
+		else
+			continue;
+		/* the value: a string (escapes kept) or a number */
+		q = v;
+		if (q < end && *q == '"') {
+			for (q++; q < end && *q != '"'; q++)
+				if (*q == '\\')
+					q++;
+			q++;
+		} else {
+			while (q < end && *q != ',' && *q != '}')
+				q++;
+		}
+		if (q > end || k + 9 + (size_t)(q - v) >= sizeof(buf))
+			break;
+		if (parent) {
+			memcpy(buf + k, p[2] == 'f' ? ",\"pfile\":" :
+						       ",\"pline\":", 9);
+			k += 9;
+		} else {
+			memcpy(buf + k, p, 8);
+			k += 8;
+		}
+		memcpy(buf + k, v, (size_t)(q - v));
+		k += (size_t)(q - v);
+		p = q - 1;
+	}
+	if (!k)
+		return NULL;
+	buf[k] = '\0';
+	return fn_intern(buf);
+}
+
+static int is_layer(const char *cat)
+{
+	return strcmp(cat, "MPIIO") == 0 || strcmp(cat, "HDF5") == 0 ||
+	       strcmp(cat, "MPI") == 0;
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static void rec_write(struct dft_thread *t, struct dft_iorec *x)
+{
+	t->n = 0;
+	t->overflow = 0;
+	DFT_LIT(t, "{\"name\":");
+	put_str(t, x->name, 0);
+	DFT_LIT(t, ",\"cat\":");
+	put_str(t, x->cat, 0);
+	DFT_LIT(t, ",\"ts\":");
+	put_u64(t, x->first);
+	DFT_LIT(t, ",\"ph\":\"C\"");
+	ev_raw(t, t->pidtid, t->pidtid_len);
+	DFT_LIT(t, ",\"args\":{\"hhash\":\"");
+	ev_raw(t, G.hhash, 16);
+	DFT_LIT(t, "\",\"fhash\":\"");
+	ev_raw(t, x->f->hash, 16);
+	DFT_LIT(t, "\"");
+	EV_INT(t, "level", x->level);
+	EV_INT(t, "dft_cnt", (long long)x->cnt);
+	EV_INT(t, "dur_min", (long long)((x->dmin + 500) / 1000));
+	EV_INT(t, "dur_max", (long long)((x->dmax + 500) / 1000));
+	EV_INT(t, "dur_sum", (long long)((x->dsum + 500) / 1000));
+	EV_INT(t, "size_min", (long long)x->bmin);
+	EV_INT(t, "size_max", (long long)x->bmax);
+	EV_INT(t, "size_sum", (long long)x->bsum);
+	EV_INT(t, "seq", (x->cls >> 8) & DFT_IO_CONS ? 2 :
+			 (x->cls >> 8) & DFT_IO_SEQ ? 1 : 0);
+	EV_INT(t, "misaligned", !!((x->cls >> 8) & DFT_IO_MISAL));
+	EV_INT(t, "reread", !!((x->cls >> 8) & DFT_IO_REREAD));
+	EV_INT(t, "offset", x->off_lo);
+	EV_INT(t, "extent", x->ext);
+	EV_INT(t, "end", (long long)(x->anc_us +
+				     dft_tick_us(x->last_tick - x->anc_tick)));
+	EV_INT(t, "pos", x->pos);
+	EV_INT(t, "rd_end", x->end_r);
+	EV_INT(t, "wr_end", x->end_w);
+	if (x->pname) {
+		DFT_LIT(t, ",\"parent\":");
+		put_str(t, x->pname, 0);
+		DFT_LIT(t, ",\"pcat\":");
+		put_str(t, x->pcat, 0);
+		if (x->ploc)
+			ev_raw(t, x->ploc, strlen(x->ploc));
+	}
+	DFT_LIT(t, "}}\n");
+	x->f = NULL;
+	t->nio--;
+	if (t->overflow) {
+		t->n = 0;
+		t->overflow = 0;
+		return;
+	}
+	commit(t);
+}
+
+/* Writes the open records of f (every file: NULL), oldest last call
+ * first.  Caller holds the guard. */
+static void flush_recs(struct dft_thread *t, const struct dft_file *f)
+{
+	for (;;) {
+		struct dft_iorec *best = NULL;
+
+		for (unsigned i = 0; i < DFT_IOREC; i++) {
+			struct dft_iorec *x = &t->io[i];
+
+			if (x->f && (!f || x->f == f) &&
+			    (!best || x->seq < best->seq))
+				best = x;
+		}
+		if (!best)
+			return;
+		rec_write(t, best);
+	}
+}
+
+void dft_io_flush_file(struct dft_thread *t, const struct dft_file *f)
+{
+	if (t->nio && t->buf)
+		flush_recs(t, f);
+}
+
+void dft_io_flush_all(struct dft_thread *t)
+{
+	if (t->nio && t->buf)
+		flush_recs(t, NULL);
+}
+
+void dft_io_drop(struct dft_thread *t)
+{
+	if (t->io)
+		memset(t->io, 0, DFT_IOREC * sizeof(*t->io));
+	t->nio = 0;
+}
+
+static unsigned size_class(long long b)
+{
+	return b > 0 ? 63u - (unsigned)__builtin_clzll((unsigned long long)b) :
+		       0;
+}
+
+static int is_write(const char *name)
+{
+	return name[0] == 'w' || ((name[0] == 'p' || name[0] == 'f') &&
+				  name[1] == 'w');
+}
+
+void dft_io_agg(int slot, const char *name, const char *cat,
+		struct dft_file *f, uint64_t t0, uint64_t t1, long long ret,
+		long long size, int positional, long long off)
+{
+	struct dft_thread *t;
+	struct dft_region *p = NULL;
+	struct dft_iorec *x = NULL, *freex = NULL;
+	long long bytes = dft_io_bytes(ret, size), start;
+	uint64_t dns, h, st;
+	unsigned cls, i;
+	int k;
+
+	(void)slot;
+	DFT_PENDING_CHECK();
+	dft_guard++;
+	t = dft_self();
+	if (!t || !t->buf || !dft_on_any)
+		goto out;
+	if (!t->io && !(t->io = calloc(DFT_IOREC, sizeof(*t->io))))
+		goto out;
+	dns = dft_tick_ns(t1 - t0);
+	cls = size_class(bytes) |
+	      dft_model_data(f, is_write(name), positional, off, bytes,
+			     &start) << 8;
+	/* the enclosing function: the innermost region not a layer's span */
+	for (k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1; k >= 0;
+	     k--) {
+		p = t->stack[k];
+		if (!p->cat || !is_layer(p->cat))
+			break;
+		p = NULL;
+	}
+	h = ((uintptr_t)name >> 3) ^ ((uintptr_t)f >> 4) * 31 ^
+	    (p ? (uintptr_t)p->name >> 3 : 0) * 17 ^ cls * 7;
+	for (i = 0; i < DFT_IOREC; i++) {
+		struct dft_iorec *y = &t->io[(h + i) & (DFT_IOREC - 1)];
+
+		if (!y->f) {
+			if (!freex)
+				freex = y;
+			continue;
+		}
+		if (y->f == f && y->name == name && y->cat == cat &&
+		    y->cls == cls && y->pname == (p ? p->name : NULL) &&
+		    y->pcat == (p ? p->cat : NULL)) {
+			x = y;
+			break;
+		}
+	}
+	if (x) {	/* the call's start, estimated; the clock confirms */
+		st = x->anc_us + dft_tick_us(t0 - x->anc_tick);
+		if (t0 < x->anc_tick || st - x->iv >= G.interval_us) {
+			st = dft_now() - (dns + 500) / 1000;
+			if (st < x->iv || st - x->iv >= G.interval_us) {
+				flush_recs(t, f);
+				x = NULL;
+				freex = NULL;
+			} else {	/* still inside: a closer anchor */
+				x->anc_us = st;
+				x->anc_tick = t0;
+			}
+		}
+	}
+	if (!x) {
+		if (!freex) {
+			for (i = 0; i < DFT_IOREC && t->io[i].f; i++)
+				;
+			if (i == DFT_IOREC) {	/* full: write them all */
+				flush_recs(t, NULL);
+				i = 0;
+			}
+			freex = &t->io[i];
+		}
+		x = freex;
+		memset(x, 0, sizeof(*x));
+		dft_tick_anchor();
+		st = dft_now() - (dns + 500) / 1000;
+		x->name = name;
+		x->cat = cat;
+		x->f = f;
+		x->cls = cls;
+		x->first = x->anc_us = st;
+		x->anc_tick = t0;
+		x->iv = st - st % G.interval_us;
+		x->level = t->depth + 1;
+		x->dmin = dns;
+		x->bmin = (uint64_t)bytes;
+		x->off_lo = start;
+		if (p) {
+			/* names of a region's own copies are freed with it */
+			x->pname = p->own ? fn_intern(p->name) : p->name;
+			x->pcat = p->own ? fn_intern(p->cat) : p->cat;
+			if (p->magic == DFT_R_FULL && p->alen)
+				x->ploc = dft_loc_of(p->args, p->alen, 1);
+			else if (p->slot >= 0 &&
+				 (unsigned)p->slot < t->fncap &&
+				 t->fns[p->slot].hash == p->fhash)
+				x->ploc = t->fns[p->slot].ploc;
+			if (!x->pname || !x->pcat)
+				x->pname = x->pcat = NULL;
+		}
+		t->nio++;
+	}
+	x->cnt++;
+	x->dsum += dns;
+	if (dns < x->dmin)
+		x->dmin = dns;
+	if (dns > x->dmax)
+		x->dmax = dns;
+	x->bsum += (uint64_t)bytes;
+	if ((uint64_t)bytes < x->bmin)
+		x->bmin = (uint64_t)bytes;
+	if ((uint64_t)bytes > x->bmax)
+		x->bmax = (uint64_t)bytes;
+	if (start < x->off_lo)
+		x->off_lo = start;
+	if (start + bytes > x->ext)
+		x->ext = start + bytes;
+	x->last_tick = t1;
+	x->seq = ++t->ioseq;
+	x->pos = f->pos;
+	x->end_r = f->end_r;
+	x->end_w = f->end_w;
+out:
+	dft_guard--;
+}
