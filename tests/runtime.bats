@@ -810,8 +810,10 @@ print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._li
 	n=3000
 	DFTRACER_THROTTLE_CALLS=100 LD_PRELOAD="$RT/lib/libdftracer_preload.so" \
 		run -0 /usr/bin/python3 "$FX/pyhot.py" data "$n"
-	# ctypes binds the library; the arguments are read without inspect
-	assert_output "ctypes"
+	# the package's C extension binds the library (no ctypes); the
+	# arguments are read without inspect
+	[ -f "$REPO/runtime/python/dftracer/_cext.abi3.so" ]
+	assert_output ""
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
 	# hot and early: 100 complete calls, the other n - 100 aggregated
@@ -830,6 +832,26 @@ print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._li
 	jq -e -s '(map({key: (.id | tostring), value: .}) | from_entries) as $by |
 		[.[] | select(.name == "write") | $by[.args.p_idx | tostring] as $p |
 		 select($p.args.level + 1 == .args.level) | $p.name] | sort == ["early", "inner", "inner", "inner"]' "$W/x.ndjson"
+}
+
+@test "Python: the ctypes binding (no C extension) writes the same records as the extension" {
+	export DFTRACER_INIT=PRELOAD DFTRACER_THROTTLE_CALLS=100
+	# the package without its extension
+	cp -r "$REPO/runtime/python" "$W/py"
+	rm -f "$W"/py/dftracer/_cext*.so
+	for b in cext ctypes; do
+		rm -f "$W"/traces/*
+		if [ "$b" = cext ]; then p="$REPO/runtime/python"; else p="$W/py"; fi
+		PYTHONPATH="$p" LD_PRELOAD="$RT/lib/libdftracer_preload.so" \
+			run -0 /usr/bin/python3 "$FX/pyhot.py" data 300
+		if [ "$b" = cext ]; then assert_output ""; else assert_output "ctypes"; fi
+		f=$(the_trace)
+		body "$f" | jq -c 'select(.ph != "M") | del(.ts, .dur, .pid, .tid, .args.hhash, .args.ppid,
+			.args.date, .args.cmd_hash, .args.time_interval, .args.dur_min, .args.dur_max, .args.dur_sum)' >"$W/$b.ndjson"
+	done
+	[ "$(grep -c '"name":"write"' "$W/cext.ndjson")" -eq 4 ]
+	[ "$(grep -c '"cat":"PY"' "$W/cext.ndjson")" -ge 205 ]
+	diff "$W/cext.ndjson" "$W/ctypes.ndjson"
 }
 
 @test "the Python decorators record the arguments that inspect's bind_partial binds" {
@@ -896,6 +918,7 @@ PY
 	[ -f "$D/opt/dft/lib/pkgconfig/dftracer.pc" ]
 	pydir=$(ls -d "$D"/opt/dft/lib/python3*/dist-packages/dftracer)
 	[ -f "$pydir/python/__init__.py" ]
+	[ -f "$pydir/_cext.abi3.so" ]
 	grep -q "LIBDIR = '/opt/dft/lib'" "$pydir/_paths.py"
 	run -0 env PKG_CONFIG_PATH="$D/opt/dft/lib/pkgconfig" pkg-config --modversion dftracer
 	assert_output 9.9.9

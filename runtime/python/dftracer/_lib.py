@@ -1,11 +1,13 @@
 """Finds and binds the runtime's C library (internal).
 
-Imported only when tracing is on (DFTRACER_ENABLE=1): ctypes is loaded
-here, never by a process that does not trace.  Region handles are plain
-integers (c_void_p), None for NULL.
+Imported only when tracing is on (DFTRACER_ENABLE=1).  The binding is the
+package's C extension, _cext (built by make when Python.h is installed),
+else ctypes.  Either way the library is the copy already in the process
+(LD_PRELOAD=libdftracer_preload.so, or a program linked with
+libdftracer_core.so), else the first of _candidates() that loads.  Region
+handles are integers, None for NULL.
 """
 
-import ctypes
 import os
 
 _lib = None
@@ -28,6 +30,7 @@ def _candidates():
 
 
 def _bind(lib):
+    import ctypes
     vp, cp, i, ull = (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
                       ctypes.c_ulonglong)
     lib.dft_rt_present.restype = i
@@ -46,24 +49,39 @@ def _bind(lib):
     return lib
 
 
-def load():
-    """Returns the bound library, or None when it cannot be found."""
-    global _lib, _tried
-    if _tried:
-        return _lib
-    _tried = True
+def _load_cext():
+    try:
+        from . import _cext
+    except ImportError:
+        return None
+    if _cext.bind(None):
+        return _cext
+    for path in _candidates():
+        if _cext.bind(path.encode("utf-8", "surrogateescape")):
+            return _cext
+    return None
+
+
+def _load_ctypes():
+    import ctypes
     try:  # preloaded: use the copy that intercepts the process's I/O
         glob = ctypes.CDLL(None)
         glob.dft_rt_present
-        _lib = _bind(glob)
-        return _lib
+        return _bind(glob)
     except (AttributeError, OSError):
         pass
     for path in _candidates():
         try:
-            _lib = _bind(ctypes.CDLL(path))
-            return _lib
+            return _bind(ctypes.CDLL(path))
         except (AttributeError, OSError):
             continue
     return None
 
+
+def load():
+    """Returns the bound library, or None when it cannot be found."""
+    global _lib, _tried
+    if not _tried:
+        _tried = True
+        _lib = _load_cext() or _load_ctypes()
+    return _lib
