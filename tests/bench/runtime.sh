@@ -9,6 +9,10 @@
 #     <= +20 ns (a START/END pair with tracing off, a call outside DATA_DIR)
 #   a START/END pair of a throttled function (folded into an aggregated
 #     record) costs a fraction of a traced one
+#   per-process cost (issue 16, lz4: short processes): a tiny annotated
+#     program (INIT, one region around one open/write/close, FINI) started
+#     START_K times a round: untraced build, annotated with tracing off,
+#     traced; reported as extra us per process and as ratios
 #
 # How (tests/bench/lib/paired.sh): the median paired difference per call
 # is the interception's cost, with the same libc and kernel work on both
@@ -72,6 +76,27 @@ starts() {
 	rm -f "$TMP"/traces/*
 }
 
+# per-process cost: startup.c built plain and annotated (linked to the
+# core beside LIB, as dft-cc links: -ldftracer_core with its run path)
+START_K=${START_K:-20}
+LIBDIR=$(dirname "$LIB")
+FX="$REPO/tests/fixtures/runtime"
+cc -O2 -DPLAIN -o "$TMP/startup_plain" "$FX/startup.c"
+echo x > "$TMP/data/s.bin"
+cc -O2 -o "$TMP/startup" "$FX/startup.c" -I"$REPO/runtime/include" \
+	-L"$LIBDIR" -ldftracer_core -Wl,-rpath,"$LIBDIR"
+
+# spawned NAME PROG ENV...: appends "x WALL CPU", the mean nanoseconds of
+# START_K processes of PROG (one after another), to $TMP/NAME
+spawned() {
+	name=$1
+	prog=$2
+	shift 2
+	# shellcheck disable=SC2068
+	echo "x $(env $@ "$TMP/startup_plain" spawn "$START_K" "$prog" "$TMP/data/s.bin")" >> "$TMP/$name"
+	rm -f "$TMP"/traces/*
+}
+
 ON="DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_DATA_DIR=$TMP/data DFTRACER_LOG_FILE=$TMP/traces/t"
 META="DFTRACER_INC_METADATA=1"
 ALONE="BENCH_DIRECT=$NOOP"
@@ -107,6 +132,9 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	paired read_agg "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 -- read "$TMP/data/f.bin" "$N"
 	paired read_agg_clock "LD_PRELOAD=$LIB" $ON $META DFTRACER_THROTTLE_CALLS=1 DFTRACER_TSC=0 -- read "$TMP/data/f.bin" "$N"
 	paired a_read_agg "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON $META DFTRACER_THROTTLE_CALLS=1 -- read "$TMP/data/f.bin" "$N"
+	spawned p_plain "$TMP/startup_plain"
+	spawned p_off "$TMP/startup"
+	spawned p_traced "$TMP/startup" $ON $META
 	if [ -n "$NOLAYERS" ]; then
 		paired n_stat_outside "LD_PRELOAD=$NOLAYERS" $ON -- stat "$TMP/other/f.bin" "$N"
 		paired n_read_traced "LD_PRELOAD=$NOLAYERS" $ON -- read "$TMP/data/f.bin" "$N"
@@ -160,6 +188,30 @@ ratio "pread 4 KiB aggregated, TSC clock" read_plain read_agg read_plain
 ratio "pread 4 KiB aggregated, clock_gettime" read_plain read_agg_clock read_plain
 ratio "tracer alone: pread aggregated, TSC clock" a_read_plain a_read_agg a_read_plain
 ratio "tracer alone: pread traced, one event" a_read_plain a_read_meta a_read_plain
+echo "per-process cost: a tiny annotated program (INIT, a region around one write, FINI),"
+echo "$START_K processes a round, against the same program built without the tracer:"
+# proc WHAT BASE X: X's time per process against BASE's in the same round
+# (the three run back to back), wall and CPU: the median over rounds of
+# the difference, and the ratio of the medians
+proc() {
+	paste "$TMP/$2" "$TMP/$3" | awk -v what="$1" '
+		function med(a, n,   i, j, t) {
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+					t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+				}
+			return a[int((n + 1) / 2)]
+		}
+		{ n++; dw[n] = $5 - $2; dc[n] = $6 - $3; bw[n] = $2; xw[n] = $5; bc[n] = $3; xc[n] = $6 }
+		END {
+			w = med(dw, n); c = med(dc, n)
+			printf "  %-46s wall %+6.0f us %.3fx, CPU %+6.0f us %.3fx (%.0f / %.0f us CPU)\n",
+				what, w / 1000, med(xw, n) / med(bw, n), c / 1000,
+				med(xc, n) / med(bc, n), med(xc, n) / 1000, med(bc, n) / 1000 }'
+}
+proc "annotated, DFTRACER_ENABLE unset" p_plain p_off
+proc "annotated and traced (INC_METADATA=1, gzip)" p_plain p_traced
+proc "traced against annotated with tracing off" p_off p_traced
 if [ -n "$NOLAYERS" ]; then
 	echo "a program without MPI or HDF5: the library with its MPI-IO and HDF5 layers"
 	echo "against the same library without them (tracing on):"
