@@ -45,6 +45,7 @@ struct dft_state G = {
 	.reg_lock = PTHREAD_MUTEX_INITIALIZER,
 	.intern_lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
+	.fd_hi = -1,
 	.rank = -1,
 };
 
@@ -622,6 +623,7 @@ void dft_fini(void)
 	if (G.fd >= 0)
 		syscall(SYS_close, G.fd);
 	G.fd = -1;
+	trace_release_fd();
 	pthread_mutex_unlock(&G.file_lock);
 out:
 	pthread_mutex_unlock(&G.init_lock);
@@ -682,6 +684,7 @@ void dft_fork_child(void)
 		syscall(SYS_close, G.fd);
 	G.fd = -1;
 	G.want_open = 0;	/* the parent's file, if not made yet */
+	trace_release_fd();
 	G.ospid = getpid();
 	if (!G.pid_given)
 		G.pid = G.ospid;

@@ -82,6 +82,7 @@ struct dft_state {
 	z_stream z;
 	int z_ready;
 	int want_open;		/* path named, file not made yet (trace_create) */
+	int fd_hi;		/* the descriptor taken for it, or -1 */
 	unsigned char *zout;
 	size_t zcap;
 	struct dft_tbuf *bufs;
@@ -140,6 +141,7 @@ long long frame_id(struct dft_thread *t, int k);
 void ev_meta(struct dft_thread *t, const char *rec, const char *name,
 	     int name_upstream, const char *value);
 int open_and_write_header(void);
+void trace_release_fd(void);
 
 /* config.c */
 void read_config(const char *data_dirs);

@@ -185,18 +185,6 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 
 static int trace_create(void);
 
-static void zout_reserve(size_t n)
-{
-	if (n > G.zcap) {
-		unsigned char *p = realloc(G.zout, n);
-
-		if (!p)
-			return;
-		G.zout = p;
-		G.zcap = n;
-	}
-}
-
 /*
  * A gzip member holds at most this much input, cut after a newline:
  * below zlib's 64 KiB window-slide point (2 x 32 KiB - MIN_LOOKAHEAD),
@@ -204,6 +192,64 @@ static void zout_reserve(size_t n)
  * slide was 40 % of the compression's instructions).
  */
 #define DFT_MEMBER 65000u
+
+/*
+ * zlib's memory (its state, window and hash, ~150 KiB, and the output
+ * buffer) comes from one mapping, faulted in as used and never freed:
+ * the writer thread then never calls malloc, which would make it a malloc
+ * arena of its own (a 128 MiB reservation, unmaps and four mprotects,
+ * each a TLB shootdown to the traced thread's CPU).
+ */
+#define DFT_ZMEM (512u << 10)
+
+static struct {
+	char *base;
+	size_t used;
+} ZM;
+
+static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
+{
+	size_t n = ((size_t)items * size + 63) & ~(size_t)63;
+	char *p;
+
+	(void)opaque;
+	if (!ZM.base) {
+		p = (char *)syscall(SYS_mmap, NULL, DFT_ZMEM,
+				    PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return Z_NULL;
+		ZM.base = p;
+	}
+	if (n > DFT_ZMEM - ZM.used)
+		return Z_NULL;
+	p = ZM.base + ZM.used;
+	ZM.used += n;
+	return p;
+}
+
+static void z_free(voidpf opaque, voidpf p)
+{
+	(void)opaque;
+	(void)p;	/* the compressor lives as long as the process */
+}
+
+static void zout_reserve(size_t n)
+{
+	if (n > G.zcap) {
+		size_t want = deflateBound(&G.z, DFT_MEMBER) + 64;
+		unsigned char *p;
+
+		if (want < n)
+			want = n;
+		p = z_alloc(NULL, (uInt)want, 1);
+		if (!p)
+			return;
+		G.zout = p;
+		G.zcap = want;
+	}
+}
+
 
 /*
  * A small piece (the header, the last records of a short process) as a
@@ -317,6 +363,8 @@ static struct {
 	pthread_cond_t work, done;
 	struct dft_job *head, *tail, *spare;
 	int pending, nspare, stop, started, failed;
+	int active;		/* a job is being written (by whoever took it) */
+	unsigned gen;		/* a writer whose generation is past exits */
 	pthread_t th;
 } W = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -324,11 +372,35 @@ static struct {
 	.done = PTHREAD_COND_INITIALIZER,
 };
 
+/* the header's job (queue_copy), when it fits */
+static struct dft_job hdr_job;
+static char hdr_data[16384];
+static int hdr_busy;
+
+/* j was written: back to the spares, or freed.  Caller holds W.lock. */
+static void job_done_locked(struct dft_job *j)
+{
+	W.pending--;
+	if (j == &hdr_job) {
+		hdr_busy = 0;
+	} else if (j->cap == 0) {	/* a copy (queue_copy) */
+		free(j->data);
+		free(j);
+	} else if (W.nspare < 2) {
+		j->next = W.spare;
+		W.spare = j;
+		W.nspare++;
+	} else {
+		blk_free(j->data, j->cap);
+		free(j);
+	}
+}
+
 static void *writer_main(void *arg)
 {
+	unsigned my = (unsigned)(uintptr_t)arg;
 	sigset_t all;
 
-	(void)arg;
 	dft_guard = 1;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
@@ -336,35 +408,78 @@ static void *writer_main(void *arg)
 	for (;;) {
 		struct dft_job *j;
 
-		while (!W.head && !W.stop)
+		while (W.gen == my && (W.active || (!W.head && !W.stop)))
 			pthread_cond_wait(&W.work, &W.lock);
-		if (!W.head)
+		if (W.gen != my || !W.head)
 			break;
 		j = W.head;
 		W.head = j->next;
 		if (!W.head)
 			W.tail = NULL;
+		W.active = 1;
 		pthread_mutex_unlock(&W.lock);
 		pthread_mutex_lock(&G.file_lock);
 		out_write(j->data, j->len);
 		pthread_mutex_unlock(&G.file_lock);
 		pthread_mutex_lock(&W.lock);
-		W.pending--;
-		if (j->cap == 0) {	/* a copy (queue_copy) */
-			free(j->data);
-			free(j);
-		} else if (W.nspare < 2) {
-			j->next = W.spare;
-			W.spare = j;
-			W.nspare++;
-		} else {
-			blk_free(j->data, j->cap);
-			free(j);
-		}
+		W.active = 0;
+		job_done_locked(j);
 		pthread_cond_broadcast(&W.done);
 	}
 	pthread_mutex_unlock(&W.lock);
 	return NULL;
+}
+
+/*
+ * Writes the queued jobs on the calling thread, in order, after the one
+ * the writer may be writing; with stop, the writer is then let go (it
+ * exits when it next runs, touching nothing but W).  Finalize and exec
+ * call this instead of waiting for the writer: a writer thread that has
+ * not been given a CPU yet (a loaded machine, a process of a millisecond)
+ * would otherwise delay the exit by a scheduling round; its jobs, the
+ * header among them, are written here instead, as they were before the
+ * writer existed.
+ */
+static void writer_take(int stop)
+{
+	struct dft_job *mine, *j, *n;
+	pthread_t th;
+	int let_go = 0;
+
+	pthread_mutex_lock(&W.lock);
+	while (W.active)
+		pthread_cond_wait(&W.done, &W.lock);
+	mine = W.head;
+	W.head = W.tail = NULL;
+	W.active = mine != NULL;
+	if (stop) {
+		W.stop = 1;
+		if (W.started) {
+			W.gen++;
+			W.started = 0;
+			th = W.th;
+			let_go = 1;
+		}
+		pthread_cond_broadcast(&W.work);
+	}
+	pthread_mutex_unlock(&W.lock);
+	if (let_go)
+		pthread_detach(th);
+	if (!mine)
+		return;
+	pthread_mutex_lock(&G.file_lock);
+	for (j = mine; j; j = j->next)
+		out_write(j->data, j->len);
+	pthread_mutex_unlock(&G.file_lock);
+	pthread_mutex_lock(&W.lock);
+	for (j = mine; j; j = n) {
+		n = j->next;
+		job_done_locked(j);
+	}
+	W.active = 0;
+	pthread_cond_broadcast(&W.done);
+	pthread_cond_broadcast(&W.work);
+	pthread_mutex_unlock(&W.lock);
 }
 
 /* Starts the writer thread if it is not running; 0 when it runs.
@@ -383,7 +498,7 @@ static int writer_start_locked(void)
 	pthread_attr_setstacksize(&a, 256 << 10);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = pthread_create(&W.th, &a, writer_main, NULL);
+	rc = pthread_create(&W.th, &a, writer_main, (void *)(uintptr_t)W.gen);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&a);
 	if (rc != 0) {
@@ -470,16 +585,23 @@ static void queue_copy(struct dft_tbuf *b)
 	pthread_mutex_lock(&W.lock);
 	if (W.failed || W.stop || writer_start_locked() != 0)
 		goto inline_write;
-	j = calloc(1, sizeof(*j));
-	if (j)
-		j->data = malloc(b->len);
-	if (!j || !j->data) {
-		free(j);
-		goto inline_write;
+	if (!hdr_busy && b->len <= sizeof(hdr_data)) {
+		/* static: the writer frees nothing it did not allocate */
+		j = &hdr_job;
+		j->data = hdr_data;
+		hdr_busy = 1;
+	} else {
+		j = calloc(1, sizeof(*j));
+		if (j)
+			j->data = malloc(b->len);
+		if (!j || !j->data) {
+			free(j);
+			goto inline_write;
+		}
 	}
 	memcpy(j->data, b->data, b->len);
 	j->len = b->len;
-	j->cap = 0;	/* malloc'd, not a block */
+	j->cap = 0;	/* not a block */
 	b->len = 0;
 	writer_enqueue_locked(j);
 	pthread_mutex_unlock(&W.lock);
@@ -489,29 +611,18 @@ inline_write:
 	tbuf_flush_locked(b);
 }
 
-/* Waits until the writer has written every queued job. */
+/* Every queued job written (by the caller, if the writer has not taken
+ * it). */
 static void writer_drain(void)
 {
-	pthread_mutex_lock(&W.lock);
-	while (W.started && W.pending > 0)
-		pthread_cond_wait(&W.done, &W.lock);
-	pthread_mutex_unlock(&W.lock);
+	writer_take(0);
 }
 
+/* Every queued job written, and the writer gone: writes are inline now
+ * (W.stop stays set until writer_resume). */
 void writer_stop(void)
 {
-	int join;
-
-	pthread_mutex_lock(&W.lock);
-	join = W.started;
-	W.stop = 1;
-	pthread_cond_signal(&W.work);
-	pthread_mutex_unlock(&W.lock);
-	if (join)
-		pthread_join(W.th, NULL);
-	pthread_mutex_lock(&W.lock);
-	W.started = 0;		/* W.stop stays set: writes are inline now */
-	pthread_mutex_unlock(&W.lock);
+	writer_take(1);
 }
 
 /* Tracing (re)starts: writes go to the writer thread again. */
@@ -549,16 +660,20 @@ void writer_reset_child(void)
 	pthread_cond_init(&W.done, NULL);
 	for (j = W.head; j; j = n) {
 		n = j->next;
+		if (j == &hdr_job)
+			continue;
 		if (j->cap)
 			blk_free(j->data, j->cap);
 		else
 			free(j->data);
 		free(j);
 	}
+	hdr_busy = 0;
 	W.head = W.tail = NULL;
 	W.pending = 0;
 	W.started = 0;
 	W.stop = 0;
+	W.active = 0;
 }
 
 /*
@@ -1156,6 +1271,30 @@ static void trace_name(void)
 		snprintf(G.path, sizeof(G.path), "%s%s-%s-%s.pfw%s", dir,
 			 G.prefix, hash, G.suffix, G.compress ? ".gz" : "");
 	G.want_open = 1;
+	/* The descriptor the file will have, out of the way of programs that
+	 * close or reuse low ones: taken now (a duplicate of one of the
+	 * standard descriptors), replaced by the file with dup3.  Growing
+	 * the descriptor table past 900 from the writer thread, once the
+	 * process has two threads, waited for an RCU grace period (the
+	 * kernel does that for a shared table): 10-20 ms here. */
+	G.fd_hi = -1;
+	for (int k = 2; k >= 0 && G.fd_hi < 0; k--)
+		G.fd_hi = (int)syscall(SYS_fcntl, k, F_DUPFD_CLOEXEC, 900);
+	if (G.fd_hi >= 0)
+		dft_trace_fd = G.fd_hi;
+}
+
+/* Closes the descriptor trace_name took, if the file never took it over
+ * (the file could not be made; a child of a process whose file was not
+ * made yet). */
+void trace_release_fd(void)
+{
+	if (G.fd_hi >= 0) {
+		syscall(SYS_close, G.fd_hi);
+		if (dft_trace_fd == G.fd_hi)
+			dft_trace_fd = -1;
+	}
+	G.fd_hi = -1;
 }
 
 /* Creates the trace file named by trace_name, and the compressor.  Caller
@@ -1178,22 +1317,32 @@ static int trace_create(void)
 		dft_on_posix = dft_on_stdio = dft_on_any = 0;
 		dft_on_mpiio = dft_on_hdf5 = 0;
 		G.finalized = 1;
+		trace_release_fd();
 		return -1;
 	}
-	/* out of the way of programs that close or reuse low descriptors */
+	/* out of the way of programs that close or reuse low descriptors:
+	 * onto the descriptor taken for it (trace_name), else one >= 900 */
 	{
-		int hi = (int)syscall(SYS_fcntl, G.fd, F_DUPFD_CLOEXEC, 900);
+		int hi = G.fd_hi >= 0 &&
+			 syscall(SYS_dup3, G.fd, G.fd_hi, O_CLOEXEC) == G.fd_hi ?
+			 G.fd_hi :
+			 (int)syscall(SYS_fcntl, G.fd, F_DUPFD_CLOEXEC, 900);
 
 		if (hi >= 0) {
 			syscall(SYS_close, G.fd);
 			G.fd = hi;
 		}
+		if (G.fd_hi >= 0 && hi != G.fd_hi)
+			syscall(SYS_close, G.fd_hi);
+		G.fd_hi = -1;
 	}
 	dft_trace_fd = G.fd;
 	if (G.compress && !G.z_ready) {
 		/* level 1; memLevel 5: a 4096-entry hash table, cleared at
 		 * each member (8 KiB, not 64), the same ratio on traces */
 		memset(&G.z, 0, sizeof(G.z));
+		G.z.zalloc = z_alloc;
+		G.z.zfree = z_free;
 		if (deflateInit2(&G.z, Z_BEST_SPEED, Z_DEFLATED, 31, 5,
 				 Z_DEFAULT_STRATEGY) == Z_OK)
 			G.z_ready = 1;
