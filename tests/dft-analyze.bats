@@ -370,6 +370,13 @@ nested_trace() {
 	io_calls='select(.type=="summary") | [.functions[] | select(.io_cat=="app" and .io_calls > 0) | {(.name): .io_calls}] | add'
 	[ "$(jq -S -c "$io_calls" "$d/whole.ndjson")" = "$expect" ]
 	[ "$(jq -c 'select(.type=="summary") | .functions[] | select(.name=="main") | .io_calls' "$d/whole.ndjson")" = 0 ]
+	# and io_time_s their time: the durations of the same events
+	expect_t=$(awk '/"cat":"POSIX"/ { match($0, /"dur":[0-9]+/); u = substr($0, RSTART + 6, RLENGTH - 6) }
+		/"cat":"POSIX"/ && /"tid":1,/ { if (!seen) wr += u; else if (/"name":"(read|lseek)"/) rb += u; else back += u }
+		/"cat":"POSIX"/ && /"tid":2,/ { wk += u }
+		/"name":"write_records"/ { seen = 1 }
+		END { printf "{\"read_back\":%d,\"read_block\":%d,\"worker\":%d,\"write_records\":%d}", back, rb, wk, wr }' "$t")
+	[ "$(jq -S -c 'select(.type=="summary") | [.functions[] | select(.io_cat=="app" and .io_calls > 0) | {(.name): (.io_time_s * 1e6 | round)}] | add' "$d/whole.ndjson")" = "$expect_t" ]
 	for mb in 1 3 8; do
 		rm -rf "$d/c"
 		dft-split -s "$mb" -o "$d/c" "$t" >"$d/c.ndjson"

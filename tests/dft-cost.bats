@@ -219,6 +219,53 @@ main"
 	checklist_bad_value dft-cost --event-ratio 0.5 "0 or a number >= 1"
 }
 
+@test "--profile: when the budget can hold the function with the most I/O time, the other functions around I/O fit in by I/O time or are skipped" {
+	# IOR's shape: xfer around most I/O (2 a call), del one slow unlink,
+	# shut and look 1:1 wrappers of little I/O time; main and the
+	# tracer's start/end stay in every trace
+	{
+		fn xfer xfer '{"write":1,"lseek":1}' 1 0 0 60
+		fn del del '{"unlink":1}' 1 0 0 60
+		fn shut shut '{"close":1}' 1 0 0 60
+		fn look look '{"stat":1}' 1 0 0 60
+		fn rare rare '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'
+		fn main main '{"xfer":1}' 1 0 0 60 | jq -c '.is_entry = true'
+	} >"$BATS_TEST_TMPDIR/f"
+	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
+{"type":"summary","v":3,"functions":[{"name":"write","cat":"POSIX","io_cat":"write","count":16,"time_s":0.5},{"name":"lseek","cat":"POSIX","io_cat":"metadata","count":16,"time_s":0.01},{"name":"unlink","cat":"POSIX","io_cat":"metadata","count":1,"time_s":0.3},{"name":"close","cat":"POSIX","io_cat":"metadata","count":4,"time_s":0.01},{"name":"stat","cat":"POSIX","io_cat":"metadata","count":3,"time_s":0.001},{"name":"xfer","cat":"C_APP","io_cat":"app","count":16,"time_s":0.52,"io_calls":32,"io_time_s":0.51},{"name":"del","cat":"C_APP","io_cat":"app","count":1,"time_s":0.3,"io_calls":1,"io_time_s":0.3},{"name":"shut","cat":"C_APP","io_cat":"app","count":4,"time_s":0.01,"io_calls":4,"io_time_s":0.01},{"name":"look","cat":"C_APP","io_cat":"app","count":3,"time_s":0.001,"io_calls":3,"io_time_s":0.001},{"name":"rare","cat":"C_APP","io_cat":"app","count":2,"time_s":0.1,"io_calls":0,"io_time_s":0},{"name":"main","cat":"C_APP","io_cat":"app","count":1,"time_s":1,"io_calls":0,"io_time_s":0},{"name":"start","cat":"dftracer","io_cat":"none","count":1,"time_s":0},{"name":"end","cat":"dftracer","io_cat":"none","count":1,"time_s":0}]}
+PROF
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 decisions "$BATS_TEST_TMPDIR/out"
+	assert_output "xfer true score
+del true score
+shut false profile-volume
+look false profile-volume
+rare false profile-volume
+main true main"
+	# the trace the kept functions give, counted from the profile: every
+	# I/O call, the tracer's own events, the kept functions' calls; at
+	# most 1.5 x the I/O events, and every skipped function around I/O
+	# holds less I/O time than every kept one
+	run -0 bash -o pipefail -c "jq -r -s '
+		(.[0].functions) as \$p | (.[1:] | map(select(.type == \"function\" and .decision.annotate) | .name)) as \$k
+		| ([\$p[] | select(.io_cat != \"app\" and .io_cat != \"none\") | .count] | add) as \$io
+		| ([\$p[] | select(.io_cat == \"none\" or (.name | IN(\$k[]))) | .count] | add) as \$rest
+		| ([\$p[] | select(.io_calls > 0 and (.name | IN(\$k[]))) | .io_time_s] | min) as \$kept
+		| ([\$p[] | select(.io_calls > 0 and (.name | IN(\$k[]) | not)) | .io_time_s] | max) as \$skipped
+		| \"\\(\$io + \$rest <= 1.5 * \$io) \\(\$skipped < \$kept)\"' '$BATS_TEST_TMPDIR/prof' '$BATS_TEST_TMPDIR/out'"
+	assert_output "true true"
+	run -0 jq -r 'select(.name == "shut") | .decision.reason' "$BATS_TEST_TMPDIR/out"
+	assert_output "called 4 times in the profile around 4 I/O calls (0.010000 s), less I/O time than the functions kept: over the event budget (1.5 events per I/O event, 40 I/O events); its I/O goes to a traced caller"
+	# a budget that cannot hold xfer (1.2 x 40: 8 events, 2 of them
+	# start/end, 1 main) keeps every function around I/O, as before
+	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
+	assert_output "xfer
+del
+shut
+look
+main"
+}
+
 @test "--profile: a C++ method is matched by its qualified name (its event name), not by another function's bare name" {
 	# two Write methods; the profile (qualified event names, and a C
 	# function Write of another program of the repository) throttles

@@ -216,3 +216,14 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	run -0 grep '^4\. ' "$BATS_TEST_TMPDIR/f.md"
 	assert_output "4. Annotation — 2 files annotated (2 functions), 4 functions skipped (2 by dft-cost, 2 by dft-annotate)"
 }
+
+@test "trace collection names at most 8 throttled functions, then how many more, and the overhead before" {
+	# 12 throttled names (the pipeline lists them most called first);
+	# the report keeps the first 8 and counts the other 4
+	names=$(seq 1 12 | awk '{ printf "%s\"helper_%02d\"", (NR > 1 ? "," : ""), $1 }')
+	printf '%s\n' "{\"type\":\"step\",\"v\":1,\"step\":\"step_10_trace_run\",\"status\":\"ok\",\"duration_s\":1,\"trace_files\":2,\"events\":230,\"trace_bytes\":8590,\"overhead_pct\":3.2,\"untraced_median_s\":0.4,\"traced_median_s\":0.41,\"timing_runs\":3,\"throttled\":[$names],\"overhead_before_throttle_pct\":48.5}" >"$BATS_TEST_TMPDIR/s.ndjson"
+	run -0 dft-report -o "$BATS_TEST_TMPDIR/t.md" "$BATS_TEST_TMPDIR/s.ndjson"
+	want="7. Trace collection — 2 trace files, 230 events, 8.4 KB; tracing overhead 3.2 % (smoke test traced 0.410 s, untraced 0.400 s, medians of 3 runs); throttled before the analysis:$(seq 1 8 | awk '{ printf "%s `helper_%02d`", (NR > 1 ? "," : ""), $1 }') and $((12 - 8)) more (overhead before: 48.5 %)"
+	run -0 grep '^7\. ' "$BATS_TEST_TMPDIR/t.md"
+	assert_output "$want"
+}

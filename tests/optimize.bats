@@ -51,6 +51,16 @@ mw_p() {
 	s="$w/runs/opt0/samples.ndjson"
 	run -0 jq -r '[.type, .v, .config, .traced, (.runs | length), .failed] | @tsv' "$s"
 	assert_output "$(printf 'samples\t1\titer0\tfalse\t5\t0')"
+	# records/samples.ndjson keeps the tracing overhead's samples (the
+	# step record's medians) before the loop's
+	run -0 jq -r -s --slurpfile st "$w/records/steps.ndjson" '
+		([$st[] | select(.step == "step_10_trace_run")] | last) as $t
+		| (map(.config) | join(" ")),
+		  ([.[] | select(.config == "untraced") | .median_s] | last == $t.untraced_median_s),
+		  ([.[] | select(.config | startswith("traced")) | .median_s] | last == $t.traced_median_s)' "$w/records/samples.ndjson"
+	assert_output --regexp '^untraced traced( traced_throttled)? iter0
+true
+true$'
 	# the median and spread from the runs themselves
 	run -0 jq -r '(.runs | map(.wall_s) | sort) as $w
 		| [(.median_s == $w[2]), (.min_s == $w[0]), (.max_s == $w[4]),

@@ -34,7 +34,9 @@ struct prof {
 	double mean_us;
 	int app;		/* an application function (io_cat "app") */
 	int io;			/* an I/O call (io_cat neither app nor none) */
+	int other;		/* neither (io_cat none: the tracer's own) */
 	double io_calls;	/* I/O it is the innermost function of, or -1 */
+	double io_time_s;	/* their time */
 	int over_budget;	/* profile-volume */
 };
 
@@ -379,7 +381,9 @@ load_profile(struct opts *o, const char *path)
 				p->mean_us = t / cnt * 1e6;
 				p->app = strcmp(ic, "app") == 0;
 				p->io = *ic && !p->app && strcmp(ic, "none") != 0;
+				p->other = strcmp(ic, "none") == 0;
 				p->io_calls = dft_json_double(f, "io_calls", -1);
+				p->io_time_s = dft_json_double(f, "io_time_s", 0);
 			}
 		} else if (dft_json_str(rec, "name", NULL) &&
 			   dft_json_double(rec, "count", 0) > 0) {
@@ -415,21 +419,41 @@ by_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The most I/O time first, then the most I/O calls, the fewest calls. */
+static int
+by_io_time(const void *a, const void *b)
+{
+	const struct prof *x = *(const struct prof *const *)a;
+	const struct prof *y = *(const struct prof *const *)b;
+
+	if (x->io_time_s != y->io_time_s)
+		return x->io_time_s > y->io_time_s ? -1 : 1;
+	if (x->io_calls != y->io_calls)
+		return x->io_calls > y->io_calls ? -1 : 1;
+	return by_count(a, b);
+}
+
 /*
  * profile-volume: the analyzed trace should hold at most event_ratio events
- * per I/O event of the profile. The application functions that are the
- * innermost function of some I/O are kept whatever they cost (the
- * diagnosis names them); the budget left, (ratio - 1) x the I/O events
- * minus their events, goes to the others, the least called first; the
- * ones that do not fit are over the budget. Profiles without io_calls
- * (older dft-analyze) throttle nothing.
+ * per I/O event of the profile: (ratio - 1) x the I/O events for the rest,
+ * less the events that stay whatever the annotation (the tracer's own,
+ * io_cat "none", and main). The application functions that are the
+ * innermost function of some I/O (the diagnosis names them) come first, the
+ * most I/O time first; the one with the most is always kept, and when it
+ * alone leaves room, the others are kept while they fit (their I/O then
+ * goes to a traced caller), else all of them are kept: dropping them would
+ * lose their names and still miss the budget. The budget left goes to the
+ * functions around no I/O, the least called first; the ones that do not
+ * fit are over the budget. Profiles without io_calls (older dft-analyze)
+ * throttle nothing.
  */
 static void
 profile_budget(struct opts *o)
 {
 	struct prof **v = dft_xreallocarray(NULL, o->nprof + 1, sizeof(*v));
-	size_t n = 0;
-	double used = 0;
+	struct prof **in = dft_xreallocarray(NULL, o->nprof + 1, sizeof(*in));
+	size_t n = 0, nin = 0;
+	double used = 0, fixed = 0;
 
 	o->io_events = 0;
 	for (size_t i = 0; i < o->nprof; i++) {
@@ -437,20 +461,34 @@ profile_budget(struct opts *o)
 
 		if (p->io)
 			o->io_events += p->count;
+		else if (p->other || (p->app && strcmp(p->name, "main") == 0))
+			fixed += p->count;
 		else if (p->app && p->io_calls > 0)
-			used += p->count;
+			in[nin++] = p;
 		else if (p->app && p->io_calls == 0)
 			v[n++] = p;
 	}
-	o->budget = (o->event_ratio - 1) * o->io_events - used;
+	o->budget = (o->event_ratio - 1) * o->io_events - fixed;
+	qsort(in, nin, sizeof(*in), by_io_time);
+	if (nin > 0 && o->event_ratio > 0 && in[0]->count <= o->budget) {
+		for (size_t i = 0; i < nin; i++) {
+			if (i > 0 && used + in[i]->count > o->budget)
+				in[i]->over_budget = 1;
+			else
+				used += in[i]->count;
+		}
+	} else {
+		for (size_t i = 0; i < nin; i++)
+			used += in[i]->count;
+	}
 	qsort(v, n, sizeof(*v), by_count);
-	used = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (o->event_ratio > 0 && used + v[i]->count > o->budget)
 			v[i]->over_budget = 1;
 		else
 			used += v[i]->count;
 	}
+	free(in);
 	free(v);
 }
 
@@ -929,11 +967,24 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 	}
 	if (!py && o->has_profile && rule_on(o, "profile-volume") &&
 	    (pf = profile_of(o, name, qual)) && pf->over_budget) {
-		dft_buf_addf(r, "called %.0f time%s in the profile, around no "
-			     "I/O call: over the event budget (%g events per "
-			     "I/O event, %.0f I/O events)", pf->count,
-			     pf->count == 1 ? "" : "s", o->event_ratio,
-			     o->io_events);
+		if (pf->io_calls > 0)
+			dft_buf_addf(r, "called %.0f time%s in the profile "
+				     "around %.0f I/O call%s (%.6f s), less "
+				     "I/O time than the functions kept: over "
+				     "the event budget (%g events per I/O "
+				     "event, %.0f I/O events); its I/O goes "
+				     "to a traced caller", pf->count,
+				     pf->count == 1 ? "" : "s", pf->io_calls,
+				     pf->io_calls == 1 ? "" : "s",
+				     pf->io_time_s, o->event_ratio,
+				     o->io_events);
+		else
+			dft_buf_addf(r, "called %.0f time%s in the profile, "
+				     "around no I/O call: over the event "
+				     "budget (%g events per I/O event, %.0f "
+				     "I/O events)", pf->count,
+				     pf->count == 1 ? "" : "s",
+				     o->event_ratio, o->io_events);
 		SKIP("profile-volume");
 	}
 	if (!py && (suffix = lifecycle_suffix(name))) {

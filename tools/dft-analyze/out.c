@@ -216,12 +216,13 @@ summary(struct agg *a, const struct run_info *ri)
 	json_object_object_add(o, "categories", cats);
 
 	json_object *fns = json_object_new_array();
-	/* the I/O calls each function is the innermost traced function of:
+	/* the I/O calls each function is the innermost traced function of,
+	 * and their time:
 	 * the attribution rows (name \x1f cat \x1f file \x1f line \x1e
 	 * process) summed per name \x1f cat */
 	struct dft_tmap fio;
 
-	dft_tmap_init(&fio, sizeof(int64_t));
+	dft_tmap_init(&fio, 2 * sizeof(int64_t));
 	for (size_t i = 0; i < a->m[M_ATTR_P].count; i++) {
 		size_t kn;
 		const char *k = dft_tmap_key(&a->m[M_ATTR_P], i, &kn);
@@ -230,9 +231,13 @@ summary(struct agg *a, const struct run_info *ri)
 				 NULL;
 		const int64_t *r = dft_tmap_value(&a->m[M_ATTR_P], i);
 
-		if (s2 != NULL)
-			*(int64_t *)dft_tmap_get(&fio, k, (size_t)(s2 - k), 1,
-						 NULL) += r[2 * C_IO];
+		if (s2 != NULL) {
+			int64_t *v = dft_tmap_get(&fio, k, (size_t)(s2 - k), 1,
+						  NULL);
+
+			v[0] += r[2 * C_IO];
+			v[1] += r[2 * C_IO + 1];
+		}
 	}
 
 	ix = order(&a->m[M_FUNC], 1);
@@ -260,7 +265,9 @@ summary(struct agg *a, const struct run_info *ri)
 			const int64_t *n = dft_tmap_get(&fio, k, kn, 0, NULL);
 
 			json_object_object_add(c, "io_calls",
-					       dft_jint(n ? *n : 0));
+					       dft_jint(n ? n[0] : 0));
+			json_object_object_add(c, "io_time_s",
+					       dft_jdouble(n ? n[1] / 1e6 : 0));
 		}
 		json_object_array_add(fns, c);
 	}

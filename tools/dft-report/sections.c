@@ -417,14 +417,21 @@ flow(struct doc *d, struct run *r, const struct counts *c)
 
 			if (th != NULL && json_object_is_type(th, json_type_array) &&
 			    k < sizeof(ovh)) {
+				/* the most called 8 by name, then how many
+				 * more: a long list would hide the rest */
+				size_t nth = json_object_array_length(th);
+
 				k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
 					"; throttled before the analysis:");
-				for (size_t i = 0; i < json_object_array_length(th) &&
+				for (size_t i = 0; i < nth && i < 8 &&
 				     k < sizeof(ovh); i++)
 					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
-						"%s `%s`", i ? "," : "",
+						"%s `%.80s`", i ? "," : "",
 						json_object_get_string(
 						json_object_array_get_idx(th, i)));
+				if (nth > 8 && k < sizeof(ovh))
+					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
+						" and %zu more", nth - 8);
 				if (k < sizeof(ovh) &&
 				    dft_json_path(s10, "overhead_before_throttle_pct"))
 					snprintf(ovh + k, sizeof(ovh) - k,
