@@ -1158,14 +1158,16 @@ hot::walk profile-throttle"
 hot::walk $calls 0"
 	# the functions around I/O are all still there, each with the I/O
 	# calls it encloses (counted here from the trace: the innermost
-	# traced function around each I/O event), and the function events
-	# are within the budget: at most a tenth of the I/O events
-	run -0 bash -o pipefail -c "gzip -dcf '$w'/traces/*.pfw* | grep '\"ph\":\"X\"' | jq -s -r '
-		(map(select(.cat == \"C_APP\" or .cat == \"CPP_APP\"))) as \$f
+	# traced function around each I/O event; an aggregated I/O record
+	# names its function and counts dft_cnt calls), and the function
+	# events are within the budget: at most a tenth of the I/O calls
+	run -0 bash -o pipefail -c "gzip -dcf '$w'/traces/*.pfw* | grep '\"ph\":\"[XC]\"' | jq -s -r '
+		(map(select(.ph == \"X\" and (.cat == \"C_APP\" or .cat == \"CPP_APP\")))) as \$f
 		| (map(select(.cat == \"POSIX\" or .cat == \"STDIO\"))) as \$io
-		| [\$io[] | . as \$e | [\$f[] | select(.tid == \$e.tid and .ts <= \$e.ts and .ts + .dur >= \$e.ts + \$e.dur)]
-		   | sort_by(.ts) | last | .name // \"(none)\"] | group_by(.) | map(\"\(.[0]) \(length)\")
-		| . + [\"fn \(\$f | length) io \(\$io | length)\"] | .[]'"
+		| [\$io[] | . as \$e | if .ph == \"C\" then {n: (.args.parent // \"(none)\"), c: .args.dft_cnt}
+		   else {n: ([\$f[] | select(.tid == \$e.tid and .ts <= \$e.ts and .ts + .dur >= \$e.ts + \$e.dur)]
+		   | sort_by(.ts) | last | .name // \"(none)\"), c: 1} end] | group_by(.n) | map(\"\(.[0].n) \(map(.c) | add)\")
+		| . + [\"fn \(\$f | length) io \(\$io | map(if .ph == \"C\" then .args.dft_cnt else 1 end) | add)\"] | .[]'"
 	local want=$output
 	run -0 bash -o pipefail -c "dft-analyze '$w'/traces/*.pfw* | jq -r 'select(.type == \"summary\") | (.functions[] | select(.io_cat == \"app\" and .io_calls > 0) | \"\(.name) \(.io_calls)\"), \"fn \([.functions[] | select(.io_cat == \"app\") | .count] | add) io \([.functions[] | select(.io_cat != \"app\" and .io_cat != \"none\") | .count] | add)\"' | sort"
 	assert_equal "$output" "$(printf '%s\n' "$want" | sort)"
