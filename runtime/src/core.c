@@ -1067,8 +1067,11 @@ void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur)
 	own = dur > r->kids ? dur - r->kids : 0;
 	/* where it is, for the aggregated I/O it will enclose (ioagg.c) */
 	if (DFT_UNLIKELY(!e->loc) && r->alen) {
+		/* "" when it has none: looked for once */
 		e->loc = dft_loc_of(r->args, r->alen, 0);
 		e->ploc = dft_loc_of(r->args, r->alen, 1);
+		if (!e->loc)
+			e->loc = e->ploc = "";
 	}
 	e->calls++;
 	e->dur_sum += own;

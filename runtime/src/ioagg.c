@@ -386,6 +386,7 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 	struct dft_thread *t;
 	struct dft_region *p = NULL;
 	struct dft_iorec *x = NULL, *freex = NULL;
+	const char *pn, *pc;
 	long long bytes = dft_io_bytes(ret, size), start;
 	uint64_t dns, h, st;
 	unsigned cls, i;
@@ -411,9 +412,19 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 			break;
 		p = NULL;
 	}
+	/* names of a region's own copies are freed with it: interned */
+	pn = !p ? NULL : p->own ? fn_intern(p->name) : p->name;
+	pc = !p ? NULL : p->own ? fn_intern(p->cat) : p->cat;
+	if (!pn || !pc)
+		pn = pc = NULL;
 	h = ((uintptr_t)name >> 3) ^ ((uintptr_t)f >> 4) * 31 ^
-	    (p ? (uintptr_t)p->name >> 3 : 0) * 17 ^ cls * 7;
-	for (i = 0; i < DFT_IOREC; i++) {
+	    ((uintptr_t)pn >> 3) * 17 ^ cls * 7;
+	/* the record of the thread's previous call first: a loop's calls */
+	x = t->io_last;
+	if (!x || x->f != f || x->name != name || x->cat != cat ||
+	    x->cls != cls || x->pname != pn || x->pcat != pc)
+		x = NULL;
+	for (i = 0; !x && i < DFT_IOREC; i++) {
 		struct dft_iorec *y = &t->io[(h + i) & (DFT_IOREC - 1)];
 
 		if (!y->f) {
@@ -422,8 +433,7 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 			continue;
 		}
 		if (y->f == f && y->name == name && y->cat == cat &&
-		    y->cls == cls && y->pname == (p ? p->name : NULL) &&
-		    y->pcat == (p ? p->cat : NULL)) {
+		    y->cls == cls && y->pname == pn && y->pcat == pc) {
 			x = y;
 			break;
 		}
@@ -467,18 +477,15 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 		x->dmin = dns;
 		x->bmin = (uint64_t)bytes;
 		x->off_lo = start;
-		if (p) {
-			/* names of a region's own copies are freed with it */
-			x->pname = p->own ? fn_intern(p->name) : p->name;
-			x->pcat = p->own ? fn_intern(p->cat) : p->cat;
+		if (pn) {
+			x->pname = pn;
+			x->pcat = pc;
 			if (p->magic == DFT_R_FULL && p->alen)
 				x->ploc = dft_loc_of(p->args, p->alen, 1);
 			else if (p->slot >= 0 &&
 				 (unsigned)p->slot < t->fncap &&
 				 t->fns[p->slot].hash == p->fhash)
 				x->ploc = t->fns[p->slot].ploc;
-			if (!x->pname || !x->pcat)
-				x->pname = x->pcat = NULL;
 		}
 		t->nio++;
 	}
@@ -498,6 +505,7 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 	if (start + bytes > x->ext)
 		x->ext = start + bytes;
 	x->last_tick = t1;
+	t->io_last = x;
 	x->seq = ++t->ioseq;
 	x->pos = f->pos;
 	x->end_r = f->end_r;
