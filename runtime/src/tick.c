@@ -53,32 +53,50 @@ static int tsc_invariant(void)
 #endif
 }
 
+/* A clock reading and the tick at it: the clock read between two ticks,
+ * the pair kept only when they are close (the thread was not preempted
+ * in between), so that one reading is off by at most half that width. */
+static int pair(uint64_t *ns, uint64_t *tk)
+{
+	for (int i = 0; i < 4; i++) {
+		uint64_t a = dft_tick(), n = dft_mono_ns(), b = dft_tick();
+
+		if (b >= a && b - a < 2000) {
+			*ns = n;
+			*tk = a + (b - a) / 2;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 void dft_tick_init(int want)
 {
 	dft_tsc = want && tsc_invariant();
 	atomic_store(&mult, 0);
 	atomic_store(&span, 0);
-	if (dft_tsc) {
-		ns0 = dft_mono_ns();
-		tick0 = dft_tick();
-	}
+	if (dft_tsc && pair(&ns0, &tick0) != 0)
+		dft_tsc = 0;	/* no steady reading: clock_gettime */
 }
 
 /* A reading pair taken anyway: the ratio re-measured once the span since
- * the first pair has doubled. */
+ * the first pair has doubled (and is 100 us at least: a pair is off by
+ * a few hundred ticks at most, well under 1 % of that).  A ratio outside
+ * 0.1 to 20 GHz is a bad pair and is not taken. */
 void dft_tick_anchor(void)
 {
-	uint64_t ns, tk, s;
+	uint64_t ns, tk, s, m;
 
-	if (!dft_tsc)
+	if (!dft_tsc || pair(&ns, &tk) != 0)
 		return;
-	ns = dft_mono_ns();
-	tk = dft_tick();
 	s = ns - ns0;
-	if (tk <= tick0 || s < 20000 || s < 2 * atomic_load(&span))
+	if (tk <= tick0 || ns <= ns0 || s < 100000 ||
+	    s < 2 * atomic_load(&span))
 		return;
-	atomic_store(&mult, (uint64_t)(((unsigned __int128)s << 32) /
-				       (tk - tick0)));
+	m = (uint64_t)(((unsigned __int128)s << 32) / (tk - tick0));
+	if (m < (1ull << 32) / 20 || m > (1ull << 32) * 10)
+		return;
+	atomic_store(&mult, m);
 	atomic_store(&span, s);
 }
 
@@ -90,9 +108,15 @@ uint64_t dft_tick_ns(uint64_t ticks)
 		return ticks;
 	m = atomic_load_explicit(&mult, memory_order_relaxed);
 	if (DFT_UNLIKELY(!m)) {
+		uint64_t ns, tk;
+
 		dft_tick_anchor();
 		m = atomic_load(&mult);
-		if (!m)		/* under 20 us since start: one cycle a ns */
+		/* under 100 us since the first pair: a ratio for now */
+		if (!m && pair(&ns, &tk) == 0 && tk > tick0 && ns > ns0 + 2000)
+			m = (uint64_t)(((unsigned __int128)(ns - ns0) << 32) /
+				       (tk - tick0));
+		if (!m)
 			return ticks;
 	}
 	return (uint64_t)(((unsigned __int128)ticks * m) >> 32);
