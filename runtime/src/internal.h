@@ -230,6 +230,7 @@ static inline uint64_t dft_tick(void)
 	return dft_mono_ns();
 }
 uint64_t dft_tick_ns(uint64_t ticks);
+uint64_t dft_ns_ticks(uint64_t ns);	/* the inverse */
 /* ticks to whole microseconds, rounded */
 static inline uint64_t dft_tick_us(uint64_t ticks)
 {

@@ -49,10 +49,11 @@ struct dft_iorec {
 	const char *ploc;		/* its ,"pfile":..,"pline":.., or NULL */
 	int level;
 	unsigned cls;			/* size class | DFT_IO_* bits << 8 */
-	uint64_t cnt, dmin, dmax, dsum;	/* durations in ns */
+	uint64_t cnt, dmin, dmax, dsum;	/* durations in ticks */
 	uint64_t bmin, bmax, bsum;	/* bytes */
 	uint64_t first, iv;		/* first start, its interval (us) */
 	uint64_t anc_us, anc_tick;	/* a clock reading and its tick */
+	uint64_t lim_tick;		/* the tick its interval ends at */
 	uint64_t last_tick;		/* end of its last call */
 	int64_t off_lo, ext;		/* lowest start, highest end */
 	uint64_t seq;			/* order of its last call */
@@ -182,6 +183,16 @@ int dft_io_folded(const char *name, const char *cat)
 	t = dft_self();
 	if (!t)
 		return -1;
+	/* io.c's literals: the same pointers are the same strings, so a hit
+	 * of the thread's pointer cache needs no strcmp */
+	{
+		unsigned i = (unsigned)(((uintptr_t)name >> 3) ^
+					((uintptr_t)cat >> 7)) & (DFT_FNC - 1);
+		const struct dft_fncache *c = &t->fc[i];
+
+		if (c->name == name && c->cat == cat && c->slot >= 0)
+			return t->fns[c->slot].throttled ? c->slot : -1;
+	}
 	dft_guard++;
 	s = fn_lookup(t, name, cat);
 	dft_guard--;
@@ -267,8 +278,9 @@ const char *dft_loc_of(const char *a, size_t n, int parent)
 
 static int is_layer(const char *cat)
 {
-	return strcmp(cat, "MPIIO") == 0 || strcmp(cat, "HDF5") == 0 ||
-	       strcmp(cat, "MPI") == 0;
+	return (cat[0] == 'M' || cat[0] == 'H') &&
+	       (strcmp(cat, "MPIIO") == 0 || strcmp(cat, "HDF5") == 0 ||
+		strcmp(cat, "MPI") == 0);
 }
 
 /* ---- records ------------------------------------------------------------ */
@@ -292,9 +304,9 @@ static void rec_write(struct dft_thread *t, struct dft_iorec *x)
 	DFT_LIT(t, "\"");
 	EV_INT(t, "level", x->level);
 	EV_INT(t, "dft_cnt", (long long)x->cnt);
-	EV_INT(t, "dur_min", (long long)((x->dmin + 500) / 1000));
-	EV_INT(t, "dur_max", (long long)((x->dmax + 500) / 1000));
-	EV_INT(t, "dur_sum", (long long)((x->dsum + 500) / 1000));
+	EV_INT(t, "dur_min", (long long)dft_tick_us(x->dmin));
+	EV_INT(t, "dur_max", (long long)dft_tick_us(x->dmax));
+	EV_INT(t, "dur_sum", (long long)dft_tick_us(x->dsum));
 	EV_INT(t, "size_min", (long long)x->bmin);
 	EV_INT(t, "size_max", (long long)x->bmax);
 	EV_INT(t, "size_sum", (long long)x->bsum);
@@ -388,7 +400,7 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 	struct dft_iorec *x = NULL, *freex = NULL;
 	const char *pn, *pc;
 	long long bytes = dft_io_bytes(ret, size), start;
-	uint64_t dns, h, st;
+	uint64_t dk = t1 - t0, dns, h, st;
 	unsigned cls, i;
 	int k;
 
@@ -400,7 +412,6 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 		goto out;
 	if (!t->io && !(t->io = calloc(DFT_IOREC, sizeof(*t->io))))
 		goto out;
-	dns = dft_tick_ns(t1 - t0);
 	cls = size_class(bytes) |
 	      dft_model_data(f, is_write(name), positional, off, bytes,
 			     &start) << 8;
@@ -439,8 +450,8 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 		}
 	}
 	if (x) {	/* the call's start, estimated; the clock confirms */
-		st = x->anc_us + dft_tick_us(t0 - x->anc_tick);
-		if (t0 < x->anc_tick || st - x->iv >= G.interval_us) {
+		if (t0 < x->anc_tick || t0 >= x->lim_tick) {
+			dns = dft_tick_ns(dk);
 			st = dft_now() - (dns + 500) / 1000;
 			if (st < x->iv || st - x->iv >= G.interval_us) {
 				flush_recs(t, f);
@@ -449,6 +460,8 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 			} else {	/* still inside: a closer anchor */
 				x->anc_us = st;
 				x->anc_tick = t0;
+				x->lim_tick = t0 + dft_ns_ticks(
+					(x->iv + G.interval_us - st) * 1000);
 			}
 		}
 	}
@@ -465,6 +478,7 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 		x = freex;
 		memset(x, 0, sizeof(*x));
 		dft_tick_anchor();
+		dns = dft_tick_ns(dk);
 		st = dft_now() - (dns + 500) / 1000;
 		x->name = name;
 		x->cat = cat;
@@ -473,8 +487,10 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 		x->first = x->anc_us = st;
 		x->anc_tick = t0;
 		x->iv = st - st % G.interval_us;
+		x->lim_tick = t0 + dft_ns_ticks((x->iv + G.interval_us - st) *
+						1000);
 		x->level = t->depth + 1;
-		x->dmin = dns;
+		x->dmin = dk;
 		x->bmin = (uint64_t)bytes;
 		x->off_lo = start;
 		if (pn) {
@@ -490,11 +506,11 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 		t->nio++;
 	}
 	x->cnt++;
-	x->dsum += dns;
-	if (dns < x->dmin)
-		x->dmin = dns;
-	if (dns > x->dmax)
-		x->dmax = dns;
+	x->dsum += dk;
+	if (dk < x->dmin)
+		x->dmin = dk;
+	if (dk > x->dmax)
+		x->dmax = dk;
 	x->bsum += (uint64_t)bytes;
 	if ((uint64_t)bytes < x->bmin)
 		x->bmin = (uint64_t)bytes;

@@ -121,3 +121,18 @@ uint64_t dft_tick_ns(uint64_t ticks)
 	}
 	return (uint64_t)(((unsigned __int128)ticks * m) >> 32);
 }
+
+uint64_t dft_ns_ticks(uint64_t ns)
+{
+	uint64_t m;
+
+	if (!dft_tsc)
+		return ns;
+	m = atomic_load_explicit(&mult, memory_order_relaxed);
+	if (!m) {	/* no ratio yet: from the one dft_tick_ns takes */
+		m = dft_tick_ns(1ull << 32);
+		if (!m)
+			return ns;
+	}
+	return (uint64_t)(((unsigned __int128)ns << 32) / m);
+}

@@ -145,12 +145,14 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	i=$((i + 1))
 done
 
-# ratio WHAT BASE X UNTRACED: X's paired cost minus BASE's, as a multiple of
-# one call of UNTRACED (its best time per call, no tracer: the same run)
+# ratio WHAT BASE X: X's paired cost minus BASE's, as a multiple of one
+# call of BASE (the best time per call of that run without the tracer, the
+# median over rounds: column 1)
 ratio() {
+	u=$(sort -n -k 1 "$TMP/$2" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
 	# shellcheck disable=SC2046
-	set -- "$1" $(stats "$2") $(stats "$3") $(stats "$4")
-	awk -v what="$1" -v b="$2" -v x="$5" -v u="$8" \
+	set -- "$1" $(stats "$2") $(stats "$3")
+	awk -v what="$1" -v b="$2" -v x="$5" -v u="$u" \
 		'BEGIN { printf "  %-46s %+7.1f ns = %.2fx an untraced call (%.1f ns)\n",
 			what, x - b, (x - b) / u, u }'
 }
@@ -181,13 +183,13 @@ report "throttled: folded into an aggregated record" f_plain f_throttled "< trac
 report "throttled, clock_gettime (DFTRACER_TSC=0)" f_plain f_throttled_clock "> TSC"
 echo "aggregated I/O (DFTRACER_THROTTLE_IO, past DFTRACER_THROTTLE_CALLS=1) and the cheap"
 echo "clock, as multiples of one untraced call in the same run:"
-ratio "folded START/END pair, TSC clock" f_plain f_throttled f_plain
-ratio "folded START/END pair, clock_gettime" f_plain f_throttled_clock f_plain
-ratio "pread 4 KiB traced, one complete event" read_plain read_meta read_plain
-ratio "pread 4 KiB aggregated, TSC clock" read_plain read_agg read_plain
-ratio "pread 4 KiB aggregated, clock_gettime" read_plain read_agg_clock read_plain
-ratio "tracer alone: pread aggregated, TSC clock" a_read_plain a_read_agg a_read_plain
-ratio "tracer alone: pread traced, one event" a_read_plain a_read_meta a_read_plain
+ratio "folded START/END pair, TSC clock" f_plain f_throttled
+ratio "folded START/END pair, clock_gettime" f_plain f_throttled_clock
+ratio "pread 4 KiB traced, one complete event" read_plain read_meta
+ratio "pread 4 KiB aggregated, TSC clock" read_plain read_agg
+ratio "pread 4 KiB aggregated, clock_gettime" read_plain read_agg_clock
+ratio "tracer alone: pread aggregated, TSC clock" a_read_plain a_read_agg
+ratio "tracer alone: pread traced, one event" a_read_plain a_read_meta
 echo "per-process cost: a tiny annotated program (INIT, a region around one write, FINI),"
 echo "$START_K processes a round, against the same program built without the tracer:"
 # proc WHAT BASE X: X's time per process against BASE's in the same round
