@@ -97,6 +97,13 @@ static int64_t rd_add(struct dft_file *f, int64_t a, int64_t b)
 	unsigned i, j, k = 0, n = f->nrd;
 	int64_t (*r)[2] = f->rd;
 
+	/* the usual cases: streaming on from the last range, or inside one */
+	if (n > 0 && a == r[n - 1][1]) {
+		r[n - 1][1] = b;
+		return 0;
+	}
+	if (n == 1 && a >= r[0][0] && b <= r[0][1])
+		return b - a;
 	for (i = 0; i < n; i++) {
 		int64_t x = r[i][0] > a ? r[i][0] : a;
 		int64_t y = r[i][1] < b ? r[i][1] : b;
