@@ -42,21 +42,22 @@ __all__ = ["dftracer", "dft_fn", "ai", "TagType", "DFTRACER_ENABLE"]
 # The C library and the package's ctypes binding (.._lib) are loaded at the
 # first use with tracing on; with tracing off nothing but os, threading and
 # functools is imported (no ctypes, inspect or json).
-_L = None       # the .._lib module once loaded
 _LIB = None     # the bound library, or None
 _tried = False
+_load_lock = threading.Lock()
 
 
 def _lib_or_none():
-    global _L, _LIB, _tried
+    global _LIB, _tried
     if _tried:
         return _LIB
     if not DFTRACER_ENABLE:
         return None
-    _tried = True
-    from .. import _lib
-    _L = _lib
-    _LIB = _lib.load()
+    with _load_lock:    # a second thread waits for the first's answer
+        if not _tried:
+            from .. import _lib
+            _LIB = _lib.load()
+            _tried = True
     return _LIB
 
 
