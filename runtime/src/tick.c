@@ -21,6 +21,12 @@
 #include <time.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#if defined(__GLIBC__) && defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#include <sys/platform/x86.h>
+#define DFT_GLIBC_CPU_FEATURES 1
+#endif
+#endif
 #endif
 
 #include "internal.h"
@@ -39,9 +45,14 @@ uint64_t dft_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* From the CPU features glibc read at start-up when it has them (2.33
+ * and later): a CPUID instruction traps to the hypervisor on a virtual
+ * machine, 5-13 us each here, two of them a traced process. */
 static int tsc_invariant(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(DFT_GLIBC_CPU_FEATURES)
+	return CPU_FEATURE_PRESENT(INVARIANT_TSC) != 0;
+#elif defined(__x86_64__) || defined(__i386__)
 	unsigned a, b, c, d;
 
 	if (__get_cpuid_max(0x80000000u, NULL) < 0x80000007u)

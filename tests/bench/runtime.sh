@@ -86,19 +86,33 @@ echo x > "$TMP/data/s.bin"
 cc -O2 -o "$TMP/startup" "$FX/startup.c" -I"$REPO/runtime/include" \
 	-L"$LIBDIR" -ldftracer_core -Wl,-rpath,"$LIBDIR"
 
-# spawned NAME PROG ENV...: appends "x WALL CPU", the mean nanoseconds of
-# START_K processes of PROG (one after another), to $TMP/NAME
+# spawned NAME PROG ENV...: appends "x WALL CPU THREAD" to $TMP/NAME, the
+# mean nanoseconds of START_K processes of PROG (one after another): wall,
+# CPU of all their threads, and CPU of the main (traced) thread, exec and
+# loading included (startup.c's STARTUP_LOG: written after the tracer's
+# exit handler)
 spawned() {
 	name=$1
 	prog=$2
 	shift 2
+	rm -f "$TMP/thread.log"
 	# shellcheck disable=SC2068
-	echo "x $(env $@ "$TMP/startup_plain" spawn "$START_K" "$prog" "$TMP/data/s.bin")" >> "$TMP/$name"
+	wc=$(env STARTUP_LOG="$TMP/thread.log" $@ "$TMP/startup_plain" spawn "$START_K" "$prog" "$TMP/data/s.bin")
+	th=$(awk '{ s += $1 } END { printf "%.0f", s / NR }' "$TMP/thread.log")
+	echo "x $wc $th" >> "$TMP/$name"
+	case "$*" in
+	*DFTRACER_ENABLE=1*)
+		[ "$(ls "$TMP"/traces | wc -l)" -eq "$START_K" ] ||
+			{ echo "$name: not $START_K traces" >&2; exit 1; } ;;
+	esac
 	rm -f "$TMP"/traces/*
 }
 
 ON="DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_DATA_DIR=$TMP/data DFTRACER_LOG_FILE=$TMP/traces/t"
 META="DFTRACER_INC_METADATA=1"
+# an annotated program initialises itself (DFTRACER_INIT=PRELOAD would
+# leave that to a preloaded library)
+APP_ON="DFTRACER_ENABLE=1 DFTRACER_DATA_DIR=$TMP/data DFTRACER_LOG_FILE=$TMP/traces/t"
 ALONE="BENCH_DIRECT=$NOOP"
 i=0
 while [ "$i" -lt "$ROUNDS" ]; do
@@ -134,7 +148,11 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	paired a_read_agg "LD_PRELOAD=$LIB:$NOOP" $ALONE $ON $META DFTRACER_THROTTLE_CALLS=1 -- read "$TMP/data/f.bin" "$N"
 	spawned p_plain "$TMP/startup_plain"
 	spawned p_off "$TMP/startup"
-	spawned p_traced "$TMP/startup" $ON $META
+	spawned p_traced "$TMP/startup" $APP_ON $META
+	# the same, living 5 ms longer (the writer thread has had a CPU)
+	spawned q_plain "$TMP/startup_plain" STARTUP_SLEEP_US=5000
+	spawned q_off "$TMP/startup" STARTUP_SLEEP_US=5000
+	spawned q_traced "$TMP/startup" STARTUP_SLEEP_US=5000 $APP_ON $META
 	if [ -n "$NOLAYERS" ]; then
 		paired n_stat_outside "LD_PRELOAD=$NOLAYERS" $ON -- stat "$TMP/other/f.bin" "$N"
 		paired n_read_traced "LD_PRELOAD=$NOLAYERS" $ON -- read "$TMP/data/f.bin" "$N"
@@ -190,11 +208,10 @@ ratio "pread 4 KiB aggregated, TSC clock" read_plain read_agg
 ratio "pread 4 KiB aggregated, clock_gettime" read_plain read_agg_clock
 ratio "tracer alone: pread aggregated, TSC clock" a_read_plain a_read_agg
 ratio "tracer alone: pread traced, one event" a_read_plain a_read_meta
-echo "per-process cost: a tiny annotated program (INIT, a region around one write, FINI),"
-echo "$START_K processes a round, against the same program built without the tracer:"
 # proc WHAT BASE X: X's time per process against BASE's in the same round
-# (the three run back to back), wall and CPU: the median over rounds of
-# the difference, and the ratio of the medians
+# (they run back to back): wall, CPU of all threads and CPU of the main
+# thread, the median over rounds of the difference, and the ratio of the
+# medians
 proc() {
 	paste "$TMP/$2" "$TMP/$3" | awk -v what="$1" '
 		function med(a, n,   i, j, t) {
@@ -204,16 +221,26 @@ proc() {
 				}
 			return a[int((n + 1) / 2)]
 		}
-		{ n++; dw[n] = $5 - $2; dc[n] = $6 - $3; bw[n] = $2; xw[n] = $5; bc[n] = $3; xc[n] = $6 }
+		{
+			n++
+			dw[n] = $6 - $2; dc[n] = $7 - $3; dt[n] = $8 - $4
+			bw[n] = $2; xw[n] = $6; bc[n] = $3; xc[n] = $7; bt[n] = $4; xt[n] = $8
+		}
 		END {
-			w = med(dw, n); c = med(dc, n)
-			printf "  %-46s wall %+6.0f us %.3fx, CPU %+6.0f us %.3fx (%.0f / %.0f us CPU)\n",
-				what, w / 1000, med(xw, n) / med(bw, n), c / 1000,
-				med(xc, n) / med(bc, n), med(xc, n) / 1000, med(bc, n) / 1000 }'
+			printf "  %-44s wall %+5.0f us %.2fx, CPU %+5.0f us %.2fx, main thread %+5.0f us %.2fx\n",
+				what, med(dw, n) / 1000, med(xw, n) / med(bw, n),
+				med(dc, n) / 1000, med(xc, n) / med(bc, n),
+				med(dt, n) / 1000, med(xt, n) / med(bt, n) }'
 }
+echo "per-process cost: a tiny annotated program (INIT, a region around one write, FINI),"
+echo "$START_K processes a round, against the same program built without the tracer"
+echo "(main thread: its CPU, exec and loading included, the traced thread's share):"
 proc "annotated, DFTRACER_ENABLE unset" p_plain p_off
 proc "annotated and traced (INC_METADATA=1, gzip)" p_plain p_traced
 proc "traced against annotated with tracing off" p_off p_traced
+echo "the same program living 5 ms longer (time for the writer thread to run):"
+proc "annotated, DFTRACER_ENABLE unset" q_plain q_off
+proc "traced against annotated with tracing off" q_off q_traced
 if [ -n "$NOLAYERS" ]; then
 	echo "a program without MPI or HDF5: the library with its MPI-IO and HDF5 layers"
 	echo "against the same library without them (tracing on):"
