@@ -287,3 +287,54 @@ bottlenecks() {
 	run -0 bash -o pipefail -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"proposal\" and .bottleneck==\"B1\") | .strategy'"
 	assert_line "sync.L1.fewer"
 }
+
+@test "write size imbalance is between processes that ran at the same time: a compressor, then a decompressor, is none" {
+	t="$BATS_TEST_TMPDIR/imb.pfw"
+	# process 1 writes 10 x 100 kB to its own file, process 2 10 x 10 kB
+	# to its own, starting at $1 us (process 1 runs 0 .. 1 s)
+	gen() {
+		for p in 1 2; do
+			t0=$(( (p - 1) * $1 ))
+			ev main C_APP "$t0" 1000000 | sed "s/\"pid\":1/\"pid\":$p/"
+			for i in $(seq 0 9); do
+				ev write POSIX $((t0 + 1000 + i * 20000)) 1000 "\"fname\":\"/scratch/out$p\",\"ret\":$(( p == 1 ? 100000 : 10000 ))" |
+					sed "s/\"pid\":1/\"pid\":$p/"
+			done
+		done
+	}
+	gen 2000000 >"$t"
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\") | .class'"
+	refute_line imbalance
+	# the same two processes overlapping in time: imbalance, with the
+	# bytes each wrote (summed here from the trace)
+	gen 500000 >"$t"
+	want=$(jq -s -r '[group_by(.pid)[] | [.[] | select(.name == "write") | .args.ret] | add] | "\(max) \(min)"' "$t")
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"imbalance\") | \"\\(.evidence.largest_bytes) \\(.evidence.smallest_bytes)\"'"
+	assert_output "$want"
+}
+
+@test "a bandwidth model that finds the trace's own requests no faster caps the severity at low" {
+	t="$BATS_TEST_TMPDIR/stdio.pfw"
+	# 4 fwrite of 2 MiB at 100 ms each (0.4 s of a 1.5 s process: over a
+	# quarter, critical) and 4 POSIX writes of 2 MiB at $1 us each
+	gen() {
+		ev main C_APP 0 1500000
+		for i in 0 1 2 3; do
+			ev fwrite STDIO $((1000 + i * 100000)) 100000 "\"fname\":\"/scratch/a\",\"size\":1,\"ret\":2097152"
+			ev write POSIX $((500000 + i * 250000)) "$1" "\"fname\":\"/scratch/b\",\"ret\":2097152"
+		done
+	}
+	# POSIX at 10 ms: the large requests (both kinds) move faster than
+	# the fwrite calls, the saving is positive, the band stands
+	gen 10000 >"$t"
+	share=$(jq -s '([.[] | select(.cat == "STDIO") | .dur] | add) / 1500000' "$t")
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"stdio\") | \"\\(.severity) \\(.saving_s > 0) \\((.wall_share - $share | fabs) < 1e-4)\"'"
+	assert_output "critical true true"
+	# POSIX at 200 ms: all large requests together are slower than the
+	# fwrite calls (16 MiB in 1.2 s against 8 MiB in 0.4 s): no saving,
+	# at most low, and the model says why
+	gen 200000 >"$t"
+	awk 'BEGIN { exit !((16 * 1048576 / 1.2) < (8 * 1048576 / 0.4)) }'
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"stdio\") | \"\\(.severity) \\(.saving_s) \\((.wall_share - $share | fabs) < 1e-4) \\(.saving_model | endswith(\"no faster than now, so at most low\"))\"'"
+	assert_output "low 0 true true"
+}

@@ -193,7 +193,16 @@ same() {
 }
 
 @test "bottlenecks are ranked by time at stake, ties by the data-loader stall, then the class name" {
-	run -0 bash -o pipefail -c "dft-analyze --all '$TRACES/gen0-dlio-unet3d.pfw.gz' '$GEN2' | jq -c 'select(.type==\"bottleneck\") | [.rank, .time_s, .class]'"
+	# two processes at the same time writing 100 kB and 10 kB requests:
+	# a size imbalance between processes (the two fixtures alone ran
+	# years apart), whose time at stake ties with the DLIO fs_bw finding
+	for p in 1 2; do
+		for i in $(seq 0 9); do
+			printf '{"id":0,"name":"write","cat":"POSIX","pid":%d,"tid":%d,"ts":%d,"dur":1000,"ph":"X","args":{"fname":"/scratch/out%d","ret":%d}}\n' \
+				"$p" "$p" $(( (p - 1) * 500 + i * 20000 )) "$p" $(( p == 1 ? 100000 : 10000 ))
+		done
+	done >"$BATS_TEST_TMPDIR/imb.pfw"
+	run -0 bash -o pipefail -c "dft-analyze --all '$TRACES/gen0-dlio-unet3d.pfw.gz' '$GEN2' '$BATS_TEST_TMPDIR/imb.pfw' | jq -c 'select(.type==\"bottleneck\") | [.rank, .time_s, .class]'"
 	[ "${#lines[@]}" -gt 3 ]
 	# the input can fail the rule: several times at stake and a tie
 	[ "$(printf '%s\n' "$output" | jq -s '[.[][1]] | unique | length')" -gt 3 ]

@@ -250,6 +250,7 @@ struct finding {
 	const char *cls;	/* catalogue class */
 	double time_s, saving_s, wall_share, io_time_share;
 	char *saving_model;
+	int no_gain;		/* the trace's own rate is no faster */
 	const char *severity;
 	json_object *facets, *insights, *files, *calls;	/* owned */
 	int64_t files_more;

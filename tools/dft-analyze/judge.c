@@ -277,11 +277,15 @@ bw_saving(struct finding *f, double t, int64_t bytes, double bw, int dflt,
 	double cur = t > 0 ? bytes / t / 1e6 : 0;
 
 	f->saving_s = t - at > 0 ? t - at : 0;
+	/* this trace's own requests of the better kind are no faster: the
+	 * pattern costs nothing measurable here */
+	f->no_gain = !dflt && f->saving_s <= 0;
 	f->saving_model = dft_xasprintf(
-		"the same %s at %.0f MB/s (%s) instead of %.1f MB/s",
+		"the same %s at %.0f MB/s (%s) instead of %.1f MB/s%s",
 		mb((double)bytes, b1, sizeof(b1)), bw / 1e6,
 		dflt ? "default_bw_mb_s: the trace has too few other requests"
-		     : whose, cur);
+		     : whose, cur,
+		f->no_gain ? ": no faster than now, so at most low" : "");
 }
 
 /* ---- time at stake per class ------------------------------------------- */
@@ -1462,6 +1466,8 @@ judge(struct agg *a, struct run_info *ri, struct results *r)
 		f->severity = band(f->wall_share);
 		if (cap && sev_score(f->severity) > 3)
 			f->severity = "medium";
+		if (f->no_gain && sev_score(f->severity) > 2)
+			f->severity = "low";
 		f->score = sev_score(f->severity);
 		locate(ri, f->functions);
 	}

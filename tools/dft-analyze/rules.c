@@ -855,7 +855,53 @@ i_straggler(struct rules_ctx *c, const struct insight *d)
 	free(cd);
 }
 
-/* P22 / P21 (d->w) size imbalance over file-per-process files */
+/*
+ * Whether two of the processes of map m (keys: process keys, values > 0)
+ * ran at the same time (M_PROCT spans). Sequential processes (a CLI that
+ * compresses, then another that decompresses) move different bytes by
+ * design: nobody waits on the busiest, so there is no imbalance to fix.
+ */
+static int
+procs_overlap(struct agg *a, struct dft_tmap *m)
+{
+	struct span *v = dft_xcalloc(m->count + 1, sizeof(*v));
+	size_t n = 0;
+	int any = 0;
+
+	for (size_t i = 0; i < m->count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(m, i, &kn);
+		const int64_t *pt = dft_tmap_get(&a->m[M_PROCT], k, kn, 0,
+						 NULL);
+
+		if (*(int64_t *)dft_tmap_value(m, i) <= 0)
+			continue;
+		if (pt == NULL || pt[0] <= 0 || pt[1] <= 0) {
+			any = 1;	/* no span known: assume they did */
+			break;
+		}
+		v[n].s = SPAN_BIG - pt[0];
+		v[n].e = pt[1];
+		n++;
+	}
+	if (!any && n > 1) {
+		int64_t end;
+
+		qsort(v, n, sizeof(*v), cmp_span);
+		end = v[0].e;
+		for (size_t i = 1; i < n && !any; i++) {
+			if (v[i].s < end)
+				any = 1;
+			if (v[i].e > end)
+				end = v[i].e;
+		}
+	}
+	free(v);
+	return any;
+}
+
+/* P22 / P21 (d->w) size imbalance over file-per-process files, between
+ * processes that ran at the same time */
 static void
 i_size_imbalance(struct rules_ctx *c, const struct insight *d)
 {
@@ -880,6 +926,10 @@ i_size_imbalance(struct rules_ctx *c, const struct insight *d)
 					  jn - (size_t)(sep + 1 - jk), 1, NULL);
 
 		*x += w ? fp[4] : fp[3];
+	}
+	if (!procs_overlap(a, &pb)) {
+		dft_tmap_release(&pb);
+		return;
 	}
 	for (size_t i = 0; i < pb.count; i++) {
 		int64_t x = *(int64_t *)dft_tmap_value(&pb, i);
