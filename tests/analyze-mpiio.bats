@@ -429,7 +429,7 @@ h5gaps() {
 	run -0 jq -c 'select(.type == "bottleneck")' "$d/a.ndjson"
 	first=$(printf '%s\n' "$output" | head -1)
 	# (numbers printed with 6 significant digits: within 1 us, 1e-5)
-	run -0 jq -n -e --argjson f "$first" --argjson w "$want" '
+	run -0 jq -n -e --argjson f "$first" --argjson w "$want" --arg h5 "$d/data/a.h5" '
 		def near($a; $b; $e): ($a - $b | fabs) <= $e;
 		$f.insight == "X05" and $f.class == "metadata"
 		and near($f.time_s * 1e6; $w.meta_us; 1)
@@ -438,6 +438,7 @@ h5gaps() {
 		and $f.evidence.attribute_ops == $w.attribute.count
 		and $f.evidence.attribute_bytes == $w.attribute.bytes
 		and $f.evidence.dominant == $w.dominant
+		and ($f.files | any(.file == $h5))
 		and near($f.value; $w.meta_us / $w.all_us; 1e-5)'
 	# the absolute count: at the number of metadata calls it fires, above not
 	printf 'hdf5_metadata_operations_absolute = %s\n' "$n" >"$d/t.conf"
