@@ -172,8 +172,23 @@ EOT
 	assert_output "$(jq -s '[.[] | select(.type == "bottleneck" and .bottleneck)] | length' v1.ndjson)"
 }
 
-@test "a run whose findings are all info says nothing is worth fixing" {
-	jq -c 'if .type == "bottleneck" then .severity = "info" else . end' "$D" >info.ndjson
+@test "an I/O-bound run whose findings are all info says its time is the storage's and the bytes', not the pattern's" {
+	# IOR with 1 MiB aligned transfers on a loaded disk: half the process
+	# time in I/O, and no rule faults the requests
+	jq -c 'if .type == "bottleneck" then .severity = "info" elif .type == "summary" then .verdict = "io-bound" | .io.read.bytes = 33554432 | .io.write.bytes = 16777216 else . end' "$D" >io.ndjson
+	run -0 dft-report -o r.md --no-html io.ndjson
+	run -0 section r.md
+	want=$(jq -r 'select(.type == "summary") | "No finding above \"info\": the run is I/O-bound, but no rule faults how its requests are made; what would shorten its I/O is faster storage or fewer bytes (\(.io.read.bytes / 1e5 | round / 10) MB read, \(.io.write.bytes / 1e5 | round / 10) MB written), not the access pattern."' io.ndjson)
+	assert_line "$want"
+	refute_line --partial "nothing in this run is worth fixing"
+	jq -c 'if .type == "summary" then .verdict = "partly" else . end' io.ndjson >partly.ndjson
+	run -0 dft-report -o r.md --no-html partly.ndjson
+	run -0 section r.md
+	assert_line "${want/is I\/O-bound/is partly I/O-bound}"
+}
+
+@test "a run not I/O-bound whose findings are all info says nothing is worth fixing" {
+	jq -c 'if .type == "bottleneck" then .severity = "info" elif .type == "summary" then .verdict = "not-io-bound" else . end' "$D" >info.ndjson
 	run -0 dft-report -o r.md --html r.html info.ndjson
 	run -0 section r.md
 	assert_line 'No finding above "info": nothing in this run is worth fixing.'

@@ -500,9 +500,32 @@ diag_section(struct doc *d, struct diag *g, json_object *summary,
 		}
 	}
 	doc_blank(d);
-	if (above == 0)
+	const char *vd = dft_json_str(summary, "verdict", "");
+
+	if (above == 0 && (strcmp(vd, "io-bound") == 0 ||
+			   strcmp(vd, "partly") == 0)) {
+		/* I/O-bound, and no rule faults the requests: the time is
+		 * the storage's and the bytes', not the access pattern's */
+		double rb = 0, wb = 0;
+		json_object *io = dft_json_path(summary, "io");
+
+		if (io != NULL) {
+			json_object *r = dft_json_path(io, "read");
+			json_object *w = dft_json_path(io, "write");
+
+			rb = r != NULL ? dft_json_double(r, "bytes", 0) : 0;
+			wb = w != NULL ? dft_json_double(w, "bytes", 0) : 0;
+		}
+		doc_line(d, "No finding above \"info\": the run is %s, but no "
+			 "rule faults how its requests are made; what would "
+			 "shorten its I/O is faster storage or fewer bytes "
+			 "(%.1f MB read, %.1f MB written), not the access "
+			 "pattern.", strcmp(vd, "partly") == 0 ?
+			 "partly I/O-bound" : "I/O-bound", rb / 1e6, wb / 1e6);
+	} else if (above == 0) {
 		doc_line(d, "No finding above \"info\": nothing in this run "
 			 "is worth fixing.");
+	}
 	if (below > 0)
 		doc_line(d, "%d more finding%s below the bottleneck level "
 			 "(\"info\") %s in the analysis records.", below,
