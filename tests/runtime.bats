@@ -697,6 +697,44 @@ thread_calls() {
 	run -0 python3 "$CHECK" "$W"/new/deeper/trace-*.pfw.gz
 }
 
+@test "start-up: an intercepted function is looked up at its first call, never at INIT" {
+	# LD_DEBUG=symbols logs every symbol lookup: lazy binding and dlsym
+	LD_DEBUG=symbols LD_DEBUG_OUTPUT="$W/ld" run -0 "$B/modes" one data
+	DFTRACER_ENABLE= LD_DEBUG=symbols LD_DEBUG_OUTPUT="$W/ld0" run -0 "$B/modes" one data
+	# the functions the library defines: its wrappers and the API
+	nm -D --defined-only "$RT/lib/libdftracer_core.so" |
+		awk '$2 == "T" || $2 == "W" { print $3 }' | sort -u > "$W/defined"
+	[ "$(wc -l < "$W/defined")" -gt 100 ]
+	local log
+	for log in ld ld0; do
+		cat "$W/$log".* | sed -n 's/.*symbol=\([^;]*\);.*/\1/p' | sort -u |
+			comm -12 - "$W/defined" > "$W/$log.hit"
+		# 'one' calls open, write and close: their real functions are
+		# looked up; read and lseek, which modes imports for its other
+		# cases, and the other 200-odd wrappers are not
+		for f in open write close; do
+			grep -qx "$f" "$W/$log.hit" || fail "$log: $f not looked up"
+		done
+		for f in read lseek pwrite64 fopen fwrite MPI_File_open H5Fcreate; do
+			! grep -qx "$f" "$W/$log.hit" || fail "$log: $f looked up, never called"
+		done
+		[ "$(grep -cv -E '^(initialize_main|initialize_region|finalize|finalize_region|finalize_region_cleanup|open|write|close)$' "$W/$log.hit")" -eq 0 ] ||
+			fail "$log: looked up: $(tr '\n' ' ' < "$W/$log.hit")"
+	done
+}
+
+@test "start-up: a trace file that cannot be made gives one error naming it; the program runs untraced" {
+	touch "$W/notadir"
+	DFTRACER_LOG_FILE="$W/notadir/trace" run -0 --separate-stderr "$B/modes" threads data
+	[ "$(grep -c "^dftracer: cannot open trace file '$W/notadir/trace-[0-9a-f]*-app.pfw.gz': Not a directory$" <<<"$stderr")" -eq 1 ] ||
+		fail "stderr: $stderr"
+	[ "$(grep -c . <<<"$stderr")" -eq 1 ] || fail "stderr: $stderr"
+	for i in 0 1 2 3; do
+		[ "$(stat -c %s "data/thread-$i.bin")" -eq $((25 * 4096)) ]
+	done
+	[ -z "$(ls "$W"/traces)" ]
+}
+
 @test "path names that need escaping stay valid JSON" {
 	run -0 "$B/modes" names data
 	f=$(the_trace)
