@@ -821,6 +821,37 @@ newline.bin" 'map(select(.name=="FH" and .args.name == $p)) | length == 1'
 	body "$f" | jq -e -s '(map(select(.name=="train"))[0].id) as $t | [.[] | select(.name=="write" and .args.p_idx == $t)] | length == 1'
 }
 
+@test "Python: a forked child that leaves by os._exit (multiprocessing's fork start) writes its whole trace" {
+	# without LD_PRELOAD nothing intercepts _exit: the package must
+	# finalize the child's trace itself
+	export PYTHONPATH="$REPO/runtime/python"
+	cat >"$W/mpf.py" <<'EOF2'
+import multiprocessing as mp, os, sys
+from dftracer.python import dft_fn, dftracer
+log = dftracer.initialize_log(logfile=None, data_dir=None, process_id=-1)
+@dft_fn("APP").log
+def work(tag):
+    return tag
+if __name__ == "__main__":
+    work("parent")
+    ps = [mp.get_context("fork").Process(target=work, args=("c%d" % i,)) for i in range(2)]
+    [p.start() for p in ps]
+    [p.join() for p in ps]
+    p = os.fork()
+    if p == 0:
+        work("child")
+        os._exit(0)
+    os.waitpid(p, 0)
+    log.finalize()
+EOF2
+	run -0 /usr/bin/python3 "$W/mpf.py"
+	[ "$(ls "$W"/traces/*.pfw.gz | wc -l)" -eq 4 ]
+	for f in "$W"/traces/*.pfw.gz; do
+		run -0 python3 "$CHECK" "$f"
+		echo "$output" | jq -e '.complete and .names.work == 1'
+	done
+}
+
 @test "Python without DFTRACER_ENABLE is a no-op" {
 	unset DFTRACER_ENABLE
 	export PYTHONPATH="$REPO/runtime/python"

@@ -105,6 +105,27 @@ def _fragment(*dicts):
     return "".join(parts) or None
 
 
+def _finalize_at_os_exit(lib):
+    """os._exit skips atexit, and without LD_PRELOAD nothing intercepts the
+    C library's _exit in the interpreter: a forked child that leaves by it
+    (multiprocessing's fork start method always does) would lose its trace.
+    The runtime's finalize writes the calling process's trace only, so the
+    parent's stays open when a child calls it."""
+    real = os._exit
+    if getattr(real, "_dft_finalizes", False):
+        return
+
+    def _exit(status, _real=real, _fin=lib.finalize):
+        try:
+            _fin()
+        finally:
+            _real(status)
+
+    _exit._dft_finalizes = True
+    _exit.__doc__ = real.__doc__
+    os._exit = _exit
+
+
 class dftracer:
     """The process-wide logger (pydftracer's ``dftracer`` singleton)."""
 
@@ -135,6 +156,8 @@ class dftracer:
                                       else -1))
         log._lib = lib
         log.logger = lib
+        if lib is not None:
+            _finalize_at_os_exit(lib)
         return log
 
     def _active(self):
