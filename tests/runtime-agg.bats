@@ -49,11 +49,30 @@ static void put(FILE *fp, int fd, int in, int i)
 	DFTRACER_C_FUNCTION_END();
 }
 
+/* START with names from one buffer rewritten between calls (the same
+ * pointer, another string each time) and with a literal */
+static void names(int n)
+{
+	char nm[16];
+
+	for (int i = 0; i < n; i++) {
+		strcpy(nm, i % 2 ? "odd_fn" : "even_fn");
+		finalize_region(initialize_region(nm, "C_APP", DF_DATA_EVENT));
+		finalize_region(initialize_region("lit_fn", "C_APP",
+						  DF_DATA_EVENT));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int n = atoi(argv[1]);
 
 	DFTRACER_C_INIT(NULL, NULL, NULL);
+	if (argc > 2 && strcmp(argv[2], "names") == 0) {
+		names(n);
+		DFTRACER_C_FINI();
+		return 0;
+	}
 	DFTRACER_C_FUNCTION_START();
 	DFTRACER_C_FUNCTION_UPDATE_STR("file", "agg.c");
 	DFTRACER_C_FUNCTION_UPDATE_INT("line", 36);
@@ -225,4 +244,14 @@ view() {
 	dft-analyze "$b" >"$W/b.out" || fail "dft-analyze: status $?"
 	jq -s -e --argjson n "$n" 'map(select(.type == "summary"))[0].functions |
 	  map(select(.name == "wr"))[0] | .count == $n and .io_calls == $n' "$W/b.out"
+}
+
+@test "folded calls: a name buffer rewritten between STARTs counts each name apart; literals too" {
+	n=2000
+	t=$(run_traced 1 "$n" names)
+	# calls per name: complete events plus the dft_cnt of the aggregated
+	# records (the throttle folds all three after 200 calls)
+	run -0 bash -o pipefail -c "$(declare -f body); body '$t' | jq -s -r 'map(select(.cat == \"C_APP\")) |
+	  group_by(.name) | map(\"\\(.[0].name) \\(map(if .ph == \"C\" then .args.dft_cnt else 1 end) | add) \\(map(select(.ph == \"C\")) | length > 0)\") | .[]'"
+	assert_output "$(printf '%s\n' "even_fn $((n / 2)) true" "lit_fn $n true" "odd_fn $((n / 2)) true")"
 }

@@ -347,7 +347,25 @@ DFT_API void finalize_region(struct DFTracerData *d)
 				region_emit(t, r, end);
 			dft_child_end(t, end);
 		} else {
-			agg_add(t, r, tk);
+			/* agg_add's common case inline: the open record of
+			 * the slot, its interval not over (a tick compare) */
+			struct dft_fnstat *e = NULL;
+
+			if (DFT_LIKELY(t->buf && r->t == t &&
+				       (unsigned)r->slot < t->fncap))
+				e = &t->fns[r->slot];
+			if (DFT_LIKELY(e && e->hash == r->fhash && e->cnt &&
+				       r->tick >= e->anc_tick &&
+				       r->tick < e->lim_tick)) {
+				e->cnt++;
+				e->dsum += dns;
+				if (dns < e->dmin)
+					e->dmin = dns;
+				if (dns > e->dmax)
+					e->dmax = dns;
+			} else {
+				agg_add(t, r, dns);
+			}
 		}
 	} else {
 		uint64_t end = dft_now();
@@ -368,6 +386,15 @@ DFT_API void finalize_region(struct DFTracerData *d)
 		}
 	}
 	dft_guard--;
+	/* region_put's common case inline: a folded call's handle owns
+	 * nothing */
+	if (DFT_LIKELY(!r->own && !r->args && !r->poff && t &&
+		       t->nfree < DFT_NFREE)) {
+		r->next = t->free;
+		t->free = r;
+		t->nfree++;
+		return;
+	}
 	region_put(t, r);
 }
 

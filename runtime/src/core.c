@@ -9,6 +9,8 @@
  */
 #include <ctype.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -866,27 +869,70 @@ int fn_slot(struct dft_thread *t, const char *name, const char *cat,
 	return (int)i;
 }
 
-/* The slot of (name, cat) through the thread's pointer cache: the same
- * literal pointers as a recent call (an annotated function's __func__)
- * and the same strings (a caller may reuse a buffer for another name). */
-int fn_lookup(struct dft_thread *t, const char *name, const char *cat)
+/* The executable's read-only segments (PT_LOAD without PF_W), from its
+ * program headers (getauxval: no loader lock, safe in a signal handler),
+ * looked up once.  The executable is never unmapped, so a string there
+ * (an annotated function's __func__, a literal category) never changes:
+ * a cache hit on its pointer needs no strcmp.  Strings elsewhere (a
+ * library's, which dlclose may unmap; a caller's buffer) are compared. */
+#define DFT_RO_MAX 8
+static struct {
+	_Atomic int state;	/* 0 not looked up, 1 busy, 2 done */
+	unsigned n;
+	uintptr_t lo[DFT_RO_MAX], hi[DFT_RO_MAX];
+} ro;
+
+static void ro_find(void)
 {
-	unsigned i = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)cat >> 7)) &
-		     (DFT_FNC - 1);
-	struct dft_fncache *c = &t->fc[i];
-	int s;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	size_t n = getauxval(AT_PHNUM), i;
+	uintptr_t bias = 0;
+	int have = 0, z = 0;
 
-	if (c->name == name && c->cat == cat && c->slot >= 0) {
-		const struct dft_fnstat *e = &t->fns[c->slot];
+	if (!atomic_compare_exchange_strong(&ro.state, &z, 1))
+		return;	/* done, or another thread (or this one) on it */
+	for (i = 0; ph && i < n; i++)
+		if (ph[i].p_type == PT_PHDR) {
+			bias = (uintptr_t)ph - ph[i].p_vaddr;
+			have = 1;
+		}
+	for (i = 0; have && i < n && ro.n < DFT_RO_MAX; i++)
+		if (ph[i].p_type == PT_LOAD && !(ph[i].p_flags & PF_W) &&
+		    ph[i].p_memsz) {
+			ro.lo[ro.n] = bias + ph[i].p_vaddr;
+			ro.hi[ro.n] = bias + ph[i].p_vaddr + ph[i].p_memsz;
+			ro.n++;
+		}
+	atomic_store(&ro.state, 2);
+}
 
-		if (strcmp(e->name, name) == 0 && strcmp(e->cat, cat) == 0)
-			return c->slot;
-	}
-	s = fn_slot(t, name, cat, fn_hash(name, cat));
+/* s and its NUL lie in one of the executable's read-only segments */
+static int ro_has(const char *s)
+{
+	uintptr_t a = (uintptr_t)s;
+
+	if (atomic_load(&ro.state) != 2)
+		ro_find();
+	if (atomic_load(&ro.state) != 2)
+		return 0;
+	for (unsigned i = 0; i < ro.n; i++)
+		if (a >= ro.lo[i] && a < ro.hi[i])
+			return a + strnlen(s, ro.hi[i] - a) < ro.hi[i];
+	return 0;
+}
+
+/* fn_lookup's miss (core.h): the table, and the cache entry i refilled */
+int fn_lookup_miss(struct dft_thread *t, const char *name, const char *cat,
+		   unsigned i)
+{
+	struct dft_fncache *c;
+	int s = fn_slot(t, name, cat, fn_hash(name, cat));
+
 	c = &t->fc[i];	/* fn_slot may have cleared the cache */
 	c->name = name;
 	c->cat = cat;
 	c->slot = s;
+	c->lit = s >= 0 && ro_has(name) && ro_has(cat);
 	return s;
 }
 
@@ -1001,21 +1047,18 @@ uint64_t fold_end(const struct dft_region *r, uint64_t tick)
 	return end > r->cend ? end : r->cend;
 }
 
-/* a folded call nothing named ends at tick (the cheap clock, tick.c):
- * into the interval's record, whose start is read from the trace's
- * clock once */
-void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t tick)
+/* a folded call nothing named ended, dns after it began (the cheap clock,
+ * tick.c): into the interval's record, whose start is read from the
+ * trace's clock once */
+void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t dns)
 {
 	struct dft_fnstat *e;
-	uint64_t start, dns;
+	uint64_t start;
 
-	if (!t->buf)
-		return;
-	dns = dft_tick_ns(tick - r->tick);
-	if (r->t != t)
+	if (!t->buf || r->t != t)
 		return;
 	e = fn_at(t, r->slot, r->fhash);
-	if (!e) {	/* the table grew since START */
+	if (DFT_UNLIKELY(!e)) {	/* the table grew since START */
 		int s = fn_slot(t, r->name, r->cat, r->fhash);
 
 		if (s < 0)
@@ -1023,26 +1066,29 @@ void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t tick)
 		e = &t->fns[s];
 	}
 	/* the open record's interval: [iv, iv + interval); the call's start
-	 * estimated from the ticks since the record's last clock reading,
-	 * and read from the clock when that says it is past the interval */
-	if (e->cnt) {
-		start = e->anc_us + dft_tick_us(r->tick - e->anc_tick);
-		if (r->tick < e->anc_tick || start - e->iv >= G.interval_us) {
-			start = dft_now() - (dns + 500) / 1000;
-			if (start < e->iv || start - e->iv >= G.interval_us) {
-				agg_flush(t, e);
-			} else {
-				e->anc_us = start;
-				e->anc_tick = r->tick;
-			}
+	 * estimated from the ticks since the record's last clock reading
+	 * (a tick compare: lim_tick is where the interval ends), and read
+	 * from the clock when that says it is past the interval */
+	if (e->cnt && DFT_UNLIKELY(r->tick < e->anc_tick ||
+				   r->tick >= e->lim_tick)) {
+		start = dft_now() - (dns + 500) / 1000;
+		if (start < e->iv || start - e->iv >= G.interval_us) {
+			agg_flush(t, e);
+		} else {
+			e->anc_us = start;
+			e->anc_tick = r->tick;
+			e->lim_tick = r->tick + dft_ns_ticks(
+				(e->iv + G.interval_us - start) * 1000);
 		}
 	}
-	if (!e->cnt) {
+	if (DFT_UNLIKELY(!e->cnt)) {
 		dft_tick_anchor();
 		start = dft_now() - (dns + 500) / 1000;
 		e->iv = start - start % G.interval_us;
 		e->first = e->anc_us = start;
 		e->anc_tick = r->tick;
+		e->lim_tick = r->tick + dft_ns_ticks(
+			(e->iv + G.interval_us - start) * 1000);
 		e->dmin = e->dmax = dns;
 		e->dsum = 0;
 	}

@@ -6,6 +6,7 @@
 #define DFT_RT_CORE_H
 
 #include <pthread.h>
+#include <string.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -112,8 +113,29 @@ void agg_flush_thread(struct dft_thread *t);
 uint64_t fn_hash(const char *name, const char *cat);
 int fn_slot(struct dft_thread *t, const char *name, const char *cat,
 	    uint64_t h);
-void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t tick);
-int fn_lookup(struct dft_thread *t, const char *name, const char *cat);
+void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t dns);
+int fn_lookup_miss(struct dft_thread *t, const char *name, const char *cat,
+		   unsigned i);
+/* The slot of (name, cat) through the thread's pointer cache: the same
+ * literal pointers as a recent call (an annotated function's __func__)
+ * and the same strings (a caller may reuse a buffer for another name).
+ * The hit inline: START's hot path. */
+static inline int fn_lookup(struct dft_thread *t, const char *name,
+			    const char *cat)
+{
+	unsigned i = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)cat >> 7)) &
+		     (DFT_FNC - 1);
+	const struct dft_fncache *c = &t->fc[i];
+
+	if (DFT_LIKELY(c->name == name && c->cat == cat && c->slot >= 0)) {
+		const struct dft_fnstat *e = &t->fns[c->slot];
+
+		if (DFT_LIKELY(c->lit || (strcmp(e->name, name) == 0 &&
+					  strcmp(e->cat, cat) == 0)))
+			return c->slot;
+	}
+	return fn_lookup_miss(t, name, cat, i);
+}
 const char *fn_intern(const char *s);
 struct dft_region *region_get(struct dft_thread *t);
 void region_put(struct dft_thread *t, struct dft_region *r);

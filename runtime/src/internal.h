@@ -86,15 +86,19 @@ struct dft_fnstat {
 	uint64_t first;		/* start of its first call: the record's ts */
 	uint64_t anc_us, anc_tick;	/* its latest clock reading and the
 					 * tick then (tick.c) */
+	uint64_t lim_tick;	/* the tick its interval ends at, estimated */
 	uint64_t cnt, dmin, dmax, dsum;	/* the open record (times in ns) */
 };
 
 /* The last (name, cat) pointers a thread's START calls gave and their
- * slot: a hit costs two pointer compares and two strcmp, no hashing. */
+ * slot: a hit costs two pointer compares and two strcmp (none for
+ * literals of the executable), no hashing. */
 #define DFT_FNC 64
 struct dft_fncache {
 	const char *name, *cat;
 	int slot;
+	int lit;	/* both in the executable's read-only segments: the
+			 * same pointers are the same strings, no strcmp */
 };
 
 /* The rendered head of a recent event name and category (ev_begin_lit) */
@@ -229,7 +233,18 @@ static inline uint64_t dft_tick(void)
 #endif
 	return dft_mono_ns();
 }
-uint64_t dft_tick_ns(uint64_t ticks);
+/* the hot path inline: a load, a compare and a multiply */
+extern _Atomic uint64_t dft_tick_mult;	/* ns per tick, 32.32; 0: none yet */
+uint64_t dft_tick_ns_slow(uint64_t ticks);
+static inline uint64_t dft_tick_ns(uint64_t ticks)
+{
+	uint64_t m = atomic_load_explicit(&dft_tick_mult,
+					  memory_order_relaxed);
+
+	if (DFT_LIKELY(m && dft_tsc))
+		return (uint64_t)(((unsigned __int128)ticks * m) >> 32);
+	return dft_tick_ns_slow(ticks);
+}
 uint64_t dft_ns_ticks(uint64_t ns);	/* the inverse */
 /* ticks to whole microseconds, rounded */
 static inline uint64_t dft_tick_us(uint64_t ticks)
@@ -367,9 +382,9 @@ static inline long long dft_io_bytes(long long ret, long long size)
 }
 /* the thread's slot of (name, cat) when its calls are aggregated, else -1 */
 int dft_io_folded(const char *name, const char *cat);
-/* a folded call from tick t0 to t1 on f: ret as returned, size the stdio
- * element size (-1: none), positional with off */
-void dft_io_agg(int slot, const char *name, const char *cat,
+/* a folded call from tick t0 to t1 on f: w a write, ret as returned,
+ * size the stdio element size (-1: none), positional with off */
+void dft_io_agg(int w, const char *name, const char *cat,
 		struct dft_file *f, uint64_t t0, uint64_t t1, long long ret,
 		long long size, int positional, long long off);
 /* a complete I/O event of dur us was written: the throttle counts it */

@@ -168,7 +168,7 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 			r_ = call; \
 			e_ = errno; \
 			c1_ = dft_tick(); \
-			dft_io_agg(s_, evname, cat, f, c0_, c1_, \
+			dft_io_agg(is_write(evname), evname, cat, f, c0_, c1_, \
 				   (long long)r_, size, positional, off); \
 			errno = e_; \
 			return r_; \

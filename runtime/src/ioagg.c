@@ -154,8 +154,10 @@ static int64_t rd_add(struct dft_file *f, int64_t a, int64_t b)
 	return cov;
 }
 
-unsigned dft_model_data(struct dft_file *f, int w, int positional,
-			long long off, long long bytes, long long *start_out)
+/* inline in dft_io_agg, the aggregated call's path */
+static inline __attribute__((always_inline)) unsigned
+model_data(struct dft_file *f, int w, int positional, long long off,
+	   long long bytes, long long *start_out)
 {
 	int64_t start = positional ? off : f->pos, *last;
 	unsigned c = 0;
@@ -171,11 +173,32 @@ unsigned dft_model_data(struct dft_file *f, int w, int positional,
 	*last = start + bytes;
 	if (start % 4096 != 0)
 		c |= DFT_IO_MISAL;
-	if (!w && bytes > 0 &&
-	    2 * rd_add(f, start, start + bytes) >= bytes)
-		c |= DFT_IO_REREAD;
+	if (!w && bytes > 0) {
+		unsigned n = f->nrd;
+		int64_t cov;
+
+		/* rd_add's usual cases inline: streaming on from the last
+		 * range, or inside the only one */
+		if (n > 0 && start == f->rd[n - 1][1]) {
+			f->rd[n - 1][1] = start + bytes;
+			cov = 0;
+		} else if (n == 1 && start >= f->rd[0][0] &&
+			   start + bytes <= f->rd[0][1]) {
+			cov = bytes;
+		} else {
+			cov = rd_add(f, start, start + bytes);
+		}
+		if (2 * cov >= bytes)
+			c |= DFT_IO_REREAD;
+	}
 	*start_out = start;
 	return c;
+}
+
+unsigned dft_model_data(struct dft_file *f, int w, int positional,
+			long long off, long long bytes, long long *start_out)
+{
+	return model_data(f, w, positional, off, bytes, start_out);
 }
 
 /* ---- the throttle's decision -------------------------------------------- */
@@ -392,13 +415,7 @@ static unsigned size_class(long long b)
 		       0;
 }
 
-static int is_write(const char *name)
-{
-	return name[0] == 'w' || ((name[0] == 'p' || name[0] == 'f') &&
-				  name[1] == 'w');
-}
-
-void dft_io_agg(int slot, const char *name, const char *cat,
+void dft_io_agg(int w, const char *name, const char *cat,
 		struct dft_file *f, uint64_t t0, uint64_t t1, long long ret,
 		long long size, int positional, long long off)
 {
@@ -411,7 +428,6 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 	unsigned cls, i;
 	int k;
 
-	(void)slot;
 	DFT_PENDING_CHECK();
 	dft_guard++;
 	t = dft_self();
@@ -420,8 +436,8 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 	if (!t->io && !(t->io = calloc(DFT_IOREC, sizeof(*t->io))))
 		goto out;
 	cls = size_class(bytes) |
-	      dft_model_data(f, is_write(name), positional, off, bytes,
-			     &start) << 8;
+	      model_data(f, w, positional, off, bytes, &start)
+		      << 8;
 	/* the enclosing function: the innermost region not a layer's span */
 	for (k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1; k >= 0;
 	     k--) {
@@ -435,13 +451,13 @@ void dft_io_agg(int slot, const char *name, const char *cat,
 	pc = !p ? NULL : p->own ? fn_intern(p->cat) : p->cat;
 	if (!pn || !pc)
 		pn = pc = NULL;
-	h = ((uintptr_t)name >> 3) ^ ((uintptr_t)f >> 4) * 31 ^
-	    ((uintptr_t)pn >> 3) * 17 ^ cls * 7;
 	/* the record of the thread's previous call first: a loop's calls */
 	x = t->io_last;
-	if (!x || x->f != f || x->name != name || x->cat != cat ||
-	    x->cls != cls || x->pname != pn || x->pcat != pc)
+	if (DFT_UNLIKELY(!x || x->f != f || x->name != name || x->cat != cat ||
+			 x->cls != cls || x->pname != pn || x->pcat != pc))
 		x = NULL;
+	h = x ? 0 : ((uintptr_t)name >> 3) ^ ((uintptr_t)f >> 4) * 31 ^
+		    ((uintptr_t)pn >> 3) * 17 ^ cls * 7;
 	for (i = 0; !x && i < DFT_IOREC; i++) {
 		struct dft_iorec *y = &t->io[(h + i) & (DFT_IOREC - 1)];
 

@@ -33,7 +33,8 @@
 
 int dft_tsc;
 
-static _Atomic uint64_t mult;		/* ns per tick, 32.32 fixed point */
+_Atomic uint64_t dft_tick_mult;	/* ns per tick, 32.32 fixed point */
+#define mult dft_tick_mult
 static uint64_t ns0, tick0;		/* the first reading pair */
 static _Atomic uint64_t span;		/* ns between the pair mult is from */
 
@@ -111,16 +112,15 @@ void dft_tick_anchor(void)
 	atomic_store(&span, s);
 }
 
-uint64_t dft_tick_ns(uint64_t ticks)
+/* dft_tick_ns (internal.h) without a ratio yet */
+uint64_t dft_tick_ns_slow(uint64_t ticks)
 {
-	uint64_t m;
+	uint64_t m, ns, tk;
 
 	if (!dft_tsc)
 		return ticks;
 	m = atomic_load_explicit(&mult, memory_order_relaxed);
-	if (DFT_UNLIKELY(!m)) {
-		uint64_t ns, tk;
-
+	if (!m) {
 		dft_tick_anchor();
 		m = atomic_load(&mult);
 		/* under 100 us since the first pair: a ratio for now */
