@@ -125,7 +125,6 @@ struct dft_thread {
 	uint64_t child_t0;	/* the start of the event being written, while
 				 * it names its parent (frame_id), else 0 */
 	struct dft_iorec *io;	/* open aggregated I/O records (ioagg.c) */
-	struct dft_iorec *io_last;	/* the previous call's record */
 	unsigned nio;		/* of DFT_IOREC slots, in use */
 	uint64_t ioseq;		/* aggregated calls so far: their order */
 	struct dft_region *free;	/* region handles to reuse */

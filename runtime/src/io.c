@@ -1248,7 +1248,8 @@ DECL_REAL(ftello);
 DECL_REAL(ftello64);
 DECL_REAL(fflush);
 
-static struct dft_file *fp_file(FILE *fp)
+static inline __attribute__((always_inline)) struct dft_file *
+fp_file(FILE *fp)
 {
 	if (!fp || dft_guard)
 		return NULL;

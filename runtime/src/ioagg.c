@@ -41,6 +41,11 @@
 #include "core.h"
 
 #define DFT_IOREC 64		/* open records per thread */
+/* After them in the same block: the record of the thread's latest call
+ * of each size class, checked before the table is probed (a loop's calls
+ * alternate a few sizes: tinyxml2's Write) */
+#define DFT_IOC 64
+#define IO_CACHE(t) ((struct dft_iorec **)((t)->io + DFT_IOREC))
 
 struct dft_iorec {
 	const char *name, *cat;		/* literals */
@@ -425,7 +430,7 @@ void dft_io_agg(int w, const char *name, const char *cat,
 	const char *pn, *pc;
 	long long bytes = dft_io_bytes(ret, size), start;
 	uint64_t dk = t1 - t0, dns, h, st;
-	unsigned cls, i;
+	unsigned cls, i, ci;
 	int k;
 
 	DFT_PENDING_CHECK();
@@ -433,7 +438,8 @@ void dft_io_agg(int w, const char *name, const char *cat,
 	t = dft_self();
 	if (!t || !t->buf || !dft_on_any)
 		goto out;
-	if (!t->io && !(t->io = calloc(DFT_IOREC, sizeof(*t->io))))
+	if (!t->io && !(t->io = calloc(1, DFT_IOREC * sizeof(*t->io) +
+					       DFT_IOC * sizeof(*t->io))))
 		goto out;
 	cls = size_class(bytes) |
 	      model_data(f, w, positional, off, bytes, &start)
@@ -451,10 +457,11 @@ void dft_io_agg(int w, const char *name, const char *cat,
 	pc = !p ? NULL : p->own ? fn_intern(p->cat) : p->cat;
 	if (!pn || !pc)
 		pn = pc = NULL;
-	/* the record of the thread's previous call first: a loop's calls */
-	x = t->io_last;
-	if (DFT_UNLIKELY(!x || x->f != f || x->name != name || x->cat != cat ||
-			 x->cls != cls || x->pname != pn || x->pcat != pc))
+	/* the record of the thread's latest call of this size first */
+	ci = cls & (DFT_IOC - 1);	/* the size class */
+	x = IO_CACHE(t)[ci];
+	if (!x || x->f != f || x->name != name || x->cat != cat ||
+	    x->cls != cls || x->pname != pn || x->pcat != pc)
 		x = NULL;
 	h = x ? 0 : ((uintptr_t)name >> 3) ^ ((uintptr_t)f >> 4) * 31 ^
 		    ((uintptr_t)pn >> 3) * 17 ^ cls * 7;
@@ -544,7 +551,7 @@ void dft_io_agg(int w, const char *name, const char *cat,
 	if (start + bytes > x->ext)
 		x->ext = start + bytes;
 	x->last_tick = t1;
-	t->io_last = x;
+	IO_CACHE(t)[ci] = x;
 	x->seq = ++t->ioseq;
 	x->pos = f->pos;
 	x->end_r = f->end_r;
