@@ -62,16 +62,14 @@ static void region_args_add(struct dft_region *r, const char *frag, size_t n,
 }
 
 /* Renders one ,"key":value pair through the thread's line scratch. */
-static void region_update(struct DFTracerData *d, const char *key,
-			  const char *sval, long long ival, double dval,
-			  int kind)
+static __attribute__((noinline)) void
+region_update_full(struct dft_region *r, const char *key, const char *sval,
+		   long long ival, double dval, int kind)
 {
-	struct dft_region *r = (struct dft_region *)d;
 	struct dft_thread *t;
 	size_t save, klen;
 
-	if (!r || !key || r->magic != DFT_R_FULL || r->meta || !G.metadata ||
-	    !dft_on_any || dft_guard)
+	if (!key || r->meta || !G.metadata || !dft_on_any || dft_guard)
 		return;
 	dft_guard++;
 	DFT_PENDING_CHECK();
@@ -102,6 +100,18 @@ static void region_update(struct DFTracerData *d, const char *key,
 	t->n = save;
 	t->overflow = 0;
 	dft_guard--;
+}
+
+/* An UPDATE: a folded call (a throttled function's START) keeps no args,
+ * so its UPDATEs return at once, inline in the API functions */
+static inline __attribute__((always_inline)) void
+region_update(struct DFTracerData *d, const char *key, const char *sval,
+	      long long ival, double dval, int kind)
+{
+	struct dft_region *r = (struct dft_region *)d;
+
+	if (r && r->magic == DFT_R_FULL)
+		region_update_full(r, key, sval, ival, dval, kind);
 }
 
 /* r starts now, inside the thread's innermost open region (whose id is
