@@ -395,17 +395,18 @@ DFT_API void finalize_region(struct DFTracerData *d)
 				fn_count(t, r, end - r->ts);
 		}
 	}
-	dft_guard--;
 	/* region_put's common case inline: a folded call's handle owns
-	 * nothing */
+	 * nothing.  Under the guard: a signal handler's START in between
+	 * would take a handle from the list being changed */
 	if (DFT_LIKELY(!r->own && !r->args && !r->poff && t &&
 		       t->nfree < DFT_NFREE)) {
 		r->next = t->free;
 		t->free = r;
 		t->nfree++;
-		return;
+	} else {
+		region_put(t, r);
 	}
-	region_put(t, r);
+	dft_guard--;
 }
 
 DFT_API void finalize_region_cleanup(struct DFTracerData **d)
@@ -516,8 +517,8 @@ void dft_span_end(struct dft_region *r, const struct dft_kv *kv, int n,
 		}
 		ev_end(t, args);
 	}
+	region_put(t, r);	/* under the guard, as finalize_region */
 	dft_guard--;
-	region_put(t, r);
 }
 
 /* ---- extras for the Python package (not in dftracer's header) ----------- */
