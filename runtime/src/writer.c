@@ -531,10 +531,14 @@ static int tbuf_flush_async(struct dft_tbuf *b)
 	pthread_mutex_lock(&W.lock);
 	if (W.failed || W.stop)
 		goto inline_write;
-	/* back-pressure: wait rather than write past the queued jobs */
-	while (W.started && W.pending >= 2)
+	/* back-pressure: wait rather than write past the queued jobs.  A
+	 * finalize or exec may stop the writer meanwhile (writer_take): then
+	 * write inline, never start a writer after the stop (it would find
+	 * the queue empty and leave with W.started set, and every later
+	 * flush would wait here for it, finalize waiting for their buffers) */
+	while (W.started && W.pending >= 2 && !W.stop)
 		pthread_cond_wait(&W.done, &W.lock);
-	if (writer_start_locked() != 0)
+	if (W.failed || W.stop || writer_start_locked() != 0)
 		goto inline_write;
 	want = next_cap(b->cap);
 	fresh = W.spare;
