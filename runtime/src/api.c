@@ -367,12 +367,7 @@ DFT_API void finalize_region(struct DFTracerData *d)
 			if (DFT_LIKELY(e && e->hash == r->fhash && e->cnt &&
 				       r->tick >= e->anc_tick &&
 				       r->tick < e->lim_tick)) {
-				e->cnt++;
-				e->dsum += dns;
-				if (dns < e->dmin)
-					e->dmin = dns;
-				if (dns > e->dmax)
-					e->dmax = dns;
+				fnstat_count(e, dns);
 			} else {
 				agg_add(t, r, dns);
 			}

@@ -1092,12 +1092,7 @@ void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t dns)
 		e->dmin = e->dmax = dns;
 		e->dsum = 0;
 	}
-	e->cnt++;
-	e->dsum += dns;
-	if (dns < e->dmin)
-		e->dmin = dns;
-	if (dns > e->dmax)
-		e->dmax = dns;
+	fnstat_count(e, dns);
 }
 
 /* a complete event was written: count it and its own time (its duration
