@@ -992,23 +992,32 @@ static struct dft_fnstat *fn_at(struct dft_thread *t, int slot, uint64_t h)
 }
 
 /* Writes e's open aggregated record.  Caller holds the guard. */
+/* The head of an aggregated record (functions here, I/O in ioagg.c), up to
+ * the host hash's value, its closing quote left to the caller: a fresh line
+ * in t's scratch. */
+void agg_head(struct dft_thread *t, const char *name, const char *cat,
+	      uint64_t first)
+{
+	t->n = 0;
+	t->overflow = 0;
+	DFT_LIT(t, "{\"name\":");
+	put_str(t, name, 0);
+	DFT_LIT(t, ",\"cat\":");
+	put_str(t, cat, 0);
+	DFT_LIT(t, ",\"ts\":");
+	put_u64(t, first);
+	DFT_LIT(t, ",\"ph\":\"C\"");
+	ev_raw(t, t->pidtid, t->pidtid_len);
+	DFT_LIT(t, ",\"args\":{\"hhash\":\"");
+	ev_raw(t, G.hhash, 16);
+}
+
 static void agg_flush(struct dft_thread *t, struct dft_fnstat *e)
 {
 	if (!e->cnt)
 		return;
-	t->n = 0;
-	t->overflow = 0;
-	DFT_LIT(t, "{\"name\":");
-	put_str(t, e->name, 0);
-	DFT_LIT(t, ",\"cat\":");
-	put_str(t, e->cat, 0);
-	DFT_LIT(t, ",\"ts\":");
-	put_u64(t, e->first);
-	DFT_LIT(t, ",\"ph\":\"C\"");
-	ev_raw(t, t->pidtid, t->pidtid_len);
 	/* always with args: without dft_cnt a reader sees a counter */
-	DFT_LIT(t, ",\"args\":{\"hhash\":\"");
-	ev_raw(t, G.hhash, 16);
+	agg_head(t, e->name, e->cat, e->first);
 	DFT_LIT(t, "\",\"dft_cnt\":");
 	put_u64(t, e->cnt);
 	/* kept in ns (tick.c), written in us */

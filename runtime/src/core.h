@@ -114,6 +114,8 @@ uint64_t fn_hash(const char *name, const char *cat);
 int fn_slot(struct dft_thread *t, const char *name, const char *cat,
 	    uint64_t h);
 void agg_add(struct dft_thread *t, struct dft_region *r, uint64_t dns);
+void agg_head(struct dft_thread *t, const char *name, const char *cat,
+	      uint64_t first);
 /* one more folded call of dns nanoseconds in e's open record: agg_add and
  * finalize_region's inline fast path */
 static inline void fnstat_count(struct dft_fnstat *e, uint64_t dns)

@@ -322,18 +322,7 @@ static int is_layer(const char *cat)
 
 static void rec_write(struct dft_thread *t, struct dft_iorec *x)
 {
-	t->n = 0;
-	t->overflow = 0;
-	DFT_LIT(t, "{\"name\":");
-	put_str(t, x->name, 0);
-	DFT_LIT(t, ",\"cat\":");
-	put_str(t, x->cat, 0);
-	DFT_LIT(t, ",\"ts\":");
-	put_u64(t, x->first);
-	DFT_LIT(t, ",\"ph\":\"C\"");
-	ev_raw(t, t->pidtid, t->pidtid_len);
-	DFT_LIT(t, ",\"args\":{\"hhash\":\"");
-	ev_raw(t, G.hhash, 16);
+	agg_head(t, x->name, x->cat, x->first);
 	DFT_LIT(t, "\",\"fhash\":\"");
 	ev_raw(t, x->f->hash, 16);
 	DFT_LIT(t, "\"");
