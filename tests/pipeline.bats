@@ -1317,6 +1317,22 @@ PY
 	run -0 cat "$w/runs/baseline/stdout"
 	assert_output "recpkg 1.2.3 in a venv: True"
 	run -0 grep -c '_dft' "$(find "$w/install_ann" -path '*-packages/recpkg/__main__.py')"
+	# the tracer's package is on the annotated venv's path by a .pth file,
+	# after the standard library and the venv's packages (PYTHONPATH
+	# would put it first, to be searched by every import), and the runs
+	# of the annotated build set no PYTHONPATH
+	[ -z "$(find "$w/install" -name dftracer.pth)" ] || fail "the baseline venv has dftracer.pth"
+	run -0 cat "$(find "$w/install_ann" -path '*-packages/dftracer.pth')"
+	assert_output "$(cd "$REPO/runtime/python" && pwd)"
+	run -0 env -u PYTHONPATH "$w/install_ann/bin/python" -c 'import sys, os, sysconfig, dftracer
+p = os.path.dirname(os.path.dirname(dftracer.__file__))
+print(p, sys.path.index(p) > sys.path.index(sysconfig.get_path("stdlib")), sys.path.index(p) > sys.path.index(sysconfig.get_path("purelib")))'
+	assert_output "$(cd "$REPO/runtime/python" && pwd) True True"
+	for s in annotated_smoke annotated; do
+		run -0 cat "$w/scripts/run_$s.sh"
+		refute_output --partial PYTHONPATH
+		assert_output --partial "LD_LIBRARY_PATH="
+	done
 	run -0 cat "$w/runs/annotated/stdout"
 	assert_output "recpkg 1.2.3 in a venv: True"
 	run -0 bash -o pipefail -c "gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"write_records\"'"
