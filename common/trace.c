@@ -1058,6 +1058,8 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			ev->pfile = v->s;
 		else if (KEY("pline"))
 			set_num(ev, v, &ev->pline, DFT_EV_PLINE);
+		else if (KEY("p_idx"))
+			set_num(ev, v, &ev->pidx, DFT_EV_PIDX);
 		break;
 	case 6:
 		if (KEY("offset"))

@@ -73,6 +73,7 @@ enum {	/* dft_trace_ev.has */
 					 * of the dft runtime (dft(7)) */
 	DFT_EV_SIZE_MIN = 1 << 24,	/* args.size_min */
 	DFT_EV_PLINE = 1 << 25,		/* args.pline */
+	DFT_EV_PIDX = 1 << 26,		/* args.p_idx (the parent's id) */
 };
 enum {	/* dft_trace_ev.style: what the line looked like */
 	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
@@ -99,6 +100,7 @@ struct dft_trace_ev {
 	int64_t src_line;		/* args.line or args.lineno */
 	int64_t ret, count, offset, size, whence, fd, epoch, step;
 	int64_t dft_cnt, dur_sum, ret_sum, size_sum;
+	int64_t pidx;			/* args.p_idx: -1 at the top level */
 	int64_t collective;
 	int64_t cb_nodes;		/* the open's cb_nodes hint */
 	/* an aggregated I/O record (DFT_EV_AGGIO): every call alike in size

@@ -49,6 +49,18 @@ static void put(FILE *fp, int fd, int in, int i)
 	DFTRACER_C_FUNCTION_END();
 }
 
+/* one small write: main calls it right after an lseek of its own, so
+ * the lseek often ends in the microsecond this call begins in */
+static void one(int fd, int i)
+{
+	DFTRACER_C_FUNCTION_START();
+	DFTRACER_C_FUNCTION_UPDATE_STR("file", "agg.c");
+	DFTRACER_C_FUNCTION_UPDATE_INT("line", 47);
+	if (write(fd, buf, 100 + i % 13) < 0)
+		abort();
+	DFTRACER_C_FUNCTION_END();
+}
+
 /* START with names from one buffer rewritten between calls (the same
  * pointer, another string each time) and with a literal */
 static void names(int n)
@@ -82,10 +94,15 @@ int main(int argc, char **argv)
 
 	memset(buf, 'x', sizeof(buf));
 	for (int i = 0; i < n; i++) {
-		if (argc > 2)
+		if (argc > 2 && strcmp(argv[2], "tie") == 0) {
+			if (lseek(fd, 0, SEEK_CUR) < 0)
+				abort();
+			one(fd, i);
+		} else if (argc > 2) {
 			wr(fp, i);
-		else
+		} else {
 			put(fp, fd, in, i);
+		}
 	}
 	fclose(fp);
 	close(fd);
@@ -254,4 +271,55 @@ view() {
 	run -0 bash -o pipefail -c "$(declare -f body); body '$t' | jq -s -r 'map(select(.cat == \"C_APP\")) |
 	  group_by(.name) | map(\"\\(.[0].name) \\(map(if .ph == \"C\" then .args.dft_cnt else 1 end) | add) \\(map(select(.ph == \"C\")) | length > 0)\") | .[]'"
 	assert_output "$(printf '%s\n' "even_fn $((n / 2)) true" "lit_fn $n true" "odd_fn $((n / 2)) true")"
+}
+
+# The functions with I/O in dft-analyze's output: name, calls, I/O calls.
+fns() {
+	jq -c -s 'map(select(.type == "summary"))[0].functions |
+	  map(select(.io_calls != null) | {name, count, io_calls}) | sort_by(.name)' "$1"
+}
+
+@test "attribution: a request that ends in the microsecond its next function begins in goes by p_idx; per call, aggregated and split alike" {
+	n=2000
+	a=$(run_traced 0 "$n" tie)
+	b=$(run_traced 1 "$n" tie)
+	# main opens three files, closes them and calls lseek n times; one()
+	# writes once per call. The per-call trace says the same by p_idx (the id of the event
+	# around each request), and the aggregated one by the records'
+	# parent: the expectations from jq
+	body "$a" >"$W/a.ndjson"
+	body "$b" >"$W/b.ndjson"
+	for t in a b; do
+		jq -s -c '(map(select(.ph == "X" and .name == "main"))[0].id) as $main |
+		  (map(select(.ph == "X" and .name == "one") | {key: (.id | tostring), value: 1}) | from_entries) as $one |
+		  map(select(.cat == "POSIX" or .cat == "STDIO")) |
+		  [{name: "main", count: 1, io_calls: (map(select(.ph == "X" and .args.p_idx == $main)) | length)},
+		   {name: "one", count: '"$n"', io_calls: ((map(select(.ph == "X" and $one[.args.p_idx | tostring])) | length) +
+		      (map(select(.ph == "C" and .args.parent == "one") | .args.dft_cnt) | add // 0))}]' \
+			"$W/$t.ndjson" >"$W/$t.expect"
+	done
+	assert_equal "$(cat "$W/a.expect")" "[{\"name\":\"main\",\"count\":1,\"io_calls\":$((n + 6))},{\"name\":\"one\",\"count\":$n,\"io_calls\":$n}]"
+	assert_equal "$(cat "$W/b.expect")" "$(cat "$W/a.expect")"
+	# the per-call run's requests of main that end where a folded one()
+	# begins (its start rounded down to enclose its write), for the log
+	jq -s -r '[.[] | select(.ph == "X")] | sort_by(.id) | . as $e |
+	  [range(1; length) | select($e[.].name == "one" and $e[. - 1].name == "lseek" and
+	    $e[. - 1].ts >= $e[.].ts)] | "# \(length) lseeks end where one() begins"' "$W/a.ndjson" >&3 || true
+	for t in a b; do
+		dft-analyze "${!t}" >"$W/$t.out" || fail "dft-analyze $t: status $?"
+		assert_equal "$(fns "$W/$t.out")" "$(cat "$W/a.expect")"
+	done
+	# a split in chunks of two sizes, read with one job and with two
+	for s in 0.03 0.2; do
+		for t in a b; do
+			rm -rf "$W/split"
+			run -0 dft-split -j 2 -s "$s" -o "$W/split" "${!t}"
+			for j in 1 2; do
+				dft-analyze -j "$j" "$W"/split/*.pfw.gz >"$W/s.out" ||
+					fail "dft-analyze split $t -s $s -j $j: status $?"
+				assert_equal "$(fns "$W/s.out")" "$(cat "$W/a.expect")"
+			done
+		done
+	done
+	[ "$(ls "$W"/split/*.pfw.gz | wc -l)" -ge 1 ]
 }

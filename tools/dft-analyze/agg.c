@@ -258,10 +258,13 @@ fn_kind(const char *name, size_t n, const char *cat, size_t cn, int *ioc)
 /* mask bits beyond the attribution classes */
 enum { M_SEQ_R = 20, M_SEQ_W, M_CONS_R, M_CONS_W, M_PATH_LAYER, M_BUNDLE };
 
-/* An I/O request (or a run of alike neighbours) no function claimed yet. */
+/* An I/O request (or a run of alike neighbours) no function claimed yet;
+ * pidx its args.p_idx, PIDX_NONE when it has none (or a run's differ). */
+#define PIDX_NONE INT64_MIN
 struct pend {
 	int64_t ts, end, dur, bytes;
 	uint32_t mask, n, file, der;
+	int64_t pidx;
 };
 
 /* Requests a thread holds pending at most (about 160 KiB): beyond, the
@@ -1013,6 +1016,7 @@ bundle_fold(struct thr *th, size_t h)
 	acc.mask = 1u << M_BUNDLE;
 	acc.file = UINT32_MAX;
 	acc.der = 0;
+	acc.pidx = PIDX_NONE;
 	p[0] = acc;
 	memmove(p + 1, p + h, (th->n - h) * sizeof(*p));
 	th->n = th->n - h + 1;
@@ -1114,6 +1118,18 @@ func_key(struct dft_buf *b, const struct dft_trace_ev *ev,
 		dft_buf_addf(b, "%lld", (long long)ev->src_line);
 }
 
+/*
+ * Function ev claims the requests pending on its thread that began at or
+ * after it (it is written after its children). Where the times cannot
+ * tell, the ids do: a tracer gives each event its id from one counter no
+ * later than the events inside it are written, and a request's p_idx is
+ * the id of the event around it, so a request inside ev has a p_idx of at
+ * least ev's id (ev's own, or that of an event inside ev: an MPI-IO or
+ * HDF5 call), and one before ev (a sibling, a call of an enclosing
+ * function) a smaller one. That keeps a request that ended in the
+ * microsecond ev began in, or before the start of a folded call whose
+ * time the runtime rounded down, with the function it belongs to.
+ */
 static void
 app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	  const struct fninfo *f, int64_t dur)
@@ -1121,6 +1137,7 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	if (th->n == 0 || th->p[th->n - 1].ts < ev->ts)
 		return;
 	struct dft_buf fk;
+	int64_t id = ev->has & DFT_EV_ID ? ev->id : PIDX_NONE;
 
 	dft_buf_init(&fk);
 	func_key(&fk, ev, f);
@@ -1128,6 +1145,9 @@ app_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 
 	while (th->n > 0 && th->p[th->n - 1].ts >= ev->ts) {
 		struct pend *p = &th->p[th->n - 1];
+
+		if (id != PIDX_NONE && p->pidx != PIDX_NONE && p->pidx < id)
+			break;
 
 		/* a compacted run that started before the function: keep
 		 * it for an outer function when most of it lies outside */
@@ -1196,6 +1216,8 @@ pend_push(struct thr *th, const struct pend *p)
 				th->p[w - 1].bytes += th->p[r].bytes;
 				if (th->p[r].end > th->p[w - 1].end)
 					th->p[w - 1].end = th->p[r].end;
+				if (th->p[r].pidx != th->p[w - 1].pidx)
+					th->p[w - 1].pidx = PIDX_NONE;
 			} else {
 				th->p[w++] = th->p[r];
 			}
@@ -1514,7 +1536,8 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 
 	/* pending attribution */
 	struct pend p = { ev->ts, ev->ts + dur, dur, bytes, mask, (uint32_t)n,
-			  fidx, posix_der_mask(f) };
+			  fidx, posix_der_mask(f),
+			  ev->has & DFT_EV_PIDX ? ev->pidx : PIDX_NONE };
 
 	pend_push(th, &p);
 }
