@@ -20,6 +20,7 @@ setup_file() {
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <dftracer/dftracer.h>
 
 static char buf[65536];
@@ -75,11 +76,39 @@ static void names(int n)
 	}
 }
 
+/* n wrapped fwrites traced, finalize, fork; the child sets
+ * DFTRACER_THROTTLE_IO=0, initialises again and does n more */
+static int refork(int n)
+{
+	FILE *fp = fopen("data/a.txt", "w");
+	int st;
+	pid_t pid;
+
+	for (int i = 0; i < n; i++)
+		wr(fp, i);
+	fflush(fp);
+	DFTRACER_C_FINI();
+	pid = fork();
+	if (pid == 0) {
+		setenv("DFTRACER_THROTTLE_IO", "0", 1);
+		DFTRACER_C_INIT(NULL, NULL, NULL);
+		for (int i = 0; i < n; i++)
+			wr(fp, i);
+		fclose(fp);
+		DFTRACER_C_FINI();
+		_exit(0);
+	}
+	fclose(fp);
+	return pid > 0 && waitpid(pid, &st, 0) == pid && st == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int n = atoi(argv[1]);
 
 	DFTRACER_C_INIT(NULL, NULL, NULL);
+	if (argc > 2 && strcmp(argv[2], "refork") == 0)
+		return refork(n);
 	if (argc > 2 && strcmp(argv[2], "names") == 0) {
 		names(n);
 		DFTRACER_C_FINI();
@@ -322,4 +351,24 @@ fns() {
 		done
 	done
 	[ "$(ls "$W"/split/*.pfw.gz | wc -l)" -ge 1 ]
+}
+
+@test "aggregated I/O: a fork child that initialises again with DFTRACER_THROTTLE_IO=0 writes every call" {
+	n=600
+	mkdir -p "$W/1"
+	DFTRACER_THROTTLE_IO=1 DFTRACER_LOG_FILE="$W/1/t" "$B/agg" "$n" refork ||
+		fail "agg: status $?"
+	# the parent's trace aggregates its fwrites (past 200), the child's has
+	# one event per call: the parent's hot-path caches were dropped
+	calls() {
+		body "$1" | jq -s -r 'map(select(.name == "fwrite")) |
+		  "\(map(if .ph == "C" then .args.dft_cnt else 1 end) | add) \(map(select(.ph == "C")) | length)"'
+	}
+	files=("$W"/1/t-*.pfw.gz)
+	[ "${#files[@]}" -eq 2 ] || fail "traces: ${files[*]}"
+	out=$(for f in "${files[@]}"; do calls "$f"; done | sort)
+	agg=$(echo "$out" | awk '$2 > 0' | wc -l)
+	[ "$agg" -eq 1 ] || fail "aggregated in $agg traces: $out"
+	echo "$out" | grep -qx "$n 0" || fail "no per-call trace of $n fwrite: $out"
+	echo "$out" | awk -v n="$n" '$2 > 0 && $1 != n { exit 1 }' || fail "parent: $out"
 }

@@ -379,13 +379,36 @@ static inline long long dft_io_bytes(long long ret, long long size)
 	}
 	return ret;
 }
-/* the thread's slot of (name, cat) when its calls are aggregated, else -1 */
-int dft_io_folded(const char *name, const char *cat);
-/* a folded call from tick t0 to t1 on f: w a write, ret as returned,
- * size the stdio element size (-1: none), positional with off */
-void dft_io_agg(int w, const char *name, const char *cat,
-		struct dft_file *f, uint64_t t0, uint64_t t1, long long ret,
-		long long size, int positional, long long off);
+/* The calling thread when its calls of (name, cat), io.c's literals, are
+ * aggregated, else NULL.  The hit of the thread's pointer cache inline
+ * (the wrapper's hot path): io.c's literals are filled into the cache
+ * only while DFTRACER_THROTTLE_IO and _CALLS are on (dft_io_folded_slow,
+ * dft_io_count), a configuration that holds for a generation of the
+ * state, and the cache is cleared when a thread joins a new generation
+ * (dft_thread_new), so a hit needs no look at the configuration. */
+struct dft_thread *dft_io_folded_slow(const char *name, const char *cat);
+static inline struct dft_thread *dft_io_folded(const char *name,
+					       const char *cat)
+{
+	struct dft_thread *t = dft_tself;
+
+	if (DFT_LIKELY(t && t->gen == dft_gen)) {
+		unsigned i = (unsigned)(((uintptr_t)name >> 3) ^
+					((uintptr_t)cat >> 7)) & (DFT_FNC - 1);
+		const struct dft_fncache *c = &t->fc[i];
+
+		if (DFT_LIKELY(c->name == name && c->cat == cat &&
+			       c->slot >= 0))
+			return t->fns[c->slot].throttled ? t : NULL;
+	}
+	return dft_io_folded_slow(name, cat);
+}
+/* a folded call of thread t (dft_io_folded) from tick t0 to t1 on f: w a
+ * write, ret as returned, size the stdio element size (-1: none),
+ * positional with off */
+void dft_io_agg(struct dft_thread *t, int w, const char *name,
+		const char *cat, struct dft_file *f, uint64_t t0, uint64_t t1,
+		long long ret, long long size, int positional, long long off);
 /* a complete I/O event of dur us was written: the throttle counts it */
 void dft_io_count(struct dft_thread *t, const char *name, const char *cat,
 		  uint64_t dur);

@@ -159,8 +159,8 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 /* an aggregated call (ioagg.c): timed by the cheap clock, no event */
 #define IO_FOLDED(evname, cat, f, call, ret_t, size, positional, off) \
 	do { \
-		int s_ = dft_io_folded(evname, cat); \
-		if (s_ >= 0) { \
+		struct dft_thread *t_ = dft_io_folded(evname, cat); \
+		if (t_) { \
 			uint64_t c0_, c1_; \
 			ret_t r_; \
 			int e_; \
@@ -168,8 +168,8 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 			r_ = call; \
 			e_ = errno; \
 			c1_ = dft_tick(); \
-			dft_io_agg(is_write(evname), evname, cat, f, c0_, c1_, \
-				   (long long)r_, size, positional, off); \
+			dft_io_agg(t_, is_write(evname), evname, cat, f, c0_, \
+				   c1_, (long long)r_, size, positional, off); \
 			errno = e_; \
 			return r_; \
 		} \

@@ -208,30 +208,21 @@ unsigned dft_model_data(struct dft_file *f, int w, int positional,
 
 /* ---- the throttle's decision -------------------------------------------- */
 
-int dft_io_folded(const char *name, const char *cat)
+/* dft_io_folded's miss (internal.h): the configuration, then the table */
+struct dft_thread *dft_io_folded_slow(const char *name, const char *cat)
 {
 	struct dft_thread *t;
 	int s;
 
 	if (!G.throttle_io || !G.throttle_calls)
-		return -1;
+		return NULL;
 	t = dft_self();
 	if (!t)
-		return -1;
-	/* io.c's literals: the same pointers are the same strings, so a hit
-	 * of the thread's pointer cache needs no strcmp */
-	{
-		unsigned i = (unsigned)(((uintptr_t)name >> 3) ^
-					((uintptr_t)cat >> 7)) & (DFT_FNC - 1);
-		const struct dft_fncache *c = &t->fc[i];
-
-		if (c->name == name && c->cat == cat && c->slot >= 0)
-			return t->fns[c->slot].throttled ? c->slot : -1;
-	}
+		return NULL;
 	dft_guard++;
 	s = fn_lookup(t, name, cat);
 	dft_guard--;
-	return s >= 0 && t->fns[s].throttled ? s : -1;
+	return s >= 0 && t->fns[s].throttled ? t : NULL;
 }
 
 void dft_io_count(struct dft_thread *t, const char *name, const char *cat,
@@ -409,11 +400,10 @@ static unsigned size_class(long long b)
 		       0;
 }
 
-void dft_io_agg(int w, const char *name, const char *cat,
-		struct dft_file *f, uint64_t t0, uint64_t t1, long long ret,
-		long long size, int positional, long long off)
+void dft_io_agg(struct dft_thread *t, int w, const char *name,
+		const char *cat, struct dft_file *f, uint64_t t0, uint64_t t1,
+		long long ret, long long size, int positional, long long off)
 {
-	struct dft_thread *t;
 	struct dft_region *p = NULL;
 	struct dft_iorec *x = NULL, *freex = NULL;
 	const char *pn, *pc;
@@ -424,8 +414,7 @@ void dft_io_agg(int w, const char *name, const char *cat,
 
 	DFT_PENDING_CHECK();
 	dft_guard++;
-	t = dft_self();
-	if (!t || !t->buf || !dft_on_any)
+	if (DFT_UNLIKELY(!t->buf || !dft_on_any))
 		goto out;
 	if (!t->io && !(t->io = calloc(1, DFT_IOREC * sizeof(*t->io) +
 					       DFT_IOC * sizeof(*t->io))))
@@ -433,9 +422,17 @@ void dft_io_agg(int w, const char *name, const char *cat,
 	cls = size_class(bytes) |
 	      model_data(f, w, positional, off, bytes, &start)
 		      << 8;
-	/* the enclosing function: the innermost region not a layer's span */
-	for (k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1; k >= 0;
-	     k--) {
+	/* the enclosing function: the innermost region not a layer's span;
+	 * usually the innermost one, with interned or literal names */
+	k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
+	if (DFT_LIKELY(k >= 0)) {
+		p = t->stack[k];
+		pn = p->name;
+		pc = p->cat;
+		if (DFT_LIKELY(!p->own && pc && pc[0] != 'M' && pc[0] != 'H'))
+			goto parent;
+	}
+	for (p = NULL; k >= 0; k--) {
 		p = t->stack[k];
 		if (!p->cat || !is_layer(p->cat))
 			break;
@@ -446,6 +443,7 @@ void dft_io_agg(int w, const char *name, const char *cat,
 	pc = !p ? NULL : p->own ? fn_intern(p->cat) : p->cat;
 	if (!pn || !pc)
 		pn = pc = NULL;
+parent:
 	/* the record of the thread's latest call of this size first */
 	ci = cls & (DFT_IOC - 1);	/* the size class */
 	x = IO_CACHE(t)[ci];

@@ -161,6 +161,9 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 					   ",\"pid\":%d,\"tid\":%d",
 					   (int)G.pid, (int)t->tid);
 	memset(t->hc, 0, sizeof(t->hc));	/* they hold pid and tid */
+	/* a new generation may have a new configuration: dft_io_folded's
+	 * hits stand for the old one */
+	memset(t->fc, 0, sizeof(t->fc));
 	pthread_mutex_lock(&G.reg_lock);
 	/* drop buffers of exited threads that were already flushed */
 	for (struct dft_tbuf **pp = &G.bufs; *pp;) {
