@@ -172,8 +172,9 @@ void region_put(struct dft_thread *t, struct dft_region *r)
 	free(r);
 }
 
-DFT_API struct DFTracerData *initialize_region(const char *name,
-					       const char *cat, int event_type)
+/* initialize_region but its fast path */
+static __attribute__((noinline)) struct DFTracerData *
+region_start(const char *name, const char *cat, int event_type)
 {
 	struct dft_region *r;
 	struct dft_thread *t;
@@ -262,7 +263,63 @@ none:
 	return NULL;
 }
 
-/* Formats a region's event into t->line; returns whether it has args. */
+/*
+ * A folded call's START, the hot path: a throttled function named by
+ * literals of the executable (the pointer cache's hit needs no strcmp)
+ * and a handle on the free list that a folded call's END left there,
+ * which has every field a folded call does not set here as a folded
+ * START sets it (magic, id 0, no args, p_idx -1, ts 0, not emitted: see
+ * agg_clean).  Anything else goes to region_start.  No call but the
+ * tick; the guard held while the list and the stack change.
+ */
+DFT_API struct DFTracerData *initialize_region(const char *name,
+					       const char *cat, int event_type)
+{
+	struct dft_thread *t;
+
+	if (!dft_on_any)	/* tracing off: nothing else read */
+		return NULL;
+	t = dft_tself;
+	if (DFT_LIKELY(t && !dft_guard && !dft_pending && t->gen == dft_gen &&
+		       event_type != DF_METADATA_EVENT)) {
+		const struct dft_fncache *c = &t->fc[fn_cache_index(name, cat)];
+		struct dft_region *r;
+		struct dft_fnstat *e;
+		int d;
+
+		if (DFT_UNLIKELY(c->name != name || c->cat != cat || !c->lit ||
+				 c->slot < 0))
+			goto slow;
+		e = &t->fns[c->slot];
+		if (DFT_UNLIKELY(!e->throttled))
+			goto slow;
+		dft_guard++;
+		r = t->free;
+		if (DFT_UNLIKELY(!r || r->magic != DFT_R_AGG)) {
+			dft_guard--;
+			goto slow;
+		}
+		t->free = r->next;
+		t->nfree--;
+		r->slot = c->slot;
+		r->fhash = e->hash;
+		r->name = (char *)e->name;
+		r->cat = (char *)e->cat;
+		r->kids = 0;
+		r->t = t;
+		d = t->depth;
+		r->level = d + 1;
+		if (d < DFT_DEPTH)
+			t->stack[d] = r;
+		t->depth = d + 1;
+		r->tick = dft_tick();
+		dft_guard--;
+		return &r->pub;
+	}
+slow:
+	return region_start(name, cat, event_type);
+}
+
 /* The head of r's event up to its p_idx and level; returns whether it
  * has args. */
 static int region_head(struct dft_thread *t, struct dft_region *r,
@@ -320,14 +377,27 @@ void region_emit(struct dft_thread *t, struct dft_region *r,
 	commit(t);
 }
 
-DFT_API void finalize_region(struct DFTracerData *d)
+/* A folded call's handle goes back on the free list as a folded START
+ * finds it (initialize_region): what naming it or writing it changed is
+ * reset */
+static inline void agg_clean(struct dft_region *r)
 {
-	struct dft_region *r = (struct dft_region *)d;
+	if (DFT_UNLIKELY(r->id || r->emitted || r->ts || r->cend ||
+			 r->p_idx != -1)) {
+		r->id = 0;
+		r->ts = 0;
+		r->p_idx = -1;
+		r->emitted = 0;
+		r->cend = 0;
+	}
+}
+
+/* finalize_region but its fast path */
+static __attribute__((noinline)) void region_end(struct dft_region *r)
+{
 	struct dft_thread *t;
 	int quiet;
 
-	if (!r)
-		return;
 	/* inside the tracer (a signal handler that interrupted it): the
 	 * region is dropped, not written */
 	quiet = dft_guard || !dft_on_any;
@@ -395,6 +465,8 @@ DFT_API void finalize_region(struct DFTracerData *d)
 	 * would take a handle from the list being changed */
 	if (DFT_LIKELY(!r->own && !r->args && !r->poff && t &&
 		       t->nfree < DFT_NFREE)) {
+		if (r->magic == DFT_R_AGG)
+			agg_clean(r);
 		r->next = t->free;
 		t->free = r;
 		t->nfree++;
@@ -402,6 +474,50 @@ DFT_API void finalize_region(struct DFTracerData *d)
 		region_put(t, r);
 	}
 	dft_guard--;
+}
+
+/*
+ * A folded call's END, the hot path: nothing named it, it ends on the
+ * thread it began on, inside its record's interval (a tick compare);
+ * the handle goes back on the free list as it is (agg_clean has nothing
+ * to reset).  Anything else goes to region_end.
+ */
+DFT_API void finalize_region(struct DFTracerData *d)
+{
+	struct dft_region *r = (struct dft_region *)d;
+	struct dft_thread *t = dft_tself;
+
+	if (!r)
+		return;
+	if (DFT_LIKELY(t && r->magic == DFT_R_AGG && r->t == t && !r->id &&
+		       !dft_guard && dft_on_any && !dft_pending &&
+		       t->gen == dft_gen && t->buf && t->nfree < DFT_NFREE)) {
+		struct dft_fnstat *e = &t->fns[r->slot];
+		uint64_t tk, dns;
+		int dp;
+
+		dft_guard++;
+		tk = dft_tick();
+		dns = dft_tick_ns(tk - r->tick);
+		dp = t->depth;
+		if (DFT_LIKELY(dp > 0)) {
+			t->depth = --dp;
+			if (dp > 0 && dp <= DFT_DEPTH)
+				t->stack[dp - 1]->kids += (dns + 500) / 1000;
+		}
+		if (DFT_LIKELY((unsigned)r->slot < t->fncap &&
+			       e->hash == r->fhash && e->cnt &&
+			       r->tick >= e->anc_tick && r->tick < e->lim_tick))
+			fnstat_count(e, dns);
+		else
+			agg_add(t, r, dns);
+		r->next = t->free;
+		t->free = r;
+		t->nfree++;
+		dft_guard--;
+		return;
+	}
+	region_end(r);
 }
 
 DFT_API void finalize_region_cleanup(struct DFTracerData **d)

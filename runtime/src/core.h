@@ -136,8 +136,7 @@ int fn_lookup_miss(struct dft_thread *t, const char *name, const char *cat,
 static inline int fn_lookup(struct dft_thread *t, const char *name,
 			    const char *cat)
 {
-	unsigned i = (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)cat >> 7)) &
-		     (DFT_FNC - 1);
+	unsigned i = fn_cache_index(name, cat);
 	const struct dft_fncache *c = &t->fc[i];
 
 	if (DFT_LIKELY(c->name == name && c->cat == cat && c->slot >= 0)) {

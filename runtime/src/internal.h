@@ -100,6 +100,11 @@ struct dft_fncache {
 	int lit;	/* both in the executable's read-only segments: the
 			 * same pointers are the same strings, no strcmp */
 };
+static inline unsigned fn_cache_index(const char *name, const char *cat)
+{
+	return (unsigned)(((uintptr_t)name >> 3) ^ ((uintptr_t)cat >> 7)) &
+	       (DFT_FNC - 1);
+}
 
 /* The rendered head of a recent event name and category (ev_begin_lit) */
 #define DFT_HEADC 16
@@ -393,9 +398,7 @@ static inline struct dft_thread *dft_io_folded(const char *name,
 	struct dft_thread *t = dft_tself;
 
 	if (DFT_LIKELY(t && t->gen == dft_gen)) {
-		unsigned i = (unsigned)(((uintptr_t)name >> 3) ^
-					((uintptr_t)cat >> 7)) & (DFT_FNC - 1);
-		const struct dft_fncache *c = &t->fc[i];
+		const struct dft_fncache *c = &t->fc[fn_cache_index(name, cat)];
 
 		if (DFT_LIKELY(c->name == name && c->cat == cat &&
 			       c->slot >= 0))
