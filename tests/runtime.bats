@@ -52,6 +52,23 @@ body() {
 	esac | sed -e '1{/^\[$/d;}' -e '${/^\]$/d;}'
 }
 
+# members FILE: each gzip member of a trace as "BTYPE:BYTES", BTYPE of its
+# first block (0 stored, 1 fixed, 2 dynamic Huffman), BYTES of text
+members() {
+	python3 - "$1" <<'EOF2'
+import sys, zlib
+d = open(sys.argv[1], 'rb').read()
+out = []
+while d:
+    assert d[:4] == b'\x1f\x8b\x08\x00', 'not a gzip member with a bare header'
+    o = zlib.decompressobj(31)
+    t = o.decompress(d)
+    out.append('%d:%d' % ((d[10] >> 1) & 3, len(t)))
+    d = o.unused_data
+print(' '.join(out))
+EOF2
+}
+
 # Every line parses with jq.
 jq_ok() {
 	local n
@@ -164,17 +181,8 @@ for s in ("node001", "/data/train/img_0001.npz", "myapp-node001-12345", ""):
 	run -0 "$B/demo" data/records.bin other/x.bin
 	f=$(the_trace)
 	run -0 gzip -t "$f"
-	run -0 python3 -c '
-import sys, zlib
-data = open(sys.argv[1], "rb").read()
-n = 0
-while data:
-    d = zlib.decompressobj(31)
-    d.decompress(data)
-    data = d.unused_data
-    n += 1
-print(n)' "$f"
-	[ "$output" -gt 5 ]
+	run -0 members "$f"
+	[ "$(wc -w <<<"$output")" -gt 5 ]
 	run -0 python3 "$CHECK" "$f"
 }
 
@@ -751,6 +759,78 @@ thread_calls() {
 	rm -f "$W"/traces/*
 	DFTRACER_LOG_FILE="$W/new/deeper/trace" run -0 "$B/modes" one data
 	run -0 python3 "$CHECK" "$W"/new/deeper/trace-*.pfw.gz
+}
+
+@test "exit: a last piece of up to 16 KiB is stored, not deflated, by the exiting thread; a longer one is deflated" {
+	cat >"$W/tail.c" <<'EOF2'
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <dftracer/dftracer.h>
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]);
+
+	(void)argc;
+	DFTRACER_C_INIT(NULL, NULL, NULL);
+	DFTRACER_C_FUNCTION_START();
+	for (int i = 0; i < n; i++) {
+		int fd = open("data/t.bin", O_WRONLY | O_CREAT, 0600);
+
+		if (fd < 0 || write(fd, "x", 1) != 1)
+			return 1;
+		close(fd);
+	}
+	DFTRACER_C_FUNCTION_END();
+	DFTRACER_C_FINI();
+	return 0;
+}
+EOF2
+	cc -Wall -Wextra -Werror -o "$W/tail" "$W/tail.c" -I"$RT/include" \
+		-L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
+	local n m last btype bytes
+	# every call an event (no aggregation): 12 and 60 calls of each kind
+	for n in 12 60; do
+		rm -f "$W"/traces/*
+		DFTRACER_THROTTLE_IO=0 run -0 "$W/tail" "$n"
+		f=$(the_trace)
+		run -0 python3 "$CHECK" "$f"
+		echo "$output" | jq -e ".complete and .names.write == $n and .names.open == $n"
+		m=$(members "$f")
+		echo "$n calls: members $m"
+		# the members hold the whole text, in order
+		[ "$(gzip -dc "$f" | wc -c)" -eq \
+			"$(echo "$m" | tr ' ' '\n' | awk -F: '{ s += $2 } END { print s }')" ]
+		last=${m##* }
+		btype=${last%%:*}
+		bytes=${last##*:}
+		# the last piece (everything after the header) ends with "]";
+		# up to 16384 bytes it is stored, past that deflated
+		gzip -dc "$f" | tail -c "$bytes" | tail -1 | grep -qx ']'
+		if [ "$n" -eq 12 ]; then
+			[ "$bytes" -gt 4096 ] && [ "$bytes" -le 16384 ] ||
+				fail "12 calls: a last piece of $bytes bytes (wanted 4097-16384)"
+			[ "$btype" -eq 0 ] || fail "a last piece of $bytes bytes deflated (block type $btype)"
+		else
+			[ "$bytes" -gt 16384 ] || fail "60 calls: a last piece of only $bytes bytes"
+			[ "$btype" -ne 0 ] || fail "a last piece of $bytes bytes stored"
+		fi
+	done
+}
+
+@test "thread exit: a thread's last buffer goes to the writer as it is, no block is mapped for it" {
+	command -v strace >/dev/null || skip "no strace"
+	run -0 strace -f -qq -e trace=mmap -o "$W/t.log" "$B/modes" threads data
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .tids == 5 and .names.write == 100'
+	# one 128 KiB block for each of the 5 traced threads, none faulted in
+	# up front; the 4 workers' exits map nothing (before: a fresh block,
+	# MAP_POPULATE, for each exit that found no spare)
+	! grep -q MAP_POPULATE "$W/t.log" || fail "$(grep MAP_POPULATE "$W/t.log")"
+	# (a call another thread's interrupts is logged "<unfinished ...>")
+	[ "$(grep -c 'mmap(NULL, 131072, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0[) ]' "$W/t.log")" -eq 5 ] ||
+		fail "$(grep -c 'mmap(NULL, 131072,' "$W/t.log") blocks mapped for 5 threads"
 }
 
 @test "start-up: an intercepted function is looked up at its first call, never at INIT" {
