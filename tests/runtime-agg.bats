@@ -15,6 +15,7 @@ setup_file() {
 	B="$BATS_FILE_TMPDIR/bin"
 	mkdir -p "$B"
 	cat >"$B/agg.c" <<'EOF'
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,28 @@ static int refork(int n)
 	return pid > 0 && waitpid(pid, &st, 0) == pid && st == 0 ? 0 : 1;
 }
 
+/* n failing writes (a read-only descriptor: EBADF) and n good ones after
+ * errno is set to 4242; prints how many calls left errno otherwise */
+static int errnos(int n)
+{
+	int ro = open("data/in.bin", O_RDONLY);
+	int wr = open("data/e.bin", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		errno = 0;
+		if (write(ro, buf, 8) != -1 || errno != EBADF)
+			bad++;
+		errno = 4242;
+		if (pwrite(wr, buf, 8, (off_t)i * 8) != 8 || errno != 4242)
+			bad++;
+	}
+	close(ro);
+	close(wr);
+	printf("%d\n", bad);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int n = atoi(argv[1]);
@@ -109,6 +132,12 @@ int main(int argc, char **argv)
 	DFTRACER_C_INIT(NULL, NULL, NULL);
 	if (argc > 2 && strcmp(argv[2], "refork") == 0)
 		return refork(n);
+	if (argc > 2 && strcmp(argv[2], "errno") == 0) {
+		int r = errnos(n);
+
+		DFTRACER_C_FINI();
+		return r;
+	}
 	if (argc > 2 && strcmp(argv[2], "names") == 0) {
 		names(n);
 		DFTRACER_C_FINI();
@@ -371,4 +400,14 @@ fns() {
 	[ "$agg" -eq 1 ] || fail "aggregated in $agg traces: $out"
 	echo "$out" | grep -qx "$n 0" || fail "no per-call trace of $n fwrite: $out"
 	echo "$out" | awk -v n="$n" '$2 > 0 && $1 != n { exit 1 }' || fail "parent: $out"
+}
+
+@test "aggregated I/O: a call's errno is as the real call left it" {
+	n=1000
+	mkdir -p "$W/1"
+	run -0 env DFTRACER_THROTTLE_IO=1 DFTRACER_LOG_FILE="$W/1/t" "$B/agg" "$n" errno
+	assert_output 0
+	# most of both kinds were aggregated
+	run -0 bash -o pipefail -c "$(declare -f body); body '$W'/1/t-*.pfw.gz | jq -s -r '[map(select(.ph == \"C\" and (.name == \"write\" or .name == \"pwrite\"))) | group_by(.name)[] | \"\\(.[0].name) \\(map(.args.dft_cnt) | add)\"] | .[]'"
+	assert_output "$(printf 'pwrite %d\nwrite %d\n' $((n - 200)) $((n - 200)))"
 }

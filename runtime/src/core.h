@@ -1,6 +1,7 @@
 /*
  * core.h - the state shared by core.c, writer.c, config.c and api.c; not
- * installed, not seen by io.c (which reads only internal.h).
+ * installed.  io.c sees it only through ioagg.h (the aggregated call's
+ * hot path reads the enclosing region).
  */
 #ifndef DFT_RT_CORE_H
 #define DFT_RT_CORE_H

@@ -380,6 +380,11 @@ static inline long long dft_io_bytes(long long ret, long long size)
 	if (size > 0) {	/* fread/fwrite: elements of up to 64 KiB */
 		long long es = size < (1 << 16) ? size : (1 << 16);
 
+		/* ret * es capped at 2^44, without a division (a slow
+		 * instruction on every aggregated fread/fwrite): below 2^28
+		 * elements of up to 2^16 bytes it cannot exceed the cap */
+		if (DFT_LIKELY(ret < (1LL << 28)))
+			return ret * es;
 		return ret > (1LL << 44) / es ? 1LL << 44 : ret * es;
 	}
 	return ret;
@@ -406,12 +411,7 @@ static inline struct dft_thread *dft_io_folded(const char *name,
 	}
 	return dft_io_folded_slow(name, cat);
 }
-/* a folded call of thread t (dft_io_folded) from tick t0 to t1 on f: w a
- * write, ret as returned, size the stdio element size (-1: none),
- * positional with off */
-void dft_io_agg(struct dft_thread *t, int w, const char *name,
-		const char *cat, struct dft_file *f, uint64_t t0, uint64_t t1,
-		long long ret, long long size, int positional, long long off);
+/* the aggregated call itself: dft_io_agg (ioagg.h) */
 /* a complete I/O event of dur us was written: the throttle counts it */
 void dft_io_count(struct dft_thread *t, const char *name, const char *cat,
 		  uint64_t dur);

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ioagg.h"
 #include "pathfilter.h"
 
 /* glibc symbols without a public declaration */
@@ -156,21 +157,20 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 	dft_guard--;
 }
 
-/* an aggregated call (ioagg.c): timed by the cheap clock, no event */
+/* an aggregated call (ioagg.h): timed by the cheap clock, no event; the
+ * call's errno left as it is (the ticks and dft_io_agg's hot path touch
+ * none; its other paths keep it) */
 #define IO_FOLDED(evname, cat, f, call, ret_t, size, positional, off) \
 	do { \
 		struct dft_thread *t_ = dft_io_folded(evname, cat); \
 		if (t_) { \
 			uint64_t c0_, c1_; \
 			ret_t r_; \
-			int e_; \
 			c0_ = dft_tick(); \
 			r_ = call; \
-			e_ = errno; \
 			c1_ = dft_tick(); \
 			dft_io_agg(t_, is_write(evname), evname, cat, f, c0_, \
 				   c1_, (long long)r_, size, positional, off); \
-			errno = e_; \
 			return r_; \
 		} \
 	} while (0)
@@ -1253,7 +1253,13 @@ fp_file(FILE *fp)
 {
 	if (!fp || dft_guard)
 		return NULL;
+#ifdef __GLIBC__
+	/* the descriptor as fileno_unlocked reads it, without its call:
+	 * negative for memory and cookie streams, which are never traced */
+	return dft_fd_file(fp->_fileno);
+#else
 	return dft_fd_file(fileno_unlocked(fp));
+#endif
 }
 
 static FILE *do_fopen(const char *name, int sixty4, const char *path,

@@ -34,45 +34,15 @@
  * thread exit, exec and finalize: the analysis then meets them where it
  * would have met their calls, and its model continues from their state.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 #include "core.h"
-
-#define DFT_IOREC 64		/* open records per thread */
-/* After them in the same block: the record of the thread's latest call
- * of each size class, checked before the table is probed (a loop's calls
- * alternate a few sizes: tinyxml2's Write) */
-#define DFT_IOC 64
-#define IO_CACHE(t) ((struct dft_iorec **)((t)->io + DFT_IOREC))
-
-struct dft_iorec {
-	const char *name, *cat;		/* literals */
-	const struct dft_file *f;	/* NULL: a free slot */
-	const char *pname, *pcat;	/* the enclosing function, or NULL */
-	const char *ploc;		/* its ,"pfile":..,"pline":.., or NULL */
-	int level;
-	unsigned cls;			/* size class | DFT_IO_* bits << 8 */
-	uint64_t cnt, dmin, dmax, dsum;	/* durations in ticks */
-	uint64_t bmin, bmax, bsum;	/* bytes */
-	uint64_t first, iv;		/* first start, its interval (us) */
-	uint64_t anc_us, anc_tick;	/* a clock reading and its tick */
-	uint64_t lim_tick;		/* the tick its interval ends at */
-	uint64_t last_tick;		/* end of its last call */
-	int64_t off_lo, ext;		/* lowest start, highest end */
-	uint64_t seq;			/* order of its last call */
-	int64_t pos, end_r, end_w;	/* the model after its last call */
-};
+#include "ioagg.h"
 
 /* ---- the position model (dft-analyze agg.c io_event) ------------------- */
-
-enum {	/* the class bits of a data call */
-	DFT_IO_SEQ = 1,		/* starts at or after the last one's end */
-	DFT_IO_CONS = 2,	/* exactly there */
-	DFT_IO_MISAL = 4,	/* start not a multiple of 4 KiB */
-	DFT_IO_REREAD = 8,	/* half or more of its bytes read before */
-};
 
 void dft_model_open(struct dft_file *f)
 {
@@ -96,7 +66,7 @@ void dft_model_seek(struct dft_file *f, const char *name, long long ret,
  * returns how many of its bytes were in it before: exact while a file's
  * reads leave at most 16 holes, as the analysis' own set is exact up to
  * its intervals_max. */
-static int64_t rd_add(struct dft_file *f, int64_t a, int64_t b)
+int64_t dft_rd_add(struct dft_file *f, int64_t a, int64_t b)
 {
 	int64_t cov = 0, lo = a, hi = b;
 	unsigned i, j, k = 0, n = f->nrd;
@@ -148,7 +118,7 @@ static int64_t rd_add(struct dft_file *f, int64_t a, int64_t b)
 		f->nrd = n;
 		if (k > 0 && r[k - 1][1] >= lo) {
 			f->nrd = n;
-			rd_add(f, lo, hi);
+			dft_rd_add(f, lo, hi);
 			return cov;
 		}
 	}
@@ -157,47 +127,6 @@ static int64_t rd_add(struct dft_file *f, int64_t a, int64_t b)
 	r[k][1] = hi;
 	f->nrd = n + 1;
 	return cov;
-}
-
-/* inline in dft_io_agg, the aggregated call's path */
-static inline __attribute__((always_inline)) unsigned
-model_data(struct dft_file *f, int w, int positional, long long off,
-	   long long bytes, long long *start_out)
-{
-	int64_t start = positional ? off : f->pos, *last;
-	unsigned c = 0;
-
-	if (!positional)
-		f->pos += bytes;
-	last = w ? &f->end_w : &f->end_r;
-	if (start >= *last) {
-		c |= DFT_IO_SEQ;
-		if (start == *last)
-			c |= DFT_IO_CONS;
-	}
-	*last = start + bytes;
-	if (start % 4096 != 0)
-		c |= DFT_IO_MISAL;
-	if (!w && bytes > 0) {
-		unsigned n = f->nrd;
-		int64_t cov;
-
-		/* rd_add's usual cases inline: streaming on from the last
-		 * range, or inside the only one */
-		if (n > 0 && start == f->rd[n - 1][1]) {
-			f->rd[n - 1][1] = start + bytes;
-			cov = 0;
-		} else if (n == 1 && start >= f->rd[0][0] &&
-			   start + bytes <= f->rd[0][1]) {
-			cov = bytes;
-		} else {
-			cov = rd_add(f, start, start + bytes);
-		}
-		if (2 * cov >= bytes)
-			c |= DFT_IO_REREAD;
-	}
-	*start_out = start;
-	return c;
 }
 
 unsigned dft_model_data(struct dft_file *f, int w, int positional,
@@ -394,44 +323,29 @@ void dft_io_drop(struct dft_thread *t)
 	t->nio = 0;
 }
 
-static unsigned size_class(long long b)
+void dft_io_agg_rec(struct dft_thread *t, const char *name, const char *cat,
+		    struct dft_file *f, uint64_t t0, uint64_t t1,
+		    long long bytes, unsigned cls, long long start,
+		    struct dft_region *p, int known)
 {
-	return b > 0 ? 63u - (unsigned)__builtin_clzll((unsigned long long)b) :
-		       0;
-}
-
-void dft_io_agg(struct dft_thread *t, int w, const char *name,
-		const char *cat, struct dft_file *f, uint64_t t0, uint64_t t1,
-		long long ret, long long size, int positional, long long off)
-{
-	struct dft_region *p = NULL;
 	struct dft_iorec *x = NULL, *freex = NULL;
 	const char *pn, *pc;
-	long long bytes = dft_io_bytes(ret, size), start;
 	uint64_t dk = t1 - t0, dns, h, st;
-	unsigned cls, i, ci;
-	int k;
+	unsigned i, ci;
+	int k, e = errno;
 
-	DFT_PENDING_CHECK();
-	dft_guard++;
-	if (DFT_UNLIKELY(!t->buf || !dft_on_any))
-		goto out;
 	if (!t->io && !(t->io = calloc(1, DFT_IOREC * sizeof(*t->io) +
-					       DFT_IOC * sizeof(*t->io))))
-		goto out;
-	cls = size_class(bytes) |
-	      model_data(f, w, positional, off, bytes, &start)
-		      << 8;
-	/* the enclosing function: the innermost region not a layer's span;
-	 * usually the innermost one, with interned or literal names */
-	k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
-	if (DFT_LIKELY(k >= 0)) {
-		p = t->stack[k];
-		pn = p->name;
-		pc = p->cat;
-		if (DFT_LIKELY(!p->own && pc && pc[0] != 'M' && pc[0] != 'H'))
-			goto parent;
+					       DFT_IOC * sizeof(*t->io)))) {
+		errno = e;
+		return;
 	}
+	if (known) {	/* the innermost region, or none */
+		pn = p ? p->name : NULL;
+		pc = p ? p->cat : NULL;
+		goto parent;
+	}
+	/* the enclosing function: the innermost region not a layer's span */
+	k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
 	for (p = NULL; k >= 0; k--) {
 		p = t->stack[k];
 		if (!p->cat || !is_layer(p->cat))
@@ -441,9 +355,9 @@ void dft_io_agg(struct dft_thread *t, int w, const char *name,
 	/* names of a region's own copies are freed with it: interned */
 	pn = !p ? NULL : p->own ? fn_intern(p->name) : p->name;
 	pc = !p ? NULL : p->own ? fn_intern(p->cat) : p->cat;
+parent:
 	if (!pn || !pc)
 		pn = pc = NULL;
-parent:
 	/* the record of the thread's latest call of this size first */
 	ci = cls & (DFT_IOC - 1);	/* the size class */
 	x = IO_CACHE(t)[ci];
@@ -522,27 +436,28 @@ parent:
 		}
 		t->nio++;
 	}
-	x->cnt++;
-	x->dsum += dk;
-	if (dk < x->dmin)
-		x->dmin = dk;
-	if (dk > x->dmax)
-		x->dmax = dk;
-	x->bsum += (uint64_t)bytes;
-	if ((uint64_t)bytes < x->bmin)
-		x->bmin = (uint64_t)bytes;
-	if ((uint64_t)bytes > x->bmax)
-		x->bmax = (uint64_t)bytes;
-	if (start < x->off_lo)
-		x->off_lo = start;
-	if (start + bytes > x->ext)
-		x->ext = start + bytes;
-	x->last_tick = t1;
+	iorec_count(t, x, f, dk, t1, bytes, start);
 	IO_CACHE(t)[ci] = x;
-	x->seq = ++t->ioseq;
-	x->pos = f->pos;
-	x->end_r = f->end_r;
-	x->end_w = f->end_w;
-out:
+	errno = e;
+}
+
+void dft_io_agg_cold(struct dft_thread *t, int w, const char *name,
+		     const char *cat, struct dft_file *f, uint64_t t0,
+		     uint64_t t1, long long bytes, int positional,
+		     long long off)
+{
+	int e = errno;
+	long long start;
+	unsigned cls;
+
+	DFT_PENDING_CHECK();
+	dft_guard++;
+	if (t->buf && dft_on_any) {
+		cls = dft_size_class(bytes) |
+		      model_data(f, w, positional, off, bytes, &start) << 8;
+		dft_io_agg_rec(t, name, cat, f, t0, t1, bytes, cls, start,
+			       NULL, 0);
+	}
 	dft_guard--;
+	errno = e;
 }

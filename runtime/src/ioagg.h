@@ -1,0 +1,183 @@
+/*
+ * ioagg.h - an aggregated I/O call's hot path, inline in io.c's wrappers:
+ * the position model's class of the call, its enclosing function and the
+ * record of the thread's latest call of its size class; the rest (a new
+ * record, the table, an interval's end, a layer's span around the call)
+ * in ioagg.c (dft_io_agg_rec).  Shared by io.c and ioagg.c only.
+ */
+#ifndef DFT_RT_IOAGG_H
+#define DFT_RT_IOAGG_H
+
+#include "internal.h"
+#include "core.h"	/* struct dft_region: the enclosing function */
+
+#define DFT_IOREC 64		/* open records per thread */
+/* After them in the same block: the record of the thread's latest call
+ * of each size class, checked before the table is probed (a loop's calls
+ * alternate a few sizes: tinyxml2's Write) */
+#define DFT_IOC 64
+#define IO_CACHE(t) ((struct dft_iorec **)((t)->io + DFT_IOREC))
+
+struct dft_iorec {
+	const char *name, *cat;		/* literals */
+	const struct dft_file *f;	/* NULL: a free slot */
+	const char *pname, *pcat;	/* the enclosing function, or NULL */
+	const char *ploc;		/* its ,"pfile":..,"pline":.., or NULL */
+	int level;
+	unsigned cls;			/* size class | DFT_IO_* bits << 8 */
+	uint64_t cnt, dmin, dmax, dsum;	/* durations in ticks */
+	uint64_t bmin, bmax, bsum;	/* bytes */
+	uint64_t first, iv;		/* first start, its interval (us) */
+	uint64_t anc_us, anc_tick;	/* a clock reading and its tick */
+	uint64_t lim_tick;		/* the tick its interval ends at */
+	uint64_t last_tick;		/* end of its last call */
+	int64_t off_lo, ext;		/* lowest start, highest end */
+	uint64_t seq;			/* order of its last call */
+	int64_t pos, end_r, end_w;	/* the model after its last call */
+};
+
+enum {	/* the class bits of a data call */
+	DFT_IO_SEQ = 1,		/* starts at or after the last one's end */
+	DFT_IO_CONS = 2,	/* exactly there */
+	DFT_IO_MISAL = 4,	/* start not a multiple of 4 KiB */
+	DFT_IO_REREAD = 8,	/* half or more of its bytes read before */
+};
+
+int64_t dft_rd_add(struct dft_file *f, int64_t a, int64_t b);
+
+/* the position model's data call, inline in the aggregated call's path */
+static inline __attribute__((always_inline)) unsigned
+model_data(struct dft_file *f, int w, int positional, long long off,
+	   long long bytes, long long *start_out)
+{
+	int64_t start = positional ? off : f->pos, *last;
+	unsigned c = 0;
+
+	if (!positional)
+		f->pos += bytes;
+	last = w ? &f->end_w : &f->end_r;
+	if (start >= *last) {
+		c |= DFT_IO_SEQ;
+		if (start == *last)
+			c |= DFT_IO_CONS;
+	}
+	*last = start + bytes;
+	if (start % 4096 != 0)
+		c |= DFT_IO_MISAL;
+	if (!w && bytes > 0) {
+		unsigned n = f->nrd;
+		int64_t cov;
+
+		/* rd_add's usual cases inline: streaming on from the last
+		 * range, or inside the only one */
+		if (n > 0 && start == f->rd[n - 1][1]) {
+			f->rd[n - 1][1] = start + bytes;
+			cov = 0;
+		} else if (n == 1 && start >= f->rd[0][0] &&
+			   start + bytes <= f->rd[0][1]) {
+			cov = bytes;
+		} else {
+			cov = dft_rd_add(f, start, start + bytes);
+		}
+		if (2 * cov >= bytes)
+			c |= DFT_IO_REREAD;
+	}
+	*start_out = start;
+	return c;
+}
+
+static inline unsigned dft_size_class(long long b)
+{
+	return b > 0 ? 63u - (unsigned)__builtin_clzll((unsigned long long)b) :
+		       0;
+}
+
+/* one more call in x: dk ticks ending at tick t1, bytes from start; the
+ * model's state after it and its order */
+static inline __attribute__((always_inline)) void
+iorec_count(struct dft_thread *t, struct dft_iorec *x,
+	    const struct dft_file *f, uint64_t dk, uint64_t t1,
+	    long long bytes, long long start)
+{
+	x->cnt++;
+	x->dsum += dk;
+	if (dk < x->dmin)
+		x->dmin = dk;
+	if (dk > x->dmax)
+		x->dmax = dk;
+	x->bsum += (uint64_t)bytes;
+	if ((uint64_t)bytes < x->bmin)
+		x->bmin = (uint64_t)bytes;
+	if ((uint64_t)bytes > x->bmax)
+		x->bmax = (uint64_t)bytes;
+	if (start < x->off_lo)
+		x->off_lo = start;
+	if (start + bytes > x->ext)
+		x->ext = start + bytes;
+	x->last_tick = t1;
+	x->seq = ++t->ioseq;
+	x->pos = f->pos;
+	x->end_r = f->end_r;
+	x->end_w = f->end_w;
+}
+
+/* the rest of dft_io_agg: the call classified (cls, start), p the
+ * innermost region (known: it is the enclosing function, or there is
+ * none), else the enclosing function is looked for; errno kept */
+void dft_io_agg_rec(struct dft_thread *t, const char *name, const char *cat,
+		    struct dft_file *f, uint64_t t0, uint64_t t1,
+		    long long bytes, unsigned cls, long long start,
+		    struct dft_region *p, int known);
+
+/* dft_io_agg when the trace is still to be started (its errno kept) */
+void dft_io_agg_cold(struct dft_thread *t, int w, const char *name,
+		     const char *cat, struct dft_file *f, uint64_t t0,
+		     uint64_t t1, long long bytes, int positional,
+		     long long off);
+
+/* a folded call of thread t (dft_io_folded) from tick t0 to t1 on f: w a
+ * write, ret as returned, size the stdio element size (-1: none),
+ * positional with off */
+static inline __attribute__((always_inline)) void
+dft_io_agg(struct dft_thread *t, int w, const char *name, const char *cat,
+	   struct dft_file *f, uint64_t t0, uint64_t t1, long long ret,
+	   long long size, int positional, long long off)
+{
+	long long bytes = dft_io_bytes(ret, size), start;
+	struct dft_region *p = NULL;
+	struct dft_iorec *x;
+	const char *pn = NULL, *pc = NULL;
+	unsigned cls;
+	int k, known = 1;
+
+	if (DFT_UNLIKELY(dft_pending || !t->buf || !dft_on_any)) {
+		dft_io_agg_cold(t, w, name, cat, f, t0, t1, bytes, positional,
+				off);
+		return;
+	}
+	dft_guard++;
+	cls = dft_size_class(bytes) |
+	      model_data(f, w, positional, off, bytes, &start) << 8;
+	/* the enclosing function: usually the innermost region, with
+	 * interned or literal names, not a layer's span (MPIIO, HDF5) */
+	k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
+	if (DFT_LIKELY(k >= 0)) {
+		p = t->stack[k];
+		pn = p->name;
+		pc = p->cat;
+		known = !p->own && pc && pc[0] != 'M' && pc[0] != 'H';
+	}
+	x = DFT_LIKELY(known && t->io) ? IO_CACHE(t)[cls & (DFT_IOC - 1)] :
+					 NULL;
+	if (DFT_LIKELY(x && x->f == f && x->name == name && x->cat == cat &&
+		       x->cls == cls && x->pname == pn && x->pcat == pc &&
+		       t0 >= x->anc_tick && t0 < x->lim_tick)) {
+		iorec_count(t, x, f, t1 - t0, t1, bytes, start);
+	} else {
+		dft_io_agg_rec(t, name, cat, f, t0, t1, bytes, cls, start, p,
+			       known);
+	}
+	dft_guard--;
+}
+
+#endif
