@@ -1000,12 +1000,17 @@ EOF2
 	export PYTHONPATH="$REPO/runtime/python"
 	run -0 /usr/bin/python3 -c '
 import sys
-from dftracer.python import dftracer, dft_fn, ai
+from dftracer.python import dftracer, dft_fn
+# the ai tree is built at the first use of ai
+lazy = "dftracer.python._ai" not in sys.modules
+from dftracer.python import ai
+import dftracer.python as p
+lazy = lazy and "dftracer.python._ai" in sys.modules and p.dft_ai is ai and p.ai is ai
 log = dftracer.initialize_log(logfile=None, data_dir=None, process_id=-1)
 def f(epoch, step=0):
     return epoch + step
 d = dft_fn("x")
-same = [d.log(f) is f, d.log_init(f) is f, d.log_static(f) is f, ai.compute.forward(f) is f]
+same = [lazy, d.log(f) is f, d.log_init(f) is f, d.log_static(f) is f, ai.compute.forward(f) is f]
 with d:
     d.update(step=1)
 assert list(d.iter([1, 2])) == [1, 2] and f(1, step=2) == 3
