@@ -17,6 +17,8 @@ setup_file() {
 	cat >"$B/agg.c" <<'EOF'
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +63,42 @@ static void one(int fd, int i)
 	if (write(fd, buf, 100 + i % 13) < 0)
 		abort();
 	DFTRACER_C_FUNCTION_END();
+}
+
+/* two threads write one file in turns (each its own descriptor and
+ * region, 1 MiB apart), stepping back 50 bytes after every 10th write */
+static int tn;
+static sem_t turn[2];
+
+static void *pos_thread(void *arg)
+{
+	int k = (int)(long)arg;
+	int fd = open("data/two.bin", O_WRONLY | O_CREAT, 0644);
+
+	if (fd < 0 || lseek(fd, (off_t)k << 20, SEEK_SET) < 0)
+		abort();
+	for (int i = 0; i < tn; i++) {
+		sem_wait(&turn[k]);
+		one(fd, i);
+		if (i % 10 == 3 && lseek(fd, -50, SEEK_CUR) < 0)
+			abort();
+		sem_post(&turn[1 - k]);
+	}
+	close(fd);
+	return NULL;
+}
+
+static void two_threads(int n)
+{
+	pthread_t t[2];
+
+	tn = n;
+	sem_init(&turn[0], 0, 1);
+	sem_init(&turn[1], 0, 0);
+	for (long k = 0; k < 2; k++)
+		pthread_create(&t[k], NULL, pos_thread, (void *)k);
+	for (int k = 0; k < 2; k++)
+		pthread_join(t[k], NULL);
 }
 
 /* START with names from one buffer rewritten between calls (the same
@@ -143,6 +181,11 @@ int main(int argc, char **argv)
 		DFTRACER_C_FINI();
 		return 0;
 	}
+	if (argc > 2 && strcmp(argv[2], "threads") == 0) {
+		two_threads(n);
+		DFTRACER_C_FINI();
+		return 0;
+	}
 	DFTRACER_C_FUNCTION_START();
 	DFTRACER_C_FUNCTION_UPDATE_STR("file", "agg.c");
 	DFTRACER_C_FUNCTION_UPDATE_INT("line", 36);
@@ -170,7 +213,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-	cc -Wall -Wextra -Werror -o "$B/agg" "$B/agg.c" -I"$RT/include" \
+	cc -Wall -Wextra -Werror -pthread -o "$B/agg" "$B/agg.c" -I"$RT/include" \
 		-L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
 	export B
 }
@@ -410,4 +453,41 @@ fns() {
 	# most of both kinds were aggregated
 	run -0 bash -o pipefail -c "$(declare -f body); body '$W'/1/t-*.pfw.gz | jq -s -r '[map(select(.ph == \"C\" and (.name == \"write\" or .name == \"pwrite\"))) | group_by(.name)[] | \"\\(.[0].name) \\(map(.args.dft_cnt) | add)\"] | .[]'"
 	assert_output "$(printf 'pwrite %d\nwrite %d\n' $((n - 200)) $((n - 200)))"
+}
+
+@test "position model per thread: two threads positioning one file in turns give the same access kinds per call and aggregated" {
+	n=1500
+	a=$(run_traced 0 "$n" threads)
+	b=$(run_traced 1 "$n" threads)
+	run -0 python3 "$CHECK" "$b"
+	echo "$output" | jq -e '.agg.write > 0'
+	# each thread: n writes from its own start (0 and 1 MiB), each
+	# consecutive but the one after a step back (random), and thread 1's
+	# first (sequential: after 0, not at it). Judged in one model for the
+	# file, the turns would make every write random to the other's.
+	back=$(( (n - 1 + 6) / 10 ))	# i < n - 1 with i % 10 == 3
+	cons=$((2 * (n - back) - 1))
+	seq=$((2 * (n - back)))
+	rand=$((2 * back))
+	# the per-call trace says the same: each thread's writes in its own
+	# order against its own position (jq)
+	body "$a" | jq -S -s -c '
+	  map(select(.ph == "X" and .cat == "POSIX" and (.name == "write" or .name == "lseek" or .name == "open"))) |
+	  group_by(.tid) | map(sort_by(.id) | reduce .[] as $e ({pos: 0, end: 0, c: 0, s: 0, r: 0};
+	    if $e.name == "open" then .pos = 0 | .end = 0
+	    elif $e.name == "lseek" then .pos = $e.args.ret
+	    else (if .pos == .end then .c += 1 | .s += 1 elif .pos > .end then .s += 1 else .r += 1 end) |
+	      .end = .pos + $e.args.ret | .pos = .end end)) |
+	  {consecutive: map(.c) | add, sequential: map(.s) | add, random: map(.r) | add}' >"$W/expect.json"
+	assert_equal "$(cat "$W/expect.json")" "{\"consecutive\":$cons,\"random\":$rand,\"sequential\":$seq}"
+	for t in a b; do
+		dft-analyze "${!t}" >"$W/$t.out" || fail "dft-analyze $t: status $?"
+		run -0 jq -S -c -s 'map(select(.type == "summary"))[0].access.write' "$W/$t.out"
+		assert_output "$(cat "$W/expect.json")"
+	done
+	# and after a split in small chunks, read with two jobs
+	run -0 dft-split -s 0.03 -o "$W/split" "$b"
+	dft-analyze -j 2 "$W"/split/*.pfw.gz >"$W/s.out" || fail "dft-analyze split: status $?"
+	run -0 jq -S -c -s 'map(select(.type == "summary"))[0].access.write' "$W/s.out"
+	assert_output "$(cat "$W/expect.json")"
 }

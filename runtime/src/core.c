@@ -282,8 +282,6 @@ struct dft_file *intern(const char *p, size_t n)
 	}
 	memcpy(f->path, p, n);
 	f->path[n] = '\0';
-	f->pos = f->end_r = f->end_w = 0;
-	f->nrd = 0;
 	f->len = (unsigned)n;
 	dft_hash16(p, n, f->hash);
 	G.tab[i] = f;

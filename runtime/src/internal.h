@@ -28,9 +28,6 @@
  * the position model dft-analyze applies to its events (ioagg.c), which
  * classifies the aggregated I/O calls as the analysis would. */
 struct dft_file {
-	int64_t pos, end_r, end_w;	/* position, end of the last read, write */
-	unsigned nrd;			/* the bytes read: disjoint ranges */
-	int64_t rd[16][2];
 	char hash[17];
 	unsigned len;
 	char path[];
@@ -49,6 +46,15 @@ struct dft_tbuf {
 };
 
 struct dft_region;
+
+/* A thread's position model of one traced file (ioagg.c) */
+struct dft_model {
+	const struct dft_file *f;	/* NULL: a free slot */
+	int64_t pos, end_r, end_w;	/* position, end of the last read, write */
+	unsigned nrd;			/* the bytes read: disjoint ranges */
+	int64_t rd[16][2];
+};
+#define DFT_MODEL0 8	/* slots in the thread itself, before a mapping */
 
 void tb_lock_wait(struct dft_tbuf *b);
 static inline void tb_lock(struct dft_tbuf *b)
@@ -130,6 +136,11 @@ struct dft_thread {
 	uint64_t child_t0;	/* the start of the event being written, while
 				 * it names its parent (frame_id), else 0 */
 	struct dft_iorec *io;	/* open aggregated I/O records (ioagg.c) */
+	/* its position model of each file, open-addressed by file in mcap
+	 * slots: m0, then a mapping (ioagg.c) */
+	struct dft_model *mt, *mlast;
+	size_t mcap, mn;
+	struct dft_model m0[DFT_MODEL0];
 	unsigned nio;		/* of DFT_IOREC slots, in use */
 	uint64_t ioseq;		/* aggregated calls so far: their order */
 	struct dft_region *free;	/* region handles to reuse */
@@ -365,8 +376,8 @@ void dft_exec_hook(void);
  * records per file, enclosing function, size class and access kind.
  */
 struct dft_iorec;
-/* the position model: an open, a seek-type call (name as traced), a data
- * call (returns its DFT_IO_* class bits) */
+/* the position model, the calling thread's of f: an open, a seek-type
+ * call (name as traced), a data call (returns its DFT_IO_* class bits) */
 void dft_model_open(struct dft_file *f);
 void dft_model_seek(struct dft_file *f, const char *name, long long ret,
 		    int has_off, int whence, long long offset);
@@ -418,7 +429,9 @@ void dft_io_count(struct dft_thread *t, const char *name, const char *cat,
 /* before a complete event on f: the thread's open records of f first */
 void dft_io_flush_file(struct dft_thread *t, const struct dft_file *f);
 void dft_io_flush_all(struct dft_thread *t);
-void dft_io_drop(struct dft_thread *t);	/* a fork child: the parent's */
+/* a fork child: the parent's records and position models */
+void dft_io_drop(struct dft_thread *t);
+void dft_model_free(struct dft_thread *t);	/* at thread exit */
 
 /* One argument of an event: ,"k":i or ,"k":"s" (io.c, mpiio.c, hdf5.c). */
 enum { KV_INT, KV_STR, KV_HASH };

@@ -37,6 +37,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "core.h"
@@ -44,9 +47,102 @@
 
 /* ---- the position model (dft-analyze agg.c io_event) ------------------- */
 
+/*
+ * The model is the calling thread's, one per file: each thread positions
+ * a file apart, as the analysis judges each thread's calls in its own
+ * order (two threads positioning one file in one model would make the
+ * answer depend on how their calls interleave, which the trace, a buffer
+ * per thread, does not keep).  A thread's models are an open-addressed
+ * table by file, first in the thread itself, then in a mapping of its own
+ * (no malloc on an intercepted path), grown by doubling, freed at thread
+ * exit; a fork child starts without (a new process to the analysis).
+ */
+static size_t mtab_bytes(size_t cap)
+{
+	return (cap * sizeof(struct dft_model) + 4095) & ~(size_t)4095;
+}
+
+static struct dft_model *mtab_slot(struct dft_model *e, size_t cap,
+				   const struct dft_file *f)
+{
+	size_t i = ((uintptr_t)f >> 4) * 0x9e3779b97f4a7c15ull >> 20;
+
+	for (;; i++) {
+		struct dft_model *m = &e[i & (cap - 1)];
+
+		if (!m->f || m->f == f)
+			return m;
+	}
+}
+
+/* t's model of f, made (at 0) the first time; NULL without memory */
+struct dft_model *dft_model_find(struct dft_thread *t,
+				 const struct dft_file *f)
+{
+	struct dft_model *m;
+
+	if (!t->mt) {
+		t->mt = t->m0;
+		t->mcap = DFT_MODEL0;
+	}
+	m = mtab_slot(t->mt, t->mcap, f);
+	if (!m->f) {
+		if (2 * (t->mn + 1) > t->mcap) {	/* grow, then again */
+			size_t cap = 2 * t->mcap;
+			struct dft_model *g = (struct dft_model *)syscall(
+				SYS_mmap, NULL, mtab_bytes(cap),
+				PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (g == MAP_FAILED)
+				return NULL;
+			for (size_t i = 0; i < t->mcap; i++)
+				if (t->mt[i].f)
+					*mtab_slot(g, cap, t->mt[i].f) =
+						t->mt[i];
+			if (t->mt != t->m0)
+				blk_free((char *)t->mt, mtab_bytes(t->mcap));
+			t->mt = g;
+			t->mcap = cap;
+			m = mtab_slot(g, cap, f);
+		}
+		m->f = f;
+		t->mn++;
+	}
+	t->mlast = m;
+	return m;
+}
+
+void dft_model_free(struct dft_thread *t)
+{
+	if (t->mt && t->mt != t->m0)
+		blk_free((char *)t->mt, mtab_bytes(t->mcap));
+	memset(t->m0, 0, sizeof(t->m0));
+	t->mt = t->mlast = NULL;
+	t->mcap = t->mn = 0;
+}
+
+/* the calling thread's model of f, or NULL */
+static struct dft_model *model_self(const struct dft_file *f)
+{
+	struct dft_thread *t;
+	struct dft_model *m = NULL;
+
+	DFT_PENDING_CHECK();
+	dft_guard++;
+	t = dft_self();
+	if (t)
+		m = dft_model_of(t, f);
+	dft_guard--;
+	return m;
+}
+
 void dft_model_open(struct dft_file *f)
 {
-	f->pos = f->end_r = f->end_w = 0;
+	struct dft_model *m = model_self(f);
+
+	if (m)
+		m->pos = m->end_r = m->end_w = 0;
 }
 
 /* lseek and ftell set the position they return; fseek (which returns 0)
@@ -55,10 +151,14 @@ void dft_model_open(struct dft_file *f)
 void dft_model_seek(struct dft_file *f, const char *name, long long ret,
 		    int has_off, int whence, long long offset)
 {
+	struct dft_model *m = model_self(f);
+
+	if (!m)
+		return;
 	if (ret >= 0 && strcmp(name, "fseek") != 0)
-		f->pos = ret;
+		m->pos = ret;
 	else if (has_off && whence == 0)
-		f->pos = offset;
+		m->pos = offset;
 }
 
 /* Adds [a, b) to the bytes read of f (sorted disjoint ranges, at most 16:
@@ -66,7 +166,7 @@ void dft_model_seek(struct dft_file *f, const char *name, long long ret,
  * returns how many of its bytes were in it before: exact while a file's
  * reads leave at most 16 holes, as the analysis' own set is exact up to
  * its intervals_max. */
-int64_t dft_rd_add(struct dft_file *f, int64_t a, int64_t b)
+int64_t dft_rd_add(struct dft_model *f, int64_t a, int64_t b)
 {
 	int64_t cov = 0, lo = a, hi = b;
 	unsigned i, j, k = 0, n = f->nrd;
@@ -132,7 +232,10 @@ int64_t dft_rd_add(struct dft_file *f, int64_t a, int64_t b)
 unsigned dft_model_data(struct dft_file *f, int w, int positional,
 			long long off, long long bytes, long long *start_out)
 {
-	return model_data(f, w, positional, off, bytes, start_out);
+	struct dft_thread *t = dft_self();	/* inside ev_rw's guard */
+
+	return model_data(t ? dft_model_of(t, f) : NULL, w, positional, off,
+			  bytes, start_out);
 }
 
 /* ---- the throttle's decision -------------------------------------------- */
@@ -321,6 +424,7 @@ void dft_io_drop(struct dft_thread *t)
 	if (t->io)
 		memset(t->io, 0, DFT_IOREC * sizeof(*t->io));
 	t->nio = 0;
+	dft_model_free(t);
 }
 
 void dft_io_agg_rec(struct dft_thread *t, const char *name, const char *cat,
@@ -436,7 +540,7 @@ parent:
 		}
 		t->nio++;
 	}
-	iorec_count(t, x, f, dk, t1, bytes, start);
+	iorec_count(t, x, dft_model_of(t, f), dk, t1, bytes, start);
 	IO_CACHE(t)[ci] = x;
 	errno = e;
 }
@@ -454,7 +558,8 @@ void dft_io_agg_cold(struct dft_thread *t, int w, const char *name,
 	dft_guard++;
 	if (t->buf && dft_on_any) {
 		cls = dft_size_class(bytes) |
-		      model_data(f, w, positional, off, bytes, &start) << 8;
+		      model_data(dft_model_of(t, f), w, positional, off, bytes,
+				 &start) << 8;
 		dft_io_agg_rec(t, name, cat, f, t0, t1, bytes, cls, start,
 			       NULL, 0);
 	}

@@ -43,15 +43,33 @@ enum {	/* the class bits of a data call */
 	DFT_IO_REREAD = 8,	/* half or more of its bytes read before */
 };
 
-int64_t dft_rd_add(struct dft_file *f, int64_t a, int64_t b);
+int64_t dft_rd_add(struct dft_model *f, int64_t a, int64_t b);
+
+/* t's position model of f, made (at 0) the first time; NULL without
+ * memory (ioagg.c) */
+struct dft_model *dft_model_find(struct dft_thread *t,
+				 const struct dft_file *f);
+static inline __attribute__((always_inline)) struct dft_model *
+dft_model_of(struct dft_thread *t, const struct dft_file *f)
+{
+	if (DFT_LIKELY(t->mlast && t->mlast->f == f))
+		return t->mlast;
+	return dft_model_find(t, f);
+}
 
 /* the position model's data call, inline in the aggregated call's path */
 static inline __attribute__((always_inline)) unsigned
-model_data(struct dft_file *f, int w, int positional, long long off,
+model_data(struct dft_model *f, int w, int positional, long long off,
 	   long long bytes, long long *start_out)
 {
-	int64_t start = positional ? off : f->pos, *last;
+	int64_t start, *last;
 	unsigned c = 0;
+
+	if (DFT_UNLIKELY(!f)) {	/* no memory: judged from 0, not kept */
+		*start_out = positional ? off : 0;
+		return DFT_IO_SEQ | DFT_IO_CONS;
+	}
+	start = positional ? off : f->pos;
 
 	if (!positional)
 		f->pos += bytes;
@@ -96,7 +114,7 @@ static inline unsigned dft_size_class(long long b)
  * model's state after it and its order */
 static inline __attribute__((always_inline)) void
 iorec_count(struct dft_thread *t, struct dft_iorec *x,
-	    const struct dft_file *f, uint64_t dk, uint64_t t1,
+	    const struct dft_model *m, uint64_t dk, uint64_t t1,
 	    long long bytes, long long start)
 {
 	x->cnt++;
@@ -116,9 +134,11 @@ iorec_count(struct dft_thread *t, struct dft_iorec *x,
 		x->ext = start + bytes;
 	x->last_tick = t1;
 	x->seq = ++t->ioseq;
-	x->pos = f->pos;
-	x->end_r = f->end_r;
-	x->end_w = f->end_w;
+	if (DFT_LIKELY(m != NULL)) {
+		x->pos = m->pos;
+		x->end_r = m->end_r;
+		x->end_w = m->end_w;
+	}
 }
 
 /* the rest of dft_io_agg: the call classified (cls, start), p the
@@ -146,6 +166,7 @@ dft_io_agg(struct dft_thread *t, int w, const char *name, const char *cat,
 	long long bytes = dft_io_bytes(ret, size), start;
 	struct dft_region *p = NULL;
 	struct dft_iorec *x;
+	struct dft_model *m;
 	const char *pn = NULL, *pc = NULL;
 	unsigned cls;
 	int k, known = 1;
@@ -156,8 +177,9 @@ dft_io_agg(struct dft_thread *t, int w, const char *name, const char *cat,
 		return;
 	}
 	dft_guard++;
+	m = dft_model_of(t, f);
 	cls = dft_size_class(bytes) |
-	      model_data(f, w, positional, off, bytes, &start) << 8;
+	      model_data(m, w, positional, off, bytes, &start) << 8;
 	/* the enclosing function: usually the innermost region, with
 	 * interned or literal names, not a layer's span (MPIIO, HDF5) */
 	k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
@@ -172,7 +194,7 @@ dft_io_agg(struct dft_thread *t, int w, const char *name, const char *cat,
 	if (DFT_LIKELY(x && x->f == f && x->name == name && x->cat == cat &&
 		       x->cls == cls && x->pname == pn && x->pcat == pc &&
 		       t0 >= x->anc_tick && t0 < x->lim_tick)) {
-		iorec_count(t, x, f, t1 - t0, t1, bytes, start);
+		iorec_count(t, x, m, t1 - t0, t1, bytes, start);
 	} else {
 		dft_io_agg_rec(t, name, cat, f, t0, t1, bytes, cls, start, p,
 			       known);

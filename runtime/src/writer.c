@@ -121,6 +121,7 @@ out:
 		t_self = NULL;
 	free(t->fns);	/* the names are interned, shared, kept */
 	free(t->io);
+	dft_model_free(t);
 	while (t->free) {
 		struct dft_region *r = t->free;
 

@@ -288,6 +288,7 @@ struct thr {
 	struct pend *p;
 	size_t n, cap;
 	uint32_t proc;		/* index in the local M_PROC */
+	uint32_t idx;		/* index in c->thrs */
 	int64_t *proc_row;
 	char *key;		/* local thread key */
 	size_t keyn;
@@ -309,12 +310,13 @@ struct thr {
 	struct loopst *loop;
 };
 
+/* A thread's position model of a file (its process's rows) */
 struct posst {
 	int64_t pos, end_r, end_w;
 	int64_t *fp_row;	/* local M_FILEPROC row */
 	int64_t *fpt_row;	/* local M_FILEPROCT row */
 	struct iset *rd;	/* byte ranges read (redundant reads) */
-	uint32_t fidx;
+	uint32_t fidx, proc;
 	int64_t last_bin;
 	int pathclass;		/* 0 other, 1 data, 2 checkpoint */
 };
@@ -352,7 +354,7 @@ struct ctx {
 	struct dft_tmap fns;	/* name \x1f cat -> fninfo */
 	struct dft_tmap thrs;	/* thread key -> struct thr */
 	struct dft_tmap files;	/* file key -> struct filest (index = M_FILE) */
-	struct dft_tmap pos;	/* proc idx, file idx -> posst */
+	struct dft_tmap pos;	/* thread idx, file idx -> posst */
 	int64_t *iface[2];
 	/* caches */
 	struct thr *lt;
@@ -580,6 +582,7 @@ thr_get(struct ctx *c, const struct dft_trace_ev *ev)
 	if (is_new) {
 		th->key = dft_xmemdup0(c->kb.s, c->kb.len);
 		th->keyn = c->kb.len;
+		th->idx = (uint32_t)(c->thrs.count - 1);
 		agg_row(c->loc, M_THREAD, c->kb.s, c->kb.len)[0] += 1;
 		int pn;
 
@@ -690,7 +693,7 @@ file_get(struct ctx *c, const struct dft_trace_ev *ev, uint32_t *idx)
 static struct posst *
 pos_get(struct ctx *c, struct thr *th, uint32_t fidx)
 {
-	uint64_t key = ((uint64_t)th->proc << 32) | fidx;
+	uint64_t key = ((uint64_t)th->idx << 32) | fidx;
 
 	if (c->lpos != NULL && c->lpos_key == key)
 		return c->lpos;
@@ -712,6 +715,7 @@ pos_get(struct ctx *c, struct thr *th, uint32_t fidx)
 		p->fpt_row = agg_row(c->loc, M_FILEPROCT, c->kb.s, c->kb.len);
 		p->last_bin = INT64_MIN;
 		p->fidx = fidx;
+		p->proc = th->proc;
 	}
 	c->lpos = p;
 	c->lpos_key = key;
@@ -2154,19 +2158,44 @@ again:
 	}
 	free(c.pio);
 	free(c.mpio);
+	/* distinct bytes read: per process and file, the union of its
+	 * threads' */
+	struct dft_tmap un;
+
+	dft_tmap_init(&un, sizeof(struct iset *));
 	for (size_t i = 0; i < c.pos.count; i++) {
 		struct posst *ps = dft_tmap_value(&c.pos, i);
+		uint64_t key = ((uint64_t)ps->proc << 32) | ps->fidx;
 
 		if (ps->rd == NULL)
 			continue;
-		int64_t d = iset_total(ps->rd);
+		struct iset **u = dft_tmap_get(&un, (const char *)&key,
+					       sizeof(key), 1, NULL);
 
-		((int64_t *)dft_tmap_value(&loc.m[M_FILE], ps->fidx))
-			[S_DISTINCT_RB] += d;
-		loc.g[G_IO_S + S_DISTINCT_RB] += d;
+		if (*u == NULL) {
+			*u = ps->rd;
+			continue;
+		}
+		for (size_t j = 0; j < ps->rd->n; j++)
+			iset_add(*u, ps->rd->v[j].s, ps->rd->v[j].e);
 		iset_release(ps->rd);
 		free(ps->rd);
 	}
+	for (size_t i = 0; i < un.count; i++) {
+		struct iset *u = *(struct iset **)dft_tmap_value(&un, i);
+		size_t kn;
+		uint64_t key;
+
+		memcpy(&key, dft_tmap_key(&un, i, &kn), sizeof(key));
+		int64_t d = iset_total(u);
+
+		((int64_t *)dft_tmap_value(&loc.m[M_FILE], (uint32_t)key))
+			[S_DISTINCT_RB] += d;
+		loc.g[G_IO_S + S_DISTINCT_RB] += d;
+		iset_release(u);
+		free(u);
+	}
+	dft_tmap_release(&un);
 	if (loc.g[G_LINES] > 0) {
 		loc.g[G_FILES_READ] = 1;
 		int gen = dft_trace_generation(style);

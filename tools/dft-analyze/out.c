@@ -101,7 +101,7 @@ summary(struct agg *a, const struct run_info *ri)
 	if (t0 > t1)
 		t0 = t1 = 0;
 	json_object_object_add(o, "type", dft_jstr("summary"));
-	json_object_object_add(o, "v", dft_jint(4));
+	json_object_object_add(o, "v", dft_jint(5));
 	json_object_object_add(o, "wall_s", dft_jdouble(ri->wall_s));
 	json_object_object_add(o, "io_wall_s", dft_jdouble(ri->io_wall_s));
 	json_object_object_add(o, "io_wall_share",
