@@ -22,6 +22,8 @@ setup_file() {
 		-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
 	cc -Wall -Wextra -Werror -o "$B/guard" "$FX/guard.c" \
 		-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
+	cc -Wall -Wextra -Werror -pthread -o "$B/sigalloc" "$FX/sigalloc.c" \
+		-I"$RT/include" -L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
 	# a program that ships its own annotated libz.so.1, found first
 	mkdir -p "$B/z"
 	cc -Wall -Wextra -Werror -shared -fPIC -Wl,-soname,libz.so.1 \
@@ -443,6 +445,47 @@ EOF2
 	[ "$(body "$f" | jq -r --arg h "$mainh" 'select(.name=="write" and .args.fhash==$h) | .id' | wc -l)" -eq "$n" ]
 	traced=$(body "$f" | jq -r --arg h "$sigh" 'select(.name=="write" and .args.fhash==$h) | .id' | wc -l)
 	[ "$traced" -le "$handled" ]
+}
+
+@test "a signal handler that mallocs and does stdio while write()s are aggregated: no deadlock" {
+	# 60 threads one after another, 200 small writes each (aggregated past
+	# 20 calls); a 50 us timer's handler, run only inside the thread's
+	# open() and write()s, mallocs, fopens, fwrites and fcloses.  The
+	# runtime that called malloc inside write() (the thread's state, its
+	# aggregation table, ...) hung 10 runs in 10 here
+	DFTRACER_THROTTLE_CALLS=20 run -0 timeout 30 "$B/sigalloc" sig "$W/data" 60 200
+	writes=$(echo "$output" | awk '$1 == "writes" { print $2 }')
+	handled=$(echo "$output" | awk '$1 == "writes" { print $4 }')
+	[ "$writes" -eq 12000 ]
+	[ "$handled" -gt 0 ]
+	[ "$(stat -c %s data/sig.txt)" -eq $((4 * handled)) ]
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.open == 60 and .agg.write > 0 and .names.write + .agg.write == 12000'
+}
+
+@test "the tracer calls no malloc, calloc, realloc or free inside an intercepted call" {
+	# the program counts its allocator's calls made inside its own I/O
+	# calls (open, write, pwrite, lseek, read, fstat, close, chdir, on new
+	# files, aggregated small writes, a new thread whose first traced call
+	# is open); fopen/fwrite/fclose allocate for themselves: as many as
+	# untraced.  The runtime of before made 55 here.
+	DFTRACER_ENABLE=0 run -0 "$B/sigalloc" count "$W/data" 20
+	[ "$(echo "$output" | awk '$1 == "posix" { print $2 }')" -eq 0 ]
+	stdio=$(echo "$output" | awk '$1 == "posix" { print $4 }')
+	[ "$stdio" -gt 0 ]
+	# aggregated (default), names copied (no throttle), per call, and a
+	# small buffer (many flushes to the writer thread)
+	for e in DFTRACER_THROTTLE_CALLS=1000 DFTRACER_THROTTLE_CALLS=0 \
+		DFTRACER_THROTTLE_IO=0 DFTRACER_WRITE_BUFFER_SIZE=4096; do
+		rm -rf "$W"/traces/* "$W"/data/*
+		env "$e" "$B/sigalloc" count "$W/data" 20 >"$W/out" || fail "$e: status $?"
+		[ "$(cat "$W/out")" = "posix 0 stdio $stdio" ] || fail "$e: $(cat "$W/out")"
+		f=$(the_trace)
+		run -0 python3 "$CHECK" "$f"
+		# 2 threads x 20 rounds of 7 calls, 2 x (2 + 1000 small writes)
+		echo "$output" | jq -e '.complete and (.names.write // 0) + (.agg.write // 0) == 2040 and (.names.pwrite // 0) + (.agg.pwrite // 0) == 40'
+	done
 }
 
 @test "an application's own annotated libz.so.1: the tracer keeps its private zlib" {

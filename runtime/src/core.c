@@ -122,6 +122,51 @@ int dft_metadata(void)
 
 /* ---- paths -------------------------------------------------------------- */
 
+/*
+ * Memory kept for the life of the process (interned files and names,
+ * buffer and job heads), carved from 64 KiB mappings: the tracer never
+ * calls malloc inside an intercepted call (writer.c).  Lock-free: a
+ * thread that loses the race for a new chunk unmaps its own and retries.
+ * Zeroed.  NULL when mmap fails.  The first chunk is static: a short
+ * process makes no mapping for it.
+ */
+#define DFT_PERM_CHUNK (64u << 10)
+struct perm_chunk {
+	_Atomic size_t used;
+	size_t cap;
+	char *data;
+};
+static char perm0_data[16384] __attribute__((aligned(16)));
+static struct perm_chunk perm0 = { 0, sizeof(perm0_data), perm0_data };
+static struct perm_chunk *_Atomic perm = &perm0;
+
+void *dft_perm(size_t n)
+{
+	size_t want = (n + 15) & ~(size_t)15;
+
+	if (want > DFT_PERM_CHUNK / 4)
+		return blk_alloc(want, 0);	/* big: its own mapping */
+	for (;;) {
+		struct perm_chunk *c = atomic_load(&perm), *nc;
+
+		if (c) {
+			size_t at = atomic_fetch_add(&c->used, want);
+
+			if (at + want <= c->cap)
+				return c->data + at;
+		}
+		nc = (struct perm_chunk *)blk_alloc(DFT_PERM_CHUNK, 0);
+		if (!nc)
+			return NULL;
+		nc->cap = DFT_PERM_CHUNK - sizeof(*nc);
+		nc->data = (char *)(nc + 1);
+		atomic_store(&nc->used, want);
+		if (atomic_compare_exchange_strong(&perm, &c, nc))
+			return nc->data;
+		blk_free((char *)nc, DFT_PERM_CHUNK);
+	}
+}
+
 void *dft_hot_alloc(size_t n)
 {
 	size_t want = (n + 7) & ~(size_t)7;
@@ -129,7 +174,7 @@ void *dft_hot_alloc(size_t n)
 
 	if (at + want <= sizeof(dft_hot.arena))
 		return dft_hot.arena + at;
-	return malloc(n);	/* arena full: a program that chdirs a lot */
+	return dft_perm(n);	/* arena full: a program that chdirs a lot */
 }
 
 static struct dft_cwd *dup_cwd(void)
@@ -239,6 +284,17 @@ static size_t str_hash(const char *s, size_t n)
 	return h;
 }
 
+/* The file table: mmap (it grows inside open(): no malloc there), the
+ * first one static (no mapping for a short process) unless a forked
+ * child still reads it as its parent's (G.child_old). */
+static struct dft_file *tab0[1024];
+
+static void tab_free(struct dft_file **tab, size_t cap)
+{
+	if (tab != tab0)
+		blk_free((char *)tab, cap * sizeof(*tab));
+}
+
 /* Interns an absolute path, emitting FH the first time. */
 struct dft_file *intern(const char *p, size_t n)
 {
@@ -248,7 +304,11 @@ struct dft_file *intern(const char *p, size_t n)
 	pthread_mutex_lock(&G.intern_lock);
 	if (G.tabn * 2 >= G.tabcap) {
 		size_t cap = G.tabcap ? G.tabcap * 2 : 1024;
-		struct dft_file **nt = calloc(cap, sizeof(*nt));
+		struct dft_file **nt =
+			cap == 1024 && G.tab != tab0 && G.child_old != tab0 ?
+				memset(tab0, 0, sizeof(tab0)) :
+				(struct dft_file **)blk_alloc(cap * sizeof(*nt),
+							      0);
 
 		if (!nt) {
 			pthread_mutex_unlock(&G.intern_lock);
@@ -265,7 +325,7 @@ struct dft_file *intern(const char *p, size_t n)
 				j = (j + 1) & (cap - 1);
 			nt[j] = o;
 		}
-		free(G.tab);
+		tab_free(G.tab, G.tabcap);
 		G.tab = nt;
 		G.tabcap = cap;
 	}
@@ -275,7 +335,7 @@ struct dft_file *intern(const char *p, size_t n)
 			pthread_mutex_unlock(&G.intern_lock);
 			return f;
 		}
-	f = malloc(sizeof(*f) + n + 1);
+	f = dft_perm(sizeof(*f) + n + 1);
 	if (!f) {
 		pthread_mutex_unlock(&G.intern_lock);
 		return NULL;
@@ -345,7 +405,7 @@ static void fds_alloc(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    (long)rl.rlim_cur > n)
 		n = (long)rl.rlim_cur > (1L << 20) ? (1L << 20) : (long)rl.rlim_cur;
-	dft_fds = calloc((size_t)n, sizeof(*dft_fds));
+	dft_fds = (void *)blk_alloc((size_t)n * sizeof(*dft_fds), 0);
 	if (dft_fds)
 		dft_nfds = (int)n;
 }
@@ -671,7 +731,7 @@ void dft_fork_child(void)
 	for (b = G.bufs; b; b = next) {
 		next = b->next;
 		blk_free(b->data, b->cap);
-		free(b);
+		tbuf_release(b);
 	}
 	G.bufs = NULL;
 	if (t_self) {
@@ -709,9 +769,9 @@ void dft_pending_start(void)
 	pthread_mutex_lock(&G.init_lock);
 	if (dft_pending && G.inited && !G.finalized && getpid() == G.ospid) {
 		struct dft_file **old = G.child_old;
-		size_t i;
+		size_t i, oldcap = G.child_oldcap;
 
-		G.child_old = NULL;
+		/* kept until read: intern() must not reuse it (tab0) */
 		if (open_and_write_header() == 0) {
 			/* a child's file names every file it may reference */
 			if (old)
@@ -725,8 +785,9 @@ void dft_pending_start(void)
 			set_switches();
 		}
 		/* only now: other threads wait here until the header is out */
+		G.child_old = NULL;
 		dft_pending = 0;
-		free(old);
+		tab_free(old, oldcap);
 	}
 	pthread_mutex_unlock(&G.init_lock);
 	dft_guard--;
@@ -811,10 +872,28 @@ uint64_t fn_hash(const char *name, const char *cat)
 	return h ? h : 1;
 }
 
+/* A thread's function table comes from mmap (it grows inside
+ * intercepted calls: no malloc there); the first thread's first one is
+ * static (no mapping for a short process). */
+static struct dft_fnstat fns0[64];
+static atomic_int fns0_used;
+
+void fn_free(struct dft_thread *t)
+{
+	if (t->fns != fns0)
+		blk_free((char *)t->fns, t->fncap * sizeof(*t->fns));
+	t->fns = NULL;
+	t->fncap = 0;
+}
+
 static int fn_grow(struct dft_thread *t)
 {
 	unsigned cap = t->fncap ? t->fncap * 2 : 64, i;
-	struct dft_fnstat *nt = calloc(cap, sizeof(*nt));
+	int no = 0;
+	struct dft_fnstat *nt =
+		cap == 64 && atomic_compare_exchange_strong(&fns0_used, &no, 1) ?
+			fns0 :
+			(struct dft_fnstat *)blk_alloc(cap * sizeof(*nt), 0);
 
 	if (!nt)
 		return -1;
@@ -828,7 +907,7 @@ static int fn_grow(struct dft_thread *t)
 			;
 		nt[j] = t->fns[i];
 	}
-	free(t->fns);
+	fn_free(t);
 	t->fns = nt;
 	t->fncap = cap;
 	memset(t->fc, 0, sizeof(t->fc));	/* the slots moved */
@@ -938,6 +1017,7 @@ int fn_lookup_miss(struct dft_thread *t, const char *name, const char *cat,
  * on another thread, or after the thread that started it is gone. */
 const char *fn_intern(const char *s)
 {
+	static char *tab0[256];	/* the first table (mmap'd after) */
 	static char **tab;
 	static size_t cap, n;
 	size_t h = str_hash(s, strlen(s)), i;
@@ -946,7 +1026,8 @@ const char *fn_intern(const char *s)
 	pthread_mutex_lock(&G.intern_lock);
 	if ((n + 1) * 2 > cap) {
 		size_t nc = cap ? cap * 2 : 256;
-		char **nt = calloc(nc, sizeof(*nt));
+		char **nt = nc == 256 ? tab0 :
+					(char **)blk_alloc(nc * sizeof(*nt), 0);
 
 		if (!nt) {
 			pthread_mutex_unlock(&G.intern_lock);
@@ -962,7 +1043,8 @@ const char *fn_intern(const char *s)
 				;
 			nt[j] = tab[i];
 		}
-		free(tab);
+		if (tab != tab0)
+			blk_free((char *)tab, cap * sizeof(*tab));
 		tab = nt;
 		cap = nc;
 	}
@@ -971,8 +1053,8 @@ const char *fn_intern(const char *s)
 			pthread_mutex_unlock(&G.intern_lock);
 			return tab[i];
 		}
-	p = strdup(s);
-	if (p) {
+	if ((p = dft_perm(strlen(s) + 1))) {
+		strcpy(p, s);
 		tab[i] = p;
 		n++;
 	}

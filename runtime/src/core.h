@@ -150,6 +150,7 @@ static inline int fn_lookup(struct dft_thread *t, const char *name,
 	return fn_lookup_miss(t, name, cat, i);
 }
 const char *fn_intern(const char *s);
+void fn_free(struct dft_thread *t);
 struct dft_region *region_get(struct dft_thread *t);
 void region_put(struct dft_thread *t, struct dft_region *r);
 void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur);
@@ -158,8 +159,10 @@ void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur);
  * or (parent) ,"pfile":..,"pline":.. (interned), NULL when it has neither */
 const char *dft_loc_of(const char *args, size_t n, int parent);
 
-/* writer.c */
+/* writer.c: mappings of n bytes (zeroed; populate: faulted in now) */
+char *blk_alloc(size_t n, int populate);
 void blk_free(char *p, size_t n);
+void tbuf_release(struct dft_tbuf *b);
 void thread_exit(void *p);
 void out_write(const char *data, size_t len);
 void tbuf_flush_locked(struct dft_tbuf *b);

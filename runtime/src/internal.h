@@ -202,8 +202,11 @@ struct dft_hot {
 	_Atomic(struct dft_file *) fd_low[DFT_FD_LOW];	/* fd < DFT_FD_LOW */
 	char arena[DFT_HOT_ARENA] __attribute__((aligned(8)));
 } __attribute__((aligned(64)));
-/* n bytes from the arena (8-aligned, never freed), else from malloc */
+/* n bytes from the arena (8-aligned, never freed), else from dft_perm */
 void *dft_hot_alloc(size_t n);
+/* n bytes (zeroed, 16-aligned) kept for the life of the process, never
+ * from malloc (core.c); NULL when out of memory */
+void *dft_perm(size_t n);
 extern struct dft_hot dft_hot;
 #define dft_on_posix dft_hot.on_posix
 #define dft_on_stdio dft_hot.on_stdio
@@ -432,6 +435,7 @@ void dft_io_flush_all(struct dft_thread *t);
 /* a fork child: the parent's records and position models */
 void dft_io_drop(struct dft_thread *t);
 void dft_model_free(struct dft_thread *t);	/* at thread exit */
+void dft_io_release(struct dft_thread *t);	/* its table unmapped */
 
 /* One argument of an event: ,"k":i or ,"k":"s" (io.c, mpiio.c, hdf5.c). */
 enum { KV_INT, KV_STR, KV_HASH };

@@ -419,6 +419,14 @@ void dft_io_flush_all(struct dft_thread *t)
 		flush_recs(t, NULL);
 }
 
+#define DFT_IO_TABLE ((DFT_IOREC + DFT_IOC) * sizeof(struct dft_iorec))
+
+void dft_io_release(struct dft_thread *t)
+{
+	blk_free((char *)t->io, DFT_IO_TABLE);
+	t->io = NULL;
+}
+
 void dft_io_drop(struct dft_thread *t)
 {
 	if (t->io)
@@ -438,8 +446,8 @@ void dft_io_agg_rec(struct dft_thread *t, const char *name, const char *cat,
 	unsigned i, ci;
 	int k, e = errno;
 
-	if (!t->io && !(t->io = calloc(1, DFT_IOREC * sizeof(*t->io) +
-					       DFT_IOC * sizeof(*t->io)))) {
+	/* mmap: no malloc inside write() (writer.c) */
+	if (!t->io && !(t->io = (struct dft_iorec *)blk_alloc(DFT_IO_TABLE, 0))) {
 		errno = e;
 		return;
 	}

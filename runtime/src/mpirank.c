@@ -26,9 +26,17 @@ typedef int (*version_fn)(char *, int *);
 typedef int (*rank_ptr_fn)(void *, int *);
 typedef int (*rank_int_fn)(int, int *);
 
+/* A failed dlsym leaves an error record (malloc'd) that libc frees at the
+ * thread's next successful dlsym: one now, or that free would happen
+ * inside an intercepted call's first lookup of its real function (io.c),
+ * where the tracer must not call malloc or free. */
 static void *lookup(const char *name)
 {
-	return dlsym(RTLD_DEFAULT, name);
+	void *p = dlsym(RTLD_DEFAULT, name);
+
+	if (!p)
+		(void)dlsym(RTLD_DEFAULT, "dlsym");
+	return p;
 }
 
 int dft_mpi_rank(void)

@@ -56,7 +56,7 @@
  * done up front), for a short process that writes a few KiB of events
  * all of its life.
  */
-static char *blk_alloc(size_t n, int populate)
+char *blk_alloc(size_t n, int populate)
 {
 	void *p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS |
@@ -98,6 +98,26 @@ void tb_lock_wait(struct dft_tbuf *b)
 		nanosleep(&ts, NULL);
 }
 
+/*
+ * Nothing the tracer does inside an intercepted call may call malloc: a
+ * signal handler that interrupts write() (async-signal-safe) may itself
+ * call malloc, and would wait for good on an arena lock its own thread
+ * holds.  A thread's state, its buffer's head and the writer's jobs come
+ * from mmap (blk_alloc) or dft_perm; the first thread's state is static.
+ * Dead buffers' heads are kept for the next threads (under reg_lock).
+ */
+static struct dft_thread thread0;
+static atomic_int thread0_used;
+static struct dft_tbuf *tb_spare;
+
+/* b's head back for reuse; b->data already unmapped.  Caller holds
+ * G.reg_lock, or is a forked child's only thread. */
+void tbuf_release(struct dft_tbuf *b)
+{
+	b->next = tb_spare;
+	tb_spare = b;
+}
+
 void thread_exit(void *p)
 {
 	struct dft_thread *t = p;
@@ -119,8 +139,9 @@ void thread_exit(void *p)
 out:
 	if (t_self == t)
 		t_self = NULL;
-	free(t->fns);	/* the names are interned, shared, kept */
-	free(t->io);
+	/* the names are interned, shared, kept */
+	fn_free(t);
+	dft_io_release(t);
 	dft_model_free(t);
 	while (t->free) {
 		struct dft_region *r = t->free;
@@ -128,7 +149,8 @@ out:
 		t->free = r->next;
 		free(r);
 	}
-	free(t);
+	if (t != &thread0)
+		blk_free((char *)t, sizeof(*t));
 }
 
 struct dft_thread *dft_thread_new(struct dft_thread *t)
@@ -136,23 +158,29 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 	struct dft_tbuf *b;
 
 	if (!t) {
-		/* the 32 KiB line scratch is not cleared: its pages are
-		 * touched only as long lines need them (calloc cleared all
-		 * nine, ~40,000 instructions and page faults a thread) */
-		t = malloc(sizeof(*t));
-		if (!t)
+		int no = 0;
+
+		/* zero (static, or a fresh mapping) and touched as used: the
+		 * 32 KiB line scratch only as long lines need it */
+		if (atomic_compare_exchange_strong(&thread0_used, &no, 1))
+			t = &thread0;
+		else if (!(t = (struct dft_thread *)blk_alloc(sizeof(*t), 0)))
 			return NULL;
-		memset(t, 0, offsetof(struct dft_thread, line));
-		t->line[0] = '\0';
 		t_self = t;
 	}
-	b = calloc(1, sizeof(*b));
-	if (!b)
+	pthread_mutex_lock(&G.reg_lock);
+	if ((b = tb_spare))
+		tb_spare = b->next;
+	pthread_mutex_unlock(&G.reg_lock);
+	if (!b && !(b = dft_perm(sizeof(*b))))
 		return NULL;
+	memset(b, 0, sizeof(*b));
 	b->cap = DFT_BLOCK0;
 	b->data = blk_alloc(b->cap, 0);
 	if (!b->data) {
-		free(b);
+		pthread_mutex_lock(&G.reg_lock);
+		tbuf_release(b);
+		pthread_mutex_unlock(&G.reg_lock);
 		return NULL;
 	}
 	t->buf = b;	/* depth survives fork: the child is still inside */
@@ -174,7 +202,7 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 		if (o->dead && o->len == 0) {
 			*pp = o->next;
 			blk_free(o->data, o->cap);
-			free(o);
+			tbuf_release(o);
 		} else {
 			pp = &o->next;
 		}
@@ -538,6 +566,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t work, done;
 	struct dft_job *head, *tail, *spare;
+	struct dft_job *heads;	/* unused job heads (dft_perm, kept) */
 	int pending, nspare, stop, started, failed;
 	int active;		/* a job is being written (by whoever took it) */
 	unsigned gen;		/* a writer whose generation is past exits */
@@ -553,22 +582,41 @@ static struct dft_job hdr_job;
 static char hdr_data[16384];
 static int hdr_busy;
 
+/* A job head, from the unused ones or dft_perm (no malloc: flushes
+ * happen inside intercepted calls).  Caller holds W.lock. */
+static struct dft_job *job_new_locked(void)
+{
+	struct dft_job *j = W.heads;
+
+	if (j)
+		W.heads = j->next;
+	else if (!(j = dft_perm(sizeof(*j))))
+		return NULL;
+	memset(j, 0, sizeof(*j));
+	return j;
+}
+
+/* j's data unmapped (a block of cap bytes, or a copy of len), j's head
+ * kept.  Caller holds W.lock, or is a forked child's only thread. */
+static void job_free(struct dft_job *j)
+{
+	blk_free(j->data, j->cap ? j->cap : j->len);
+	j->next = W.heads;
+	W.heads = j;
+}
+
 /* j was written: back to the spares, or freed.  Caller holds W.lock. */
 static void job_done_locked(struct dft_job *j)
 {
 	W.pending--;
 	if (j == &hdr_job) {
 		hdr_busy = 0;
-	} else if (j->cap == 0) {	/* a copy (queue_copy) */
-		free(j->data);
-		free(j);
-	} else if (W.nspare < 2) {
+	} else if (j->cap && W.nspare < 2) {
 		j->next = W.spare;
 		W.spare = j;
 		W.nspare++;
 	} else {
-		blk_free(j->data, j->cap);
-		free(j);
+		job_free(j);	/* a copy (queue_copy), or a spare too many */
 	}
 }
 
@@ -730,11 +778,11 @@ static int tbuf_flush_async(struct dft_tbuf *b, int last)
 		W.spare = fresh->next;
 		W.nspare--;
 	} else {
-		fresh = calloc(1, sizeof(*fresh));
-		if (fresh)
-			fresh->data = blk_alloc(want, 1);
-		if (!fresh || !fresh->data) {
-			free(fresh);
+		fresh = job_new_locked();
+		if (!fresh)
+			goto inline_write;
+		if (!(fresh->data = blk_alloc(want, 1))) {
+			job_free(fresh);
 			goto inline_write;
 		}
 		fresh->cap = want;
@@ -779,11 +827,11 @@ static void queue_copy(struct dft_tbuf *b)
 		j->data = hdr_data;
 		hdr_busy = 1;
 	} else {
-		j = calloc(1, sizeof(*j));
-		if (j)
-			j->data = malloc(b->len);
-		if (!j || !j->data) {
-			free(j);
+		j = job_new_locked();
+		if (!j)
+			goto inline_write;
+		if (!(j->data = blk_alloc(b->len, 0))) {
+			job_free(j);
 			goto inline_write;
 		}
 	}
@@ -850,13 +898,8 @@ void writer_reset_child(void)
 	pthread_cond_init(&W.done, NULL);
 	for (j = W.head; j; j = n) {
 		n = j->next;
-		if (j == &hdr_job)
-			continue;
-		if (j->cap)
-			blk_free(j->data, j->cap);
-		else
-			free(j->data);
-		free(j);
+		if (j != &hdr_job)
+			job_free(j);
 	}
 	hdr_busy = 0;
 	W.head = W.tail = NULL;
