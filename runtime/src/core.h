@@ -82,7 +82,7 @@ struct dft_state {
 	_Atomic long long next_id;
 	pthread_mutex_t file_lock, reg_lock, intern_lock;
 	z_stream z;
-	int z_ready;
+	int z_ready;		/* compressor made (1), not yet (0), failed (-1) */
 	int want_open;		/* path named, file not made yet (trace_create) */
 	int fd_hi;		/* the descriptor taken for it, or -1 */
 	unsigned char *zout;

@@ -50,24 +50,91 @@
 #define DFT_CHUNK (128u << 10)
 
 /*
+ * The blocks and zlib's memory come from one mapping made at the first
+ * block (the first record, usually while the process has one thread):
+ * an mmap or munmap at a thread's first record, or at its exit, takes the
+ * address space's lock for writing while the program's other threads
+ * fault pages in under it (lz4's decompressor: 4 MiB buffers, three
+ * threads), and each that waits sleeps and is woken again: 83 such waits
+ * in 20 traced runs, 0 untraced.  A block of the pool freed goes back to
+ * it (its pages stay, hot); past DFT_POOL blocks each is mapped alone.
+ */
+#define DFT_POOL 16
+#define DFT_ZMEM (512u << 10)
+
+static struct {
+	char *base;		/* DFT_POOL blocks of DFT_CHUNK, then zlib's */
+	atomic_uint used;	/* bit k: block k is taken */
+	atomic_uint touched;	/* bit k: block k was handed out before */
+	atomic_int state;	/* 0 not yet, 1 mapping, 2 mapped, -1 failed */
+} P;
+
+static char *pool(void)
+{
+	int s = atomic_load_explicit(&P.state, memory_order_acquire);
+
+	if (s == 0 && atomic_compare_exchange_strong(&P.state, &s, 1)) {
+		void *p = (void *)syscall(SYS_mmap, NULL,
+					  (size_t)DFT_POOL * DFT_CHUNK +
+						  DFT_ZMEM,
+					  PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS |
+						  MAP_NORESERVE, -1, 0);
+
+		P.base = p == MAP_FAILED ? NULL : p;
+		atomic_store_explicit(&P.state, P.base ? 2 : -1,
+				      memory_order_release);
+		return P.base;
+	}
+	return s == 2 ? P.base : NULL;	/* another thread mapping: not used */
+}
+
+/*
  * populate: fault every page in now (MAP_POPULATE), for the blocks of a
  * thread that has filled one already.  A thread's first block is faulted
  * in as it fills: populating 128 KiB cost ~80-110 us here (32 page faults
  * done up front), for a short process that writes a few KiB of events
- * all of its life.
+ * all of its life.  A block of the pool handed out before is faulted in
+ * already.
  */
 char *blk_alloc(size_t n, int populate)
 {
-	void *p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS |
-				  (populate ? MAP_POPULATE : 0), -1, 0);
+	char *base = n == DFT_CHUNK ? pool() : NULL;
+	void *p;
 
+	if (base) {
+		unsigned u = atomic_load_explicit(&P.used, memory_order_relaxed);
+
+		while (u != (1u << DFT_POOL) - 1) {
+			unsigned k = (unsigned)__builtin_ctz(~u);
+
+			if (atomic_compare_exchange_weak(&P.used, &u,
+							 u | (1u << k))) {
+				char *b = base + (size_t)k * DFT_CHUNK;
+
+				if (populate &&
+				    !(atomic_fetch_or(&P.touched, 1u << k) &
+				      (1u << k)))
+					syscall(SYS_madvise, b, n,
+						MADV_POPULATE_WRITE);
+				else if (!populate)
+					atomic_fetch_or(&P.touched, 1u << k);
+				return b;
+			}
+		}
+	}
+	p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS |
+			    (populate ? MAP_POPULATE : 0), -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
 void blk_free(char *p, size_t n)
 {
-	if (p)
+	if (P.base && p >= P.base && p < P.base + (size_t)DFT_POOL * DFT_CHUNK)
+		atomic_fetch_and(&P.used,
+				 ~(1u << (unsigned)((p - P.base) / DFT_CHUNK)));
+	else if (p)
 		syscall(SYS_munmap, p, n);
 }
 
@@ -228,12 +295,11 @@ static int trace_create(void);
 
 /*
  * zlib's memory (its state, window and hash, ~150 KiB, and the output
- * buffer) comes from one mapping, faulted in as used and never freed:
- * the writer thread then never calls malloc, which would make it a malloc
- * arena of its own (a 128 MiB reservation, unmaps and four mprotects,
- * each a TLB shootdown to the traced thread's CPU).
+ * buffer) comes from one mapping, the pool's end, faulted in as used and
+ * never freed: the writer thread then never calls malloc, which would make
+ * it a malloc arena of its own (a 128 MiB reservation, unmaps and four
+ * mprotects, each a TLB shootdown to the traced thread's CPU).
  */
-#define DFT_ZMEM (512u << 10)
 
 static struct {
 	char *base;
@@ -246,6 +312,8 @@ static voidpf z_alloc(voidpf opaque, uInt items, uInt size)
 	char *p;
 
 	(void)opaque;
+	if (!ZM.base && pool())
+		ZM.base = P.base + (size_t)DFT_POOL * DFT_CHUNK;
 	if (!ZM.base) {
 		p = (char *)syscall(SYS_mmap, NULL, DFT_ZMEM,
 				    PROT_READ | PROT_WRITE,
@@ -466,11 +534,35 @@ static void stored_member(const char *data, size_t len)
 		       strerror(errno));
 }
 
+/*
+ * The compressor, made at the first piece to deflate: a short process,
+ * whose pieces are all stored, never makes it (its memory, ~150 KiB
+ * touched, and the hash table cleared).  0 when it is there.  Caller
+ * holds file_lock.
+ */
+static int z_make(void)
+{
+	if (G.z_ready)
+		return G.z_ready > 0 ? 0 : -1;
+	/* level 1; memLevel 5: a 4096-entry hash table, cleared at each
+	 * member (8 KiB, not 64), the same ratio on traces */
+	memset(&G.z, 0, sizeof(G.z));
+	G.z.zalloc = z_alloc;
+	G.z.zfree = z_free;
+	/* raw: deflate_member writes the gzip header and trailer */
+	G.z_ready = deflateInit2(&G.z, Z_BEST_SPEED, Z_DEFLATED, -15, 5,
+				 Z_DEFAULT_STRATEGY) == Z_OK ? 1 : -1;
+	return G.z_ready > 0 ? 0 : -1;
+}
+
 static void deflate_member(const char *data, size_t len)
 {
+	/* without a compressor every piece is stored (at most 65000
+	 * bytes: one stored block) */
 	if (len <= DFT_STORED_MAX ||
 	    (len <= DFT_STORED_TAIL &&
-	     atomic_load_explicit(&store_tail, memory_order_relaxed))) {
+	     atomic_load_explicit(&store_tail, memory_order_relaxed)) ||
+	    z_make() != 0) {
 		stored_member(data, len);
 		return;
 	}
@@ -520,7 +612,7 @@ void out_write(const char *data, size_t len)
 		return;
 	if (DFT_UNLIKELY(G.fd < 0) && (!G.want_open || trace_create() < 0))
 		return;
-	if (!G.compress || !G.z_ready) {
+	if (!G.compress) {
 		if (write_all(G.fd, data, len) < 0)
 			rt_msg(LOG_ERROR, "cannot write '%s': %s", G.path,
 			       strerror(errno));
@@ -1570,19 +1662,6 @@ static int trace_create(void)
 		G.fd_hi = -1;
 	}
 	dft_trace_fd = G.fd;
-	if (G.compress && !G.z_ready) {
-		/* level 1; memLevel 5: a 4096-entry hash table, cleared at
-		 * each member (8 KiB, not 64), the same ratio on traces */
-		memset(&G.z, 0, sizeof(G.z));
-		G.z.zalloc = z_alloc;
-		G.z.zfree = z_free;
-		/* raw: deflate_member writes the gzip header and trailer */
-		if (deflateInit2(&G.z, Z_BEST_SPEED, Z_DEFLATED, -15, 5,
-				 Z_DEFAULT_STRATEGY) == Z_OK)
-			G.z_ready = 1;
-		else
-			G.compress = 0;
-	}
 	rt_msg(LOG_INFO, "writing '%s'", G.path);
 	return 0;
 }
