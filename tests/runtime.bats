@@ -1116,6 +1116,40 @@ print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._li
 	diff "$W/cext.ndjson" "$W/ctypes.ndjson"
 }
 
+@test "Python: the extension checks the arguments of its hot calls as PyArg_ParseTuple does" {
+	[ -f "$REPO/runtime/python/dftracer/_cext.abi3.so" ] || skip "no Python.h: no extension"
+	export PYTHONPATH="$REPO/runtime/python"
+	# initialize_region and update_metadata_int read their tuple
+	# themselves; dft_rt_initialize, of the same shape (bytes or None,
+	# bytes or None, int), still goes through PyArg_ParseTuple: bad
+	# arguments raise before it calls anything
+	run -0 /usr/bin/python3 - "$RT/lib/libdftracer_core.so" <<'PY'
+import sys
+from dftracer import _cext as c
+def err(f, *a):
+    try:
+        f(*a)
+    except Exception as e:
+        return type(e).__name__ + ": " + str(e)
+    return "ok"
+assert c.bind(sys.argv[1].encode())
+bad = [(b"n",), (b"n", b"c"), (b"n", b"c", 0, 1), (b"n", b"c", 2 ** 40), (b"n", b"c", -2 ** 40),
+       (b"n", b"c", 1.5), (b"n", b"c", "1"), ("n", b"c", 0), (b"n", 1, 0)]
+n = 0
+for a in bad:
+    ref = err(c.dft_rt_initialize, *a)
+    assert ref != "ok"
+    assert err(c.initialize_region, *a) == ref, (a, err(c.initialize_region, *a), ref)
+    if len(a) == 3 and not isinstance(a[0], str):
+        assert err(c.update_metadata_int, None, *a[1:]) == ref, (a, ref)
+    n += 1
+assert err(c.initialize_region, b"n", None, 2 ** 31 - 1) == "ok"
+assert err(c.update_metadata_int, None, b"k", True) == "ok"
+print(n)
+PY
+	assert_output 9
+}
+
 @test "the Python decorators record the arguments that inspect's bind_partial binds" {
 	export PYTHONPATH="$REPO/runtime/python"
 	run -0 /usr/bin/python3 - <<'PY'
