@@ -48,6 +48,7 @@
  */
 #define DFT_BLOCK0 (128u << 10)
 #define DFT_CHUNK (128u << 10)
+_Static_assert(DFT_BLOCK0 == DFT_CHUNK, "buf_alloc gives DFT_CHUNK bytes");
 
 /*
  * The blocks and zlib's memory come from one mapping made at the first
@@ -90,17 +91,30 @@ static char *pool(void)
 }
 
 /*
- * populate: fault every page in now (MAP_POPULATE), for the blocks of a
- * thread that has filled one already.  A thread's first block is faulted
- * in as it fills: populating 128 KiB cost ~80-110 us here (32 page faults
- * done up front), for a short process that writes a few KiB of events
- * all of its life.  A block of the pool handed out before is faulted in
- * already.
+ * A fresh mapping of n bytes, zero.  populate: fault every page in now
+ * (MAP_POPULATE).
  */
 char *blk_alloc(size_t n, int populate)
 {
-	char *base = n == DFT_CHUNK ? pool() : NULL;
-	void *p;
+	void *p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS |
+				  (populate ? MAP_POPULATE : 0), -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * A buffer's block (DFT_CHUNK bytes, not cleared: a block of the pool
+ * handed out before holds old lines), from the pool while it has one.
+ * populate: for the blocks of a thread that has filled one already, fault
+ * every page in now; a thread's first block is faulted in as it fills:
+ * populating 128 KiB cost ~80-110 us here (32 page faults done up front),
+ * for a short process that writes a few KiB of events all of its life.
+ * A block of the pool handed out before is faulted in already.
+ */
+static char *buf_alloc(int populate)
+{
+	char *base = pool();
 
 	if (base) {
 		unsigned u = atomic_load_explicit(&P.used, memory_order_relaxed);
@@ -111,24 +125,20 @@ char *blk_alloc(size_t n, int populate)
 			if (atomic_compare_exchange_weak(&P.used, &u,
 							 u | (1u << k))) {
 				char *b = base + (size_t)k * DFT_CHUNK;
+				unsigned was = atomic_fetch_or(&P.touched,
+							       1u << k);
 
-				if (populate &&
-				    !(atomic_fetch_or(&P.touched, 1u << k) &
-				      (1u << k)))
-					syscall(SYS_madvise, b, n,
+				if (populate && !(was & (1u << k)))
+					syscall(SYS_madvise, b, DFT_CHUNK,
 						MADV_POPULATE_WRITE);
-				else if (!populate)
-					atomic_fetch_or(&P.touched, 1u << k);
 				return b;
 			}
 		}
 	}
-	p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS |
-			    (populate ? MAP_POPULATE : 0), -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	return blk_alloc(DFT_CHUNK, populate);
 }
 
+/* n bytes from blk_alloc or buf_alloc back */
 void blk_free(char *p, size_t n)
 {
 	if (P.base && p >= P.base && p < P.base + (size_t)DFT_POOL * DFT_CHUNK)
@@ -243,7 +253,7 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 		return NULL;
 	memset(b, 0, sizeof(*b));
 	b->cap = DFT_BLOCK0;
-	b->data = blk_alloc(b->cap, 0);
+	b->data = buf_alloc(0);
 	if (!b->data) {
 		pthread_mutex_lock(&G.reg_lock);
 		tbuf_release(b);
@@ -863,7 +873,7 @@ static int tbuf_flush_async(struct dft_tbuf *b, int last)
 	want = next_cap(b->cap);
 	fresh = W.spare;
 	if (last) {
-		fresh = calloc(1, sizeof(*fresh));	/* data NULL, cap 0 */
+		fresh = job_new_locked();	/* data NULL, cap 0 */
 		if (!fresh)
 			goto inline_write;
 	} else if (fresh && fresh->cap >= want) {
@@ -873,11 +883,11 @@ static int tbuf_flush_async(struct dft_tbuf *b, int last)
 		fresh = job_new_locked();
 		if (!fresh)
 			goto inline_write;
-		if (!(fresh->data = blk_alloc(want, 1))) {
+		if (!(fresh->data = buf_alloc(1))) {
 			job_free(fresh);
 			goto inline_write;
 		}
-		fresh->cap = want;
+		fresh->cap = DFT_CHUNK;
 	}
 	j = fresh;
 	/* swap: the job takes b's block, b takes the fresh one */
