@@ -338,3 +338,21 @@ bottlenecks() {
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"stdio\") | \"\\(.severity) \\(.saving_s) \\((.wall_share - $share | fabs) < 1e-4) \\(.saving_model | endswith(\"no faster than now, so at most low\"))\"'"
 	assert_output "low 0 true true"
 }
+
+@test "small reads and small writes: each finding's small_time_s is its own direction's" {
+	t="$BATS_TEST_TMPDIR/rw.pfw"
+	{
+		for i in $(seq 0 1999); do
+			ev read POSIX $((i * 20)) 5 "\"fname\":\"/scratch/a\",\"ret\":100"
+		done
+		for i in $(seq 0 1499); do
+			ev write POSIX $((40000 + i * 20)) 3 "\"fname\":\"/scratch/b\",\"ret\":100"
+		done
+		ev move C_APP 0 80000
+	} >"$t"
+	# the sums of the reads' and the writes' durations (us), from the trace
+	want=$(jq -s -r '[(map(select(.name == "read") | .dur) | add), (map(select(.name == "write") | .dur) | add)] | @tsv' "$t")
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -s -r '[(map(select(.type == \"bottleneck\" and .class == \"small_read\"))[0].evidence.small_time_s * 1e6 | round),
+	  (map(select(.type == \"bottleneck\" and .class == \"small_write\"))[0].evidence.small_time_s * 1e6 | round)] | @tsv'"
+	assert_output "$want"
+}
