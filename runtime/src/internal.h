@@ -143,6 +143,9 @@ struct dft_thread {
 	struct dft_model m0[DFT_MODEL0];
 	unsigned nio;		/* of DFT_IOREC slots, in use */
 	uint64_t ioseq;		/* aggregated calls so far: their order */
+	const char *iofn, *iofc;	/* the latest I/O call name and
+					 * category found aggregated
+					 * (dft_io_folded) */
 	struct dft_region *free;	/* region handles to reuse */
 	unsigned nfree;
 	size_t n;		/* bytes in line */
@@ -409,7 +412,9 @@ static inline long long dft_io_bytes(long long ret, long long size)
  * only while DFTRACER_THROTTLE_IO and _CALLS are on (dft_io_folded_slow,
  * dft_io_count), a configuration that holds for a generation of the
  * state, and the cache is cleared when a thread joins a new generation
- * (dft_thread_new), so a hit needs no look at the configuration. */
+ * (dft_thread_new), so a hit needs no look at the configuration.  A
+ * call name stays aggregated for the generation: the latest one found
+ * is checked first. */
 struct dft_thread *dft_io_folded_slow(const char *name, const char *cat);
 static inline struct dft_thread *dft_io_folded(const char *name,
 					       const char *cat)
@@ -417,11 +422,19 @@ static inline struct dft_thread *dft_io_folded(const char *name,
 	struct dft_thread *t = dft_tself;
 
 	if (DFT_LIKELY(t && t->gen == dft_gen)) {
-		const struct dft_fncache *c = &t->fc[fn_cache_index(name, cat)];
+		const struct dft_fncache *c;
 
+		if (DFT_LIKELY(t->iofn == name && t->iofc == cat))
+			return t;
+		c = &t->fc[fn_cache_index(name, cat)];
 		if (DFT_LIKELY(c->name == name && c->cat == cat &&
-			       c->slot >= 0))
-			return t->fns[c->slot].throttled ? t : NULL;
+			       c->slot >= 0)) {
+			if (!t->fns[c->slot].throttled)
+				return NULL;
+			t->iofn = name;	/* throttled for the generation */
+			t->iofc = cat;
+			return t;
+		}
 	}
 	return dft_io_folded_slow(name, cat);
 }

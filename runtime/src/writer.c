@@ -271,6 +271,7 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 	/* a new generation may have a new configuration: dft_io_folded's
 	 * hits stand for the old one */
 	memset(t->fc, 0, sizeof(t->fc));
+	t->iofn = t->iofc = NULL;
 	pthread_mutex_lock(&G.reg_lock);
 	/* drop buffers of exited threads that were already flushed */
 	for (struct dft_tbuf **pp = &G.bufs; *pp;) {
