@@ -861,7 +861,7 @@ EOF2
 	done
 }
 
-@test "threads: their blocks come from one mapping made at the first record; an exiting thread's goes to the writer as it is" {
+@test "threads: their blocks, states and tables come from one mapping made at the first record; an exiting thread's block goes to the writer as it is" {
 	command -v strace >/dev/null || skip "no strace"
 	run -0 strace -f -qq -e trace=mmap,munmap,madvise -o "$W/t.log" "$B/modes" threads data
 	f=$(the_trace)
@@ -873,8 +873,13 @@ EOF2
 	# the program's threads fault pages in makes them wait
 	! grep -E '(mmap\(NULL|munmap\(0x[0-9a-f]+), 131072' "$W/t.log" || fail "a block mapped or unmapped"
 	! grep -E 'MAP_POPULATE|MADV_POPULATE' "$W/t.log" || fail "a block prefaulted"
-	# the one mapping, by the thread that recorded first (main)
+	# nor the 4 workers' states and tables: no thread but the first maps
+	# memory it can use (glibc's arena of a thread that mallocs is
+	# reserved PROT_NONE, then opened with mprotect)
 	main=$(awk 'NR == 1 { print $1 }' "$W/t.log")
+	! awk -v m="$main" '$1 != m' "$W/t.log" | grep -F 'PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS' ||
+		fail "a worker thread mapped memory"
+	# the one mapping, by the thread that recorded first (main)
 	grep -qE "^$main +mmap\(NULL, [0-9]+, PROT_READ\|PROT_WRITE, MAP_PRIVATE\|MAP_ANONYMOUS\|MAP_NORESERVE, -1, 0[) ]" "$W/t.log" ||
 		fail "no mapping for the blocks made by the main thread"
 }

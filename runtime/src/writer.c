@@ -51,22 +51,31 @@
 _Static_assert(DFT_BLOCK0 == DFT_CHUNK, "buf_alloc gives DFT_CHUNK bytes");
 
 /*
- * The blocks and zlib's memory come from one mapping made at the first
- * block (the first record, usually while the process has one thread):
- * an mmap or munmap at a thread's first record, or at its exit, takes the
- * address space's lock for writing while the program's other threads
- * fault pages in under it (lz4's decompressor: 4 MiB buffers, three
- * threads), and each that waits sleeps and is woken again: 83 such waits
- * in 20 traced runs, 0 untraced.  A block of the pool freed goes back to
- * it (its pages stay, hot); past DFT_POOL blocks each is mapped alone.
+ * The blocks, zlib's memory and the tracer's small mappings (a thread's
+ * state and tables, blk_alloc up to DFT_ZSLOT) come from one mapping made
+ * at the first use (INIT, or the first record: usually while the process
+ * has one thread): an mmap or munmap at a thread's first record, or at its
+ * exit, takes the address space's lock for writing while the program's
+ * other threads fault pages in under it (lz4's decompressor: 4 MiB
+ * buffers, three threads), and each that waits sleeps and is woken again:
+ * in 20 traced runs 83 such waits, 190 with a mapping for each thread's
+ * state, 0 untraced.  A block of the pool freed goes back to it (its pages
+ * stay, hot); a small slot is given back to the kernel first (madvise,
+ * which takes that lock only for reading), so it is zero again as a fresh
+ * mapping is; past the pool's slots each is mapped alone.
  */
 #define DFT_POOL 16
 #define DFT_ZMEM (512u << 10)
+#define DFT_ZSLOT (64u << 10)
+#define DFT_ZSLOTS 64
 
 static struct {
-	char *base;		/* DFT_POOL blocks of DFT_CHUNK, then zlib's */
+	char *base;		/* DFT_POOL blocks of DFT_CHUNK, zlib's, then
+				 * DFT_ZSLOTS slots of DFT_ZSLOT */
+	char *slots;
 	atomic_uint used;	/* bit k: block k is taken */
 	atomic_uint touched;	/* bit k: block k was handed out before */
+	atomic_ullong zused;	/* bit k: slot k is taken */
 	atomic_int state;	/* 0 not yet, 1 mapping, 2 mapped, -1 failed */
 } P;
 
@@ -75,14 +84,15 @@ static char *pool(void)
 	int s = atomic_load_explicit(&P.state, memory_order_acquire);
 
 	if (s == 0 && atomic_compare_exchange_strong(&P.state, &s, 1)) {
+		size_t big = (size_t)DFT_POOL * DFT_CHUNK + DFT_ZMEM;
 		void *p = (void *)syscall(SYS_mmap, NULL,
-					  (size_t)DFT_POOL * DFT_CHUNK +
-						  DFT_ZMEM,
+					  big + (size_t)DFT_ZSLOTS * DFT_ZSLOT,
 					  PROT_READ | PROT_WRITE,
 					  MAP_PRIVATE | MAP_ANONYMOUS |
 						  MAP_NORESERVE, -1, 0);
 
 		P.base = p == MAP_FAILED ? NULL : p;
+		P.slots = P.base ? P.base + big : NULL;
 		atomic_store_explicit(&P.state, P.base ? 2 : -1,
 				      memory_order_release);
 		return P.base;
@@ -91,15 +101,28 @@ static char *pool(void)
 }
 
 /*
- * A fresh mapping of n bytes, zero.  populate: fault every page in now
- * (MAP_POPULATE).
+ * n bytes of zero memory, a fresh mapping (or a slot of the pool: see
+ * above).  populate: fault every page in now (MAP_POPULATE).
  */
 char *blk_alloc(size_t n, int populate)
 {
-	void *p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
-				  MAP_PRIVATE | MAP_ANONYMOUS |
-				  (populate ? MAP_POPULATE : 0), -1, 0);
+	void *p;
 
+	if (n <= DFT_ZSLOT && !populate && pool()) {
+		unsigned long long u = atomic_load_explicit(&P.zused,
+							    memory_order_relaxed);
+
+		while (~u) {
+			unsigned k = (unsigned)__builtin_ctzll(~u);
+
+			if (atomic_compare_exchange_weak(&P.zused, &u,
+							 u | (1ull << k)))
+				return P.slots + (size_t)k * DFT_ZSLOT;
+		}
+	}
+	p = (void *)syscall(SYS_mmap, NULL, n, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS |
+			    (populate ? MAP_POPULATE : 0), -1, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -141,11 +164,19 @@ static char *buf_alloc(int populate)
 /* n bytes from blk_alloc or buf_alloc back */
 void blk_free(char *p, size_t n)
 {
-	if (P.base && p >= P.base && p < P.base + (size_t)DFT_POOL * DFT_CHUNK)
+	if (P.base && p >= P.base && p < P.base + (size_t)DFT_POOL * DFT_CHUNK) {
 		atomic_fetch_and(&P.used,
 				 ~(1u << (unsigned)((p - P.base) / DFT_CHUNK)));
-	else if (p)
+	} else if (P.slots && p >= P.slots &&
+		   p < P.slots + (size_t)DFT_ZSLOTS * DFT_ZSLOT) {
+		/* zero again for the next (pages past n were not touched) */
+		syscall(SYS_madvise, p, (n + 4095) & ~(size_t)4095,
+			MADV_DONTNEED);
+		atomic_fetch_and(&P.zused,
+				 ~(1ull << (unsigned)((p - P.slots) / DFT_ZSLOT)));
+	} else if (p) {
 		syscall(SYS_munmap, p, n);
+	}
 }
 
 /* bytes a buffer of capacity cap may hold before it is flushed */
