@@ -356,3 +356,25 @@ bottlenecks() {
 	  (map(select(.type == \"bottleneck\" and .class == \"small_write\"))[0].evidence.small_time_s * 1e6 | round)] | @tsv'"
 	assert_output "$want"
 }
+
+@test "a metadata finding of the per-file view alone lists the run's metadata calls, by time" {
+	# /scratch/a: opens, stats and closes hold most of its I/O time (W01);
+	# the run's metadata share stays under metadata_time_share (no X01)
+	t="$BATS_TEST_TMPDIR/meta.pfw"
+	{
+		for i in $(seq 0 49); do
+			ev open64 POSIX $((i * 100)) 60 "\"fname\":\"/scratch/a\",\"ret\":3"
+			ev __xstat POSIX $((i * 100 + 70)) 4 "\"fname\":\"/scratch/a\",\"ret\":0"
+			ev read POSIX $((i * 100 + 80)) 2 "\"fname\":\"/scratch/a\",\"ret\":4096"
+			ev close POSIX $((i * 100 + 90)) 6 "\"fname\":\"/scratch/a\",\"ret\":0"
+		done
+		for i in $(seq 0 99); do
+			ev read POSIX $((10000 + i * 200)) 150 "\"fname\":\"/scratch/b\",\"ret\":1048576"
+		done
+		ev job C_APP 0 40000
+	} >"$t"
+	want=$(jq -s -c 'map(select(.name == "open64" or .name == "__xstat" or .name == "close")) | group_by(.name) |
+	  map({name: .[0].name, count: length, time_s: (map(.dur) | add / 1e6)}) | sort_by(-.time_s)' "$t")
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -c 'select(.type == \"bottleneck\" and .class == \"metadata\") | [.insights, (.calls | map({name, count, time_s}))]'"
+	assert_output "[[\"W01\"],$want]"
+}

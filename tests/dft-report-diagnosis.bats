@@ -196,3 +196,21 @@ EOT
 	run -0 grep -A 2 '<figcaption>Time at stake per finding' r.html
 	assert_output --partial 'not run: no finding above info with a time at stake in the records'
 }
+
+@test "a metadata finding's calls are listed, the first four, as the record has them" {
+	jq -c 'if .type == "bottleneck" and .id == "B1" then .calls = [
+		{name: "fclose", cat: "STDIO", count: 4, time_s: 0.002368},
+		{name: "fopen", cat: "STDIO", count: 4, time_s: 0.000367},
+		{name: "fseek", cat: "STDIO", count: 62, time_s: 0.000047},
+		{name: "stat", cat: "POSIX", count: 6, time_s: 0.000029},
+		{name: "access", cat: "POSIX", count: 1, time_s: 0.000001}] else . end' "$D" >c.ndjson
+	run -0 dft-report -o r.md --no-html c.ndjson
+	section r.md >s.md
+	run -0 grep -c -- "- Calls of this kind" s.md
+	assert_output 1
+	# the first four of five, times as %.3f
+	run -0 grep -xF -- "- Calls of this kind (whole run): fclose x4 (0.002 s), fopen x4 (0.000 s), fseek x62 (0.000 s), stat x6 (0.000 s) and 1 more" s.md
+	# without calls (or with none) no such line
+	run -0 dft-report -o r0.md --no-html "$D"
+	run -1 grep -F -- "- Calls of this kind" r0.md
+}

@@ -391,6 +391,9 @@ struct strag {
 };
 void shared_stats(struct agg *a, const struct dft_tmap *shared,
 		  struct dft_tmap *st);
+/* the I/O calls of class ioc (IOC_META, IOC_SYNC) by time, at most 8:
+ * [{name, cat, count, time_s}] */
+json_object *calls_of(struct agg *a, int ioc);
 json_object *functions_for(struct agg *a, uint32_t cmask,
 			   const struct dft_tmap *files, const char *proc);
 /* judge.c: verdict, time at stake, one finding per cause, ranking */

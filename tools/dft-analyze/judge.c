@@ -376,10 +376,8 @@ stake_metadata(struct jctx *j, struct finding *f)
 		"each file's calls cost their mean, one is kept",
 		(long long)calls, (long long)files);
 	json_object_object_add(f->evidence, "directories", top_dirs(j->a));
-	if (f->calls == NULL) {
-		/* facets from W01/P17 only: the calls as well */
-		f->calls = json_object_new_array();
-	}
+	if (f->calls == NULL)	/* facets from W01/P17 only: the calls too */
+		f->calls = calls_of(j->a, IOC_META);
 }
 
 static void

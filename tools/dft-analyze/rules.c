@@ -1490,7 +1490,7 @@ app_sums(struct agg *a, int64_t *out)
 }
 
 /* The calls of one I/O class (metadata, sync) by time, at most 8. */
-static json_object *
+json_object *
 calls_of(struct agg *a, int want)
 {
 	struct cand *c = dft_xcalloc(a->m[M_FUNC].count + 1, sizeof(*c));

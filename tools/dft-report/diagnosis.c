@@ -210,6 +210,32 @@ files_text(json_object *bn)
 	return dft_buf_detach(&b);
 }
 
+/* A metadata or sync finding's calls: "fseek x62 (0.002 s), ..." (the
+ * first four), or NULL */
+static char *
+calls_text(json_object *bn)
+{
+	json_object *cs = dft_json_path(bn, "calls");
+	struct dft_buf b;
+	size_t n = cs != NULL && json_object_is_type(cs, json_type_array) ?
+		   json_object_array_length(cs) : 0;
+
+	if (n == 0)
+		return NULL;
+	dft_buf_init(&b);
+	for (size_t i = 0; i < n && i < 4; i++) {
+		json_object *c = json_object_array_get_idx(cs, i);
+
+		dft_buf_addf(&b, "%s%s x%lld (%.3f s)", i ? ", " : "",
+			     dft_json_str(c, "name", "?"),
+			     (long long)dft_json_int(c, "count", 0),
+			     dft_json_double(c, "time_s", 0));
+	}
+	if (n > 4)
+		dft_buf_addf(&b, " and %zu more", n - 4);
+	return dft_buf_detach(&b);
+}
+
 /* The evidence object as "key=value" pairs (numbers and strings). */
 static char *
 evidence_pairs(json_object *bn)
@@ -465,6 +491,10 @@ finding(struct doc *d, struct diag *g, json_object *bn, json_object *props)
 	s = files_text(bn);
 	if (s != NULL)
 		doc_uli(d, "Files: %s", s);
+	free(s);
+	s = calls_text(bn);
+	if (s != NULL)
+		doc_uli(d, "Calls of this kind (whole run): %s", s);
 	free(s);
 	doc_uli(d, "Recommendation: %s", dft_json_str(bn, "recommendation",
 						      "not recorded"));
