@@ -684,6 +684,27 @@ PY
 	[ "$total" -eq "$(gzip -dc "$f" | wc -c)" ]
 }
 
+@test "exit() from a thread while others are inside regions: every thread's open regions are written" {
+	# 3 threads write in a region for good; a 4th calls exit(0) inside its
+	# region; main waits inside its function.  Before, only the exiting
+	# thread's regions were written: the others' writes named missing
+	# parents (check_trace: "parent N missing")
+	DFTRACER_THROTTLE_IO=0 run -0 timeout 60 "$B/modes" threadexit data
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.spin == 3 and .names.exiter == 1 and .names.main == 1'
+	# each spin region on its own thread; every write of a spin thread
+	# inside it, 51 or more a thread (50 made before exit() was called)
+	body "$f" | jq -s -e '
+	  map(select(.name == "spin")) as $s
+	  | ($s | map(.tid) | unique | length) == 3
+	  and ([.[] | select(.name == "write") | . as $w | $s[]
+	        | select(.tid == $w.tid) | .id == $w.args.p_idx] | all)'
+	for t in $(body "$f" | jq -r 'select(.name == "spin") | .tid'); do
+		[ "$(body "$f" | jq -r --argjson t "$t" 'select(.name == "write" and .tid == $t) | .id' | wc -l)" -ge 51 ]
+	done
+}
+
 @test "exec: events buffered before it are written" {
 	run -0 "$B/modes" exec data
 	f=$(the_trace)

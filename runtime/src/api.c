@@ -398,9 +398,14 @@ static __attribute__((noinline)) void region_end(struct dft_region *r)
 	struct dft_thread *t;
 	int quiet;
 
+	/* after finalize the stack stays as it is and the handle is kept:
+	 * finalize on another thread may be reading them
+	 * (others_open_regions) */
+	if (DFT_UNLIKELY(!dft_on_any))
+		return;
 	/* inside the tracer (a signal handler that interrupted it): the
 	 * region is dropped, not written */
-	quiet = dft_guard || !dft_on_any;
+	quiet = dft_guard;
 	dft_guard++;
 	if (!quiet)
 		DFT_PENDING_CHECK();
@@ -611,7 +616,7 @@ void dft_span_end(struct dft_region *r, const struct dft_kv *kv, int n,
 	struct dft_thread *t;
 	int args;
 
-	if (!r)
+	if (!r || !dft_on_any)	/* after finalize: as region_end */
 		return;
 	dft_guard++;
 	t = dft_self();

@@ -346,7 +346,8 @@ struct dft_file *intern(const char *p, size_t n)
 	dft_hash16(p, n, f->hash);
 	G.tab[i] = f;
 	G.tabn++;
-	ev_meta(dft_self(), "FH", f->path, 1, f->hash);
+	if (dft_on_any)	/* not after finalize: an id its file never gets */
+		ev_meta(dft_self(), "FH", f->path, 1, f->hash);
 	pthread_mutex_unlock(&G.intern_lock);
 	return f;
 }
@@ -622,6 +623,80 @@ out:
 	dft_guard--;
 }
 
+static int other_running(struct dft_tbuf *b, struct dft_thread *self)
+{
+	struct dft_thread *o = b->owner;
+
+	return o && o != self && !b->dead && o->gen == G.gen && o->guardp;
+}
+
+/* Waits until no other thread is inside the tracer (a call begun before
+ * tracing went off), so that their events are in their buffers before
+ * they are written.  Caller holds G.reg_lock. */
+static void others_quiesce(struct dft_thread *self)
+{
+	struct timespec ts = { 0, 50000 };
+	int any = 0, waits = 0;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	for (struct dft_tbuf *b = G.bufs; b && !any; b = b->next)
+		any = other_running(b, self);
+	if (!any)
+		return;
+	/* a thread that raised its guard as the switch went off: its store
+	 * seen, and its second look at the switch made */
+	nanosleep(&ts, NULL);
+	for (struct dft_tbuf *b = G.bufs; b; b = b->next)
+		while (other_running(b, self) &&
+		       *(volatile int *)b->owner->guardp && waits < 400) {
+			nanosleep(&ts, NULL);
+			waits++;
+		}
+	atomic_thread_fence(memory_order_acquire);
+}
+
+/*
+ * finalize on thread self while other threads still run (exit() called by
+ * a thread other than main, FINI while workers are inside regions): their
+ * open regions are written as they stand, so that the events they enclose
+ * have their parents.  Tracing is off already (set_switches), and with it
+ * off a thread's stack no longer changes (region_end and dft_span_end
+ * return at once); a thread inside the tracer (its guard up: a call begun
+ * before the switch) was waited for (others_quiesce), 20 ms at most in
+ * all, else is left out.  The events are made in self's scratch with the
+ * other thread's pid and tid, into self's buffer.  Caller holds
+ * G.reg_lock (thread_exit unmaps no thread's state under it).
+ */
+static void others_open_regions(struct dft_thread *self, uint64_t now)
+{
+	char own[sizeof(self->pidtid)];
+	unsigned own_len = self->pidtid_len;
+
+	memcpy(own, self->pidtid, own_len);
+	for (struct dft_tbuf *b = G.bufs; b; b = b->next) {
+		struct dft_thread *o = b->owner;
+
+		if (!other_running(b, self) || *(volatile int *)o->guardp)
+			continue;	/* still inside the tracer: left out */
+		memcpy(self->pidtid, o->pidtid, o->pidtid_len);
+		self->pidtid_len = o->pidtid_len;
+		memset(self->hc, 0, sizeof(self->hc));	/* they hold pid, tid */
+		for (int k = (o->depth > DFT_DEPTH ? DFT_DEPTH : o->depth) - 1;
+		     k >= 0; k--) {
+			struct dft_region *r = o->stack[k];
+
+			if (r && !r->emitted &&
+			    (r->magic == DFT_R_FULL || r->id)) {
+				region_emit(self, r, now);
+				r->emitted = 1;
+			}
+		}
+	}
+	memcpy(self->pidtid, own, own_len);
+	self->pidtid_len = own_len;
+	memset(self->hc, 0, sizeof(self->hc));
+}
+
 void dft_fini(void)
 {
 	struct dft_thread *t;
@@ -641,6 +716,7 @@ void dft_fini(void)
 	/* everything else first, so "end" and "]" close the file */
 	writer_stop();
 	pthread_mutex_lock(&G.reg_lock);
+	others_quiesce(t);
 	for (struct dft_tbuf *b = G.bufs; b; b = b->next) {
 		if (t && b == t->buf)
 			continue;
@@ -648,6 +724,8 @@ void dft_fini(void)
 		tbuf_flush_locked(b);
 		tb_unlock(b);
 	}
+	if (t)
+		others_open_regions(t, dft_now());
 	pthread_mutex_unlock(&G.reg_lock);
 	if (t) {
 		long long id;

@@ -43,6 +43,7 @@ struct dft_tbuf {
 	size_t len, cap;
 	struct dft_tbuf *next;
 	int dead;		/* owning thread has exited */
+	struct dft_thread *owner;	/* while it runs (under G.reg_lock) */
 };
 
 struct dft_region;
@@ -152,6 +153,7 @@ struct dft_thread {
 	int overflow;
 	unsigned pidtid_len;
 	char pidtid[64];	/* ,"pid":P,"tid":T */
+	int *guardp;		/* its dft_guard, read by finalize */
 	char line[DFT_LINE];
 };
 

@@ -93,7 +93,7 @@ static void ev_gen(const char *name, const char *cat, uint64_t t0,
 	DFT_PENDING_CHECK();
 	dft_guard++;
 	t = dft_self();
-	if (t) {
+	if (t && dft_on_any) {	/* not after finalize (others_quiesce) */
 		/* aggregated calls on f first, in their order (ioagg.c) */
 		if (f && DFT_UNLIKELY(t->nio))
 			dft_io_flush_file(t, f);
@@ -129,7 +129,7 @@ static void ev_rw(const char *name, const char *cat, uint64_t t0,
 	DFT_PENDING_CHECK();
 	dft_guard++;
 	t = dft_self();
-	if (t) {
+	if (t && dft_on_any) {	/* not after finalize (others_quiesce) */
 		long long start;
 
 		if (DFT_UNLIKELY(t->nio))

@@ -247,6 +247,11 @@ void thread_exit(void *p)
 out:
 	if (t_self == t)
 		t_self = NULL;
+	/* from now on finalize (others_open_regions) must not read t */
+	pthread_mutex_lock(&G.reg_lock);
+	if (t->buf && t->buf->owner == t)
+		t->buf->owner = NULL;
+	pthread_mutex_unlock(&G.reg_lock);
 	/* the names are interned, shared, kept */
 	fn_free(t);
 	dft_io_release(t);
@@ -292,6 +297,8 @@ struct dft_thread *dft_thread_new(struct dft_thread *t)
 		return NULL;
 	}
 	t->buf = b;	/* depth survives fork: the child is still inside */
+	b->owner = t;
+	t->guardp = &dft_guard;
 	t->n = 0;
 	t->gen = G.gen;
 	t->tid = G.tids ? (pid_t)syscall(SYS_gettid) : 0;
