@@ -655,6 +655,21 @@ static void others_quiesce(struct dft_thread *self)
 	atomic_thread_fence(memory_order_acquire);
 }
 
+/* o's open regions as they stand (innermost first) into t's buffer */
+static void open_regions(struct dft_thread *t, struct dft_thread *o,
+			 uint64_t now)
+{
+	for (int k = (o->depth > DFT_DEPTH ? DFT_DEPTH : o->depth) - 1; k >= 0;
+	     k--) {
+		struct dft_region *r = o->stack[k];
+
+		if (r && !r->emitted && (r->magic == DFT_R_FULL || r->id)) {
+			region_emit(t, r, now);
+			r->emitted = 1;
+		}
+	}
+}
+
 /*
  * finalize on thread self while other threads still run (exit() called by
  * a thread other than main, FINI while workers are inside regions): their
@@ -681,16 +696,7 @@ static void others_open_regions(struct dft_thread *self, uint64_t now)
 		memcpy(self->pidtid, o->pidtid, o->pidtid_len);
 		self->pidtid_len = o->pidtid_len;
 		memset(self->hc, 0, sizeof(self->hc));	/* they hold pid, tid */
-		for (int k = (o->depth > DFT_DEPTH ? DFT_DEPTH : o->depth) - 1;
-		     k >= 0; k--) {
-			struct dft_region *r = o->stack[k];
-
-			if (r && !r->emitted &&
-			    (r->magic == DFT_R_FULL || r->id)) {
-				region_emit(self, r, now);
-				r->emitted = 1;
-			}
-		}
+		open_regions(self, o, now);
 	}
 	memcpy(self->pidtid, own, own_len);
 	self->pidtid_len = own_len;
@@ -734,16 +740,7 @@ void dft_fini(void)
 		agg_flush_thread(t);
 		/* regions this thread left open (exit inside a function): write
 		 * them as they stand, so their I/O has its parents */
-		for (int k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
-		     k >= 0; k--) {
-			struct dft_region *r = t->stack[k];
-
-			if (r && !r->emitted &&
-			    (r->magic == DFT_R_FULL || r->id)) {
-				region_emit(t, r, now);
-				r->emitted = 1;
-			}
-		}
+		open_regions(t, t, now);
 		id = dft_next_id();
 		args = ev_begin(t, id, "end", "dftracer", dft_now(), 0);
 		if (args) {
