@@ -1317,17 +1317,22 @@ PY
 	run -0 cat "$w/runs/baseline/stdout"
 	assert_output "recpkg 1.2.3 in a venv: True"
 	run -0 grep -c '_dft' "$(find "$w/install_ann" -path '*-packages/recpkg/__main__.py')"
-	# the tracer's package is on the annotated venv's path by a .pth file,
-	# after the standard library and the venv's packages (PYTHONPATH
-	# would put it first, to be searched by every import), and the runs
-	# of the annotated build set no PYTHONPATH
-	[ -z "$(find "$w/install" -name dftracer.pth)" ] || fail "the baseline venv has dftracer.pth"
-	run -0 cat "$(find "$w/install_ann" -path '*-packages/dftracer.pth')"
-	assert_output "$(cd "$REPO/runtime/python" && pwd)"
-	run -0 env -u PYTHONPATH "$w/install_ann/bin/python" -c 'import sys, os, sysconfig, dftracer
-p = os.path.dirname(os.path.dirname(dftracer.__file__))
-print(p, sys.path.index(p) > sys.path.index(sysconfig.get_path("stdlib")), sys.path.index(p) > sys.path.index(sysconfig.get_path("purelib")))'
-	assert_output "$(cd "$REPO/runtime/python" && pwd) True True"
+	# the tracer's package is in the annotated venv's site-packages as a
+	# symbolic link to the tree's: no directory added to sys.path
+	# (PYTHONPATH would put one first, to be searched by every import),
+	# and the runs of the annotated build set no PYTHONPATH
+	[ -z "$(find "$w/install" -name 'dftracer*')" ] || fail "the baseline venv has the tracer's package"
+	run -0 readlink "$(find "$w/install_ann" -path '*-packages/dftracer')"
+	assert_output "$(cd "$REPO/runtime/python" && pwd)/dftracer"
+	# traced without the preload library or LD_LIBRARY_PATH, the package
+	# finds the tree's library from its real place
+	run -0 env -u PYTHONPATH -u LD_LIBRARY_PATH -u LD_PRELOAD -u DFTRACER_LIB DFTRACER_ENABLE=1 \
+		DFTRACER_LOG_FILE="$BATS_TEST_TMPDIR/pkgtrace/t" "$w/install_ann/bin/python" -c 'import sys, os, sysconfig
+import dftracer.python as p
+d = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(p.__file__))))
+print(os.path.dirname(p.__file__) == os.path.join(sysconfig.get_path("purelib"), "dftracer", "python"),
+    d, d in sys.path, p._lib_or_none() is not None)'
+	assert_output "True $(cd "$REPO/runtime/python" && pwd -P) False True"
 	for s in annotated_smoke annotated; do
 		run -0 cat "$w/scripts/run_$s.sh"
 		refute_output --partial PYTHONPATH
