@@ -37,9 +37,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "internal.h"
 #include "core.h"
@@ -53,7 +50,7 @@
  * order (two threads positioning one file in one model would make the
  * answer depend on how their calls interleave, which the trace, a buffer
  * per thread, does not keep).  A thread's models are an open-addressed
- * table by file, first in the thread itself, then in a mapping of its own
+ * table by file, first in the thread itself, then in memory of blk_alloc
  * (no malloc on an intercepted path), grown by doubling, freed at thread
  * exit; a fork child starts without (a new process to the analysis).
  */
@@ -89,12 +86,10 @@ struct dft_model *dft_model_find(struct dft_thread *t,
 	if (!m->f) {
 		if (2 * (t->mn + 1) > t->mcap) {	/* grow, then again */
 			size_t cap = 2 * t->mcap;
-			struct dft_model *g = (struct dft_model *)syscall(
-				SYS_mmap, NULL, mtab_bytes(cap),
-				PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			struct dft_model *g = (struct dft_model *)blk_alloc(
+				mtab_bytes(cap), 0);
 
-			if (g == MAP_FAILED)
+			if (!g)
 				return NULL;
 			for (size_t i = 0; i < t->mcap; i++)
 				if (t->mt[i].f)
