@@ -1333,11 +1333,20 @@ d = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(p.__file__)
 print(os.path.dirname(p.__file__) == os.path.join(sysconfig.get_path("purelib"), "dftracer", "python"),
     d, d in sys.path, p._lib_or_none() is not None)'
 	assert_output "True $(cd "$REPO/runtime/python" && pwd -P) False True"
+	# nor LD_LIBRARY_PATH (the bundled package finds its library), whose
+	# directory ld.so would probe first for every library: strace counts
+	# what the annotated run's processes look up there
 	for s in annotated_smoke annotated; do
 		run -0 cat "$w/scripts/run_$s.sh"
 		refute_output --partial PYTHONPATH
-		assert_output --partial "LD_LIBRARY_PATH="
+		refute_output --partial "LD_LIBRARY_PATH="
 	done
+	if command -v strace >/dev/null; then
+		run -0 strace -f -qq -e trace=openat,newfstatat,stat -o "$BATS_TEST_TMPDIR/st" sh "$w/scripts/run_annotated.sh"
+		run -0 grep -c -F "$REPO/runtime/build/lib/" "$BATS_TEST_TMPDIR/st"
+		# the preload library itself, opened once in each process
+		[ "$output" -eq "$(grep -c -F "$REPO/runtime/build/lib/libdftracer_preload.so" "$BATS_TEST_TMPDIR/st")" ]
+	fi
 	run -0 cat "$w/runs/annotated/stdout"
 	assert_output "recpkg 1.2.3 in a venv: True"
 	run -0 bash -o pipefail -c "gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"write_records\"'"
