@@ -537,6 +537,25 @@ EOF2
 	echo "$output" | jq -e --argjson n "$n" '.names.hot == $n and .agg == {}'
 }
 
+@test "throttle: a TSC calibration whose clock readings keep coming late stops retrying; folded calls read no clock" {
+	grep -qw constant_tsc /proc/cpuinfo && grep -qw nonstop_tsc /proc/cpuinfo ||
+		skip "no invariant TSC"
+	# after INIT every clock_gettime waits 5 us, so no reading pair of the
+	# calibration is close; 20000 calls of a short function, folded past
+	# 100.  The runtime of before retried on every folded call (8 clock
+	# readings each: 80,000 in the last 10,000 calls, 2.3 s)
+	DFTRACER_THROTTLE_CALLS=100 run -0 timeout 60 "$B/guard" slowclock data 20000
+	reads=$(echo "$output" | awk '$1 == "reads" { print $2 }')
+	wall=$(echo "$output" | awk '$1 == "reads" { print $4 }')
+	[ "$reads" -le 100 ] || fail "$reads clock readings in 10000 folded calls"
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.hot == 100 and .agg.hot == 19900'
+	# the durations add up to no more than the loop took (microseconds)
+	body "$f" | jq -s -e --argjson w "$wall" \
+		'map(select(.name == "hot" and .ph == "C") | .args.dur_sum) | add | . > 0 and . <= $w'
+}
+
 @test "throttle: a folded call that encloses I/O is written whole, as the parent of its I/O; the rest stays folded" {
 	n=3000
 	# every function is under the mean limit; the call limit is 100;

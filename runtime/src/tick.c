@@ -15,6 +15,14 @@
  * trace stay on CLOCK_REALTIME: a folded call's start is the realtime
  * reading of its record less the ticks since.  Without an invariant TSC,
  * or with DFTRACER_TSC=0, a tick is a CLOCK_MONOTONIC nanosecond.
+ *
+ * A reading pair whose ticks lie far apart (a preempted thread; a clock
+ * read that is a system call or slowed down, as under valgrind) is
+ * retried; after DFT_PAIR_FAILS failed ones in a row, one attempt is
+ * made a time and a wide pair is taken, its ratio kept once the span
+ * is a hundred times the pair's width (1 %): a call then makes one clock
+ * reading at most while no ratio is kept, never the eight of two full
+ * retry rounds.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -37,6 +45,10 @@ _Atomic uint64_t dft_tick_mult;	/* ns per tick, 32.32 fixed point */
 #define mult dft_tick_mult
 static uint64_t ns0, tick0;		/* the first reading pair */
 static _Atomic uint64_t span;		/* ns between the pair mult is from */
+#define DFT_PAIR_WIDTH 2000	/* ticks: a close pair */
+#define DFT_PAIR_FAILS 16
+static _Atomic unsigned fails;		/* pairs that were not close, since
+					 * the last close one */
 
 uint64_t dft_mono_ns(void)
 {
@@ -67,69 +79,94 @@ static int tsc_invariant(void)
 
 /* A clock reading and the tick at it: the clock read between two ticks,
  * the pair kept only when they are close (the thread was not preempted
- * in between), so that one reading is off by at most half that width. */
-static int pair(uint64_t *ns, uint64_t *tk)
+ * in between), so that one reading is off by at most half that width
+ * (*w, in ticks).  After DFT_PAIR_FAILS pairs in a row that were not, a
+ * wide one is taken (one try), until one is close again. */
+static int pair(uint64_t *ns, uint64_t *tk, uint64_t *w)
 {
-	for (int i = 0; i < 4; i++) {
+	int wide = atomic_load_explicit(&fails, memory_order_relaxed) >=
+		   DFT_PAIR_FAILS;
+
+	for (int i = 0; i < (wide ? 1 : 4); i++) {
 		uint64_t a = dft_tick(), n = dft_mono_ns(), b = dft_tick();
 
-		if (b >= a && b - a < 2000) {
+		if (b >= a && (b - a < DFT_PAIR_WIDTH || wide)) {
 			*ns = n;
 			*tk = a + (b - a) / 2;
+			*w = b - a;
+			if (*w < DFT_PAIR_WIDTH &&
+			    atomic_load_explicit(&fails, memory_order_relaxed))
+				atomic_store_explicit(&fails, 0,
+						      memory_order_relaxed);
 			return 0;
 		}
+		atomic_fetch_add_explicit(&fails, 1, memory_order_relaxed);
 	}
 	return -1;
 }
 
+/* ns per tick from the first pair to (ns, tk), 32.32; 0 when the pair
+ * is not after it or gives a rate outside 0.1 to 20 GHz (a bad pair) */
+static uint64_t ratio(uint64_t ns, uint64_t tk)
+{
+	uint64_t m;
+
+	if (tk <= tick0 || ns <= ns0)
+		return 0;
+	m = (uint64_t)(((unsigned __int128)(ns - ns0) << 32) / (tk - tick0));
+	return m < (1ull << 32) / 20 || m > (1ull << 32) * 10 ? 0 : m;
+}
+
 void dft_tick_init(int want)
 {
+	uint64_t w;
+
 	dft_tsc = want && tsc_invariant();
 	atomic_store(&mult, 0);
 	atomic_store(&span, 0);
-	if (dft_tsc && pair(&ns0, &tick0) != 0)
+	atomic_store(&fails, 0);
+	if (dft_tsc && pair(&ns0, &tick0, &w) != 0)
 		dft_tsc = 0;	/* no steady reading: clock_gettime */
 }
 
-/* A reading pair taken anyway: the ratio re-measured once the span since
- * the first pair has doubled (and is 100 us at least: a pair is off by
- * a few hundred ticks at most, well under 1 % of that).  A ratio outside
- * 0.1 to 20 GHz is a bad pair and is not taken. */
-void dft_tick_anchor(void)
+/* A reading pair: the ratio re-measured once the span since the first
+ * pair has doubled (and is 100 us at least: a close pair is off by a few
+ * hundred ticks at most, well under 1 % of that; a wide one must be under
+ * 1 % of the span).  Returns this pair's ratio, kept or not (0: none). */
+static uint64_t anchor(void)
 {
-	uint64_t ns, tk, s, m;
+	uint64_t ns, tk, s, m, w;
 
-	if (!dft_tsc || pair(&ns, &tk) != 0)
-		return;
+	if (!dft_tsc || pair(&ns, &tk, &w) != 0 || !(m = ratio(ns, tk)))
+		return 0;
 	s = ns - ns0;
-	if (tk <= tick0 || ns <= ns0 || s < 100000 ||
-	    s < 2 * atomic_load(&span))
-		return;
-	m = (uint64_t)(((unsigned __int128)s << 32) / (tk - tick0));
-	if (m < (1ull << 32) / 20 || m > (1ull << 32) * 10)
-		return;
+	if (s <= 2000)
+		return 0;	/* too short for any ratio */
+	if (s < 100000 || s < 2 * atomic_load(&span) ||
+	    (w >= DFT_PAIR_WIDTH && (w + DFT_PAIR_WIDTH) * 100 > tk - tick0))
+		return m;
 	atomic_store(&mult, m);
 	atomic_store(&span, s);
+	return m;
 }
 
-/* dft_tick_ns (internal.h) without a ratio yet */
+/* A reading pair taken anyway (an aggregated record opens) */
+void dft_tick_anchor(void)
+{
+	(void)anchor();
+}
+
+/* dft_tick_ns (internal.h) without a ratio yet: one pair's (under 100 us
+ * since the first pair, or a wide pair under 1 % of the span) for now */
 uint64_t dft_tick_ns_slow(uint64_t ticks)
 {
-	uint64_t m, ns, tk;
+	uint64_t m;
 
 	if (!dft_tsc)
 		return ticks;
 	m = atomic_load_explicit(&mult, memory_order_relaxed);
-	if (!m) {
-		dft_tick_anchor();
-		m = atomic_load(&mult);
-		/* under 100 us since the first pair: a ratio for now */
-		if (!m && pair(&ns, &tk) == 0 && tk > tick0 && ns > ns0 + 2000)
-			m = (uint64_t)(((unsigned __int128)(ns - ns0) << 32) /
-				       (tk - tick0));
-		if (!m)
-			return ticks;
-	}
+	if (!m && !(m = anchor()))
+		return ticks;
 	return (uint64_t)(((unsigned __int128)ticks * m) >> 32);
 }
 
