@@ -355,6 +355,9 @@ bottlenecks() {
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -s -r '[(map(select(.type == \"bottleneck\" and .class == \"small_read\"))[0].evidence.small_time_s * 1e6 | round),
 	  (map(select(.type == \"bottleneck\" and .class == \"small_write\"))[0].evidence.small_time_s * 1e6 | round)] | @tsv'"
 	assert_output "$want"
+	# the mean the description gives is of all the direction's requests
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"small_read\") | .description'"
+	assert_output --partial "2000 of 2000 reads (100.0%) are smaller than 1048576 bytes (mean of all 2000: $(jq -s 'map(select(.name == "read") | .args.ret) | add / length' "$t") bytes)"
 }
 
 @test "a metadata finding of the per-file view alone lists the run's metadata calls, by time" {

@@ -641,9 +641,10 @@ i_small(struct rules_ctx *c, const struct insight *d)
 				     NULL, NULL);
 	f->description = dft_xasprintf(
 		"%lld of %lld %s (%.1f%%) are smaller than %lld bytes "
-		"(mean %.0f bytes)%s", (long long)sm, (long long)n,
-		w ? "writes" : "reads", 100 * v,
-		(long long)thr[T_SMALL_BYTES], (double)by / (double)n,
+		"(mean of all %lld: %.0f bytes)%s", (long long)sm,
+		(long long)n, w ? "writes" : "reads", 100 * v,
+		(long long)thr[T_SMALL_BYTES], (long long)n,
+		(double)by / (double)n,
 		abs_ok ? "" : "; below the absolute count threshold");
 }
 
