@@ -169,9 +169,8 @@ void blk_free(char *p, size_t n)
 				 ~(1u << (unsigned)((p - P.base) / DFT_CHUNK)));
 	} else if (P.slots && p >= P.slots &&
 		   p < P.slots + (size_t)DFT_ZSLOTS * DFT_ZSLOT) {
-		/* zero again for the next (pages past n were not touched) */
-		syscall(SYS_madvise, p, (n + 4095) & ~(size_t)4095,
-			MADV_DONTNEED);
+		/* zero again for the next: the whole slot, whatever n says */
+		syscall(SYS_madvise, p, DFT_ZSLOT, MADV_DONTNEED);
 		atomic_fetch_and(&P.zused,
 				 ~(1ull << (unsigned)((p - P.slots) / DFT_ZSLOT)));
 	} else if (p) {

@@ -12,7 +12,8 @@
 #   per-process cost (issue 16, lz4: short processes): a tiny annotated
 #     program (INIT, one region around one open/write/close, FINI) started
 #     START_K times a round: untraced build, annotated with tracing off,
-#     traced; reported as extra us per process and as ratios
+#     traced; reported as extra us per process and as ratios; also living
+#     5 ms longer, and starting 3 threads while main faults memory in
 #
 # How (tests/bench/lib/paired.sh): the median paired difference per call
 # is the interception's cost, with the same libc and kernel work on both
@@ -81,9 +82,9 @@ starts() {
 START_K=${START_K:-20}
 LIBDIR=$(dirname "$LIB")
 FX="$REPO/tests/fixtures/runtime"
-cc -O2 -DPLAIN -o "$TMP/startup_plain" "$FX/startup.c"
+cc -O2 -DPLAIN -pthread -o "$TMP/startup_plain" "$FX/startup.c"
 echo x > "$TMP/data/s.bin"
-cc -O2 -o "$TMP/startup" "$FX/startup.c" -I"$REPO/runtime/include" \
+cc -O2 -pthread -o "$TMP/startup" "$FX/startup.c" -I"$REPO/runtime/include" \
 	-L"$LIBDIR" -ldftracer_core -Wl,-rpath,"$LIBDIR"
 
 # spawned NAME PROG ENV...: appends "x WALL CPU THREAD" to $TMP/NAME, the
@@ -153,6 +154,10 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	spawned q_plain "$TMP/startup_plain" STARTUP_SLEEP_US=5000
 	spawned q_off "$TMP/startup" STARTUP_SLEEP_US=5000
 	spawned q_traced "$TMP/startup" STARTUP_SLEEP_US=5000 $APP_ON $META
+	# 3 threads start while main faults 4 MiB in (lz4 -d)
+	spawned t_plain "$TMP/startup_plain" STARTUP_THREADS=3
+	spawned t_off "$TMP/startup" STARTUP_THREADS=3
+	spawned t_traced "$TMP/startup" STARTUP_THREADS=3 $APP_ON $META
 	if [ -n "$NOLAYERS" ]; then
 		paired n_stat_outside "LD_PRELOAD=$NOLAYERS" $ON -- stat "$TMP/other/f.bin" "$N"
 		paired n_read_traced "LD_PRELOAD=$NOLAYERS" $ON -- read "$TMP/data/f.bin" "$N"
@@ -241,6 +246,11 @@ proc "traced against annotated with tracing off" p_off p_traced
 echo "the same program living 5 ms longer (time for the writer thread to run):"
 proc "annotated, DFTRACER_ENABLE unset" q_plain q_off
 proc "traced against annotated with tracing off" q_off q_traced
+echo "the same program starting 3 threads (a region around a write each) while"
+echo "main fills 4 MiB of fresh memory (the tracer's mappings at a thread's start"
+echo "made the faulting thread wait for the address space's lock):"
+proc "annotated, DFTRACER_ENABLE unset" t_plain t_off
+proc "traced against annotated with tracing off" t_off t_traced
 if [ -n "$NOLAYERS" ]; then
 	echo "a program without MPI or HDF5: the library with its MPI-IO and HDF5 layers"
 	echo "against the same library without them (tracing on):"
