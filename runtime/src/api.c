@@ -392,6 +392,25 @@ static inline void agg_clean(struct dft_region *r)
 	}
 }
 
+/* A folded call of dns nanoseconds on its own thread t: agg_add's common
+ * case inline (the open record of its slot, its interval not over: a tick
+ * compare), agg_add for the rest */
+static inline __attribute__((always_inline)) void
+fold_count(struct dft_thread *t, struct dft_region *r, uint64_t dns)
+{
+	if (DFT_LIKELY((unsigned)r->slot < t->fncap)) {
+		struct dft_fnstat *e = &t->fns[r->slot];
+
+		if (DFT_LIKELY(e->hash == r->fhash && e->cnt &&
+			       r->tick >= e->anc_tick &&
+			       r->tick < e->lim_tick)) {
+			fnstat_count(e, dns);
+			return;
+		}
+	}
+	agg_add(t, r, dns);
+}
+
 /* finalize_region but its fast path */
 static __attribute__((noinline)) void region_end(struct dft_region *r)
 {
@@ -432,20 +451,10 @@ static __attribute__((noinline)) void region_end(struct dft_region *r)
 				region_emit(t, r, end);
 			dft_child_end(t, end);
 		} else {
-			/* agg_add's common case inline: the open record of
-			 * the slot, its interval not over (a tick compare) */
-			struct dft_fnstat *e = NULL;
-
-			if (DFT_LIKELY(t->buf && r->t == t &&
-				       (unsigned)r->slot < t->fncap))
-				e = &t->fns[r->slot];
-			if (DFT_LIKELY(e && e->hash == r->fhash && e->cnt &&
-				       r->tick >= e->anc_tick &&
-				       r->tick < e->lim_tick)) {
-				fnstat_count(e, dns);
-			} else {
+			if (DFT_LIKELY(t->buf && r->t == t))
+				fold_count(t, r, dns);
+			else
 				agg_add(t, r, dns);
-			}
 		}
 	} else {
 		uint64_t end = dft_now();
@@ -497,7 +506,6 @@ DFT_API void finalize_region(struct DFTracerData *d)
 	if (DFT_LIKELY(t && r->magic == DFT_R_AGG && r->t == t && !r->id &&
 		       !dft_guard && dft_on_any && !dft_pending &&
 		       t->gen == dft_gen && t->buf && t->nfree < DFT_NFREE)) {
-		struct dft_fnstat *e = &t->fns[r->slot];
 		uint64_t tk, dns;
 		int dp;
 
@@ -510,12 +518,7 @@ DFT_API void finalize_region(struct DFTracerData *d)
 			if (dp > 0 && dp <= DFT_DEPTH)
 				t->stack[dp - 1]->kids += (dns + 500) / 1000;
 		}
-		if (DFT_LIKELY((unsigned)r->slot < t->fncap &&
-			       e->hash == r->fhash && e->cnt &&
-			       r->tick >= e->anc_tick && r->tick < e->lim_tick))
-			fnstat_count(e, dns);
-		else
-			agg_add(t, r, dns);
+		fold_count(t, r, dns);
 		r->next = t->free;
 		t->free = r;
 		t->nfree++;
