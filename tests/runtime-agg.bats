@@ -224,7 +224,8 @@ setup() {
 	cd "$W"
 	head -c $((64 * 32768)) /dev/zero >data/in.bin
 	export DFTRACER_ENABLE=1 DFTRACER_INC_METADATA=1 DFTRACER_DATA_DIR="$W/data"
-	# the throttle after 200 calls; every call counts as short, so which
+	# the throttle decides after 100 calls (its early rule: every call counts
+	# as short; the limit of 200 is never reached), so which
 	# calls are aggregated does not depend on the machine's speed
 	export DFTRACER_THROTTLE_CALLS=200 DFTRACER_THROTTLE_US=1000000
 	unset DFTRACER_THROTTLE_IO DFTRACER_TRACE_COMPRESSION LD_PRELOAD
@@ -368,7 +369,7 @@ view() {
 	n=2000
 	t=$(run_traced 1 "$n" names)
 	# calls per name: complete events plus the dft_cnt of the aggregated
-	# records (the throttle folds all three after 200 calls)
+	# records (the throttle folds all three after 100 calls)
 	run -0 bash -o pipefail -c "$(declare -f body); body '$t' | jq -s -r 'map(select(.cat == \"C_APP\")) |
 	  group_by(.name) | map(\"\\(.[0].name) \\(map(if .ph == \"C\" then .args.dft_cnt else 1 end) | add) \\(map(select(.ph == \"C\")) | length > 0)\") | .[]'"
 	assert_output "$(printf '%s\n' "even_fn $((n / 2)) true" "lit_fn $n true" "odd_fn $((n / 2)) true")"
@@ -430,7 +431,7 @@ fns() {
 	mkdir -p "$W/1"
 	DFTRACER_THROTTLE_IO=1 DFTRACER_LOG_FILE="$W/1/t" "$B/agg" "$n" refork ||
 		fail "agg: status $?"
-	# the parent's trace aggregates its fwrites (past 200), the child's has
+	# the parent's trace aggregates its fwrites (past 100), the child's has
 	# one event per call: the parent's hot-path caches were dropped
 	calls() {
 		body "$1" | jq -s -r 'map(select(.name == "fwrite")) |
@@ -450,9 +451,9 @@ fns() {
 	mkdir -p "$W/1"
 	run -0 env DFTRACER_THROTTLE_IO=1 DFTRACER_LOG_FILE="$W/1/t" "$B/agg" "$n" errno
 	assert_output 0
-	# most of both kinds were aggregated
+	# most of both kinds were aggregated (past 100: every call short)
 	run -0 bash -o pipefail -c "$(declare -f body); body '$W'/1/t-*.pfw.gz | jq -s -r '[map(select(.ph == \"C\" and (.name == \"write\" or .name == \"pwrite\"))) | group_by(.name)[] | \"\\(.[0].name) \\(map(.args.dft_cnt) | add)\"] | .[]'"
-	assert_output "$(printf 'pwrite %d\nwrite %d\n' $((n - 200)) $((n - 200)))"
+	assert_output "$(printf 'pwrite %d\nwrite %d\n' $((n - 100)) $((n - 100)))"
 }
 
 @test "position model per thread: two threads positioning one file in turns give the same access kinds per call and aggregated" {

@@ -919,7 +919,9 @@ void dft_exec_hook(void)
  * TAU's throttle, applied by the runtime itself: a function (name and
  * category) that has had DFTRACER_THROTTLE_CALLS complete events on a
  * thread, most of them (more than half) with an own time under
- * DFTRACER_THROTTLE_US, stops getting complete events there.  Its calls are folded into one dftracer 2.0.x
+ * DFTRACER_THROTTLE_US, stops getting complete events there (nine in ten
+ * of its first 100: then, dft_throttle_due).  Its calls are folded into
+ * one dftracer 2.0.x
  * aggregated record per DFTRACER_TRACE_INTERVAL_MS interval ("ph":"C",
  * args.dft_cnt and dur_min/_max/_sum; ts is the start of the first call
  * folded in, not the interval's start, so that the trace's span stays that
@@ -1284,7 +1286,7 @@ void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur)
 	/* most calls short (the median own time under the limit), not the
 	 * mean: one call the scheduler took the CPU from for 20 ms would
 	 * keep a 1 us function unthrottled for 20,000 more calls */
-	if (e->calls >= G.throttle_calls && 2 * e->shorts > e->calls) {
+	if (dft_throttle_due(e)) {
 		e->throttled = 1;
 		rt_msg(LOG_INFO, "throttled %s (%s): %llu calls, own time "
 		       "%.1f us a call",

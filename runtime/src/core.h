@@ -155,6 +155,22 @@ struct dft_region *region_get(struct dft_thread *t);
 void region_put(struct dft_thread *t, struct dft_region *r);
 void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur);
 
+/* The throttle's decision once a call has been counted into e (fn_count,
+ * dft_io_count): at DFTRACER_THROTTLE_CALLS calls when more than half of
+ * them were short (the median under DFTRACER_THROTTLE_US), or early, at
+ * DFT_THROTTLE_EARLY calls, when nine in ten of them were: a sample of 100
+ * with 90 short says the median is short as surely as 1000 would, and
+ * each of the 900 complete events it saves costs ~1,000 instructions and
+ * ~230 trace bytes (tinyxml2's Write and fwrite).  A limit of 100 or less
+ * decides at the limit, as before. */
+#define DFT_THROTTLE_EARLY 100
+static inline int dft_throttle_due(const struct dft_fnstat *e)
+{
+	return (e->calls >= G.throttle_calls && 2 * e->shorts > e->calls) ||
+	       (e->calls == DFT_THROTTLE_EARLY &&
+		10 * e->shorts >= 9 * e->calls);
+}
+
 /* ioagg.c: a region's file and line (its args) as ,"file":..,"line":..
  * or (parent) ,"pfile":..,"pline":.. (interned), NULL when it has neither */
 const char *dft_loc_of(const char *args, size_t n, int parent);

@@ -267,8 +267,7 @@ void dft_io_count(struct dft_thread *t, const char *name, const char *cat,
 	e->calls++;
 	e->dur_sum += dur;
 	e->shorts += dur < G.throttle_us;
-	if (e->calls >= G.throttle_calls && 2 * e->shorts > e->calls &&
-	    !e->throttled) {
+	if (dft_throttle_due(e) && !e->throttled) {
 		e->throttled = 1;
 		rt_msg(LOG_INFO, "aggregating %s (%s): %llu calls, %.1f us a "
 		       "call", e->name, e->cat, (unsigned long long)e->calls,
