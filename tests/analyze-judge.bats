@@ -381,3 +381,151 @@ bottlenecks() {
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -c 'select(.type == \"bottleneck\" and .class == \"metadata\") | [.insights, (.calls | map({name, count, time_s}))]'"
 	assert_output "[[\"W01\"],$want]"
 }
+
+@test "a close of a file its process wrote is the flush of that data, not metadata: no metadata finding, the same split and with -j" {
+	# /scratch/out: 50 fwrites of 1 KiB and 10 fseeks, then an fclose
+	# holding the stdio flush (3 ms); /scratch/out2: written by thread 2,
+	# closed by thread 1, whose close comes first in the trace (thread
+	# 2's buffer written later); /scratch/in: only read, its close is
+	# metadata
+	t="$BATS_TEST_TMPDIR/flush.pfw"
+	evt() {
+		printf '{"id":0,"name":"%s","cat":"%s","pid":1,"tid":%s,"ts":%s,"dur":%s,"ph":"X","args":{%s}}\n' \
+			"$1" "$2" "$3" "$4" "$5" "${6:-}"
+	}
+	{
+		evt fopen STDIO 1 0 10 '"fname":"/scratch/in"'
+		evt fread STDIO 1 20 4000 '"fname":"/scratch/in","ret":4194304,"size":1'
+		evt fclose STDIO 1 4030 5 '"fname":"/scratch/in"'
+		evt fopen STDIO 1 5000 10 '"fname":"/scratch/out"'
+		for i in $(seq 0 49); do
+			evt fwrite STDIO 1 $((5100 + i * 10)) 2 '"fname":"/scratch/out","ret":1024,"size":1'
+			[ $((i % 5)) != 0 ] ||
+				evt fseek STDIO 1 $((5105 + i * 10)) 1 '"fname":"/scratch/out","offset":0,"whence":1,"ret":0'
+		done
+		evt fclose STDIO 1 6000 3000 '"fname":"/scratch/out"'
+		evt fopen STDIO 1 10000 10 '"fname":"/scratch/out2"'
+		evt fclose STDIO 1 12000 2500 '"fname":"/scratch/out2"'
+		for i in $(seq 0 49); do
+			evt fwrite STDIO 2 $((10100 + i * 10)) 2 '"fname":"/scratch/out2","ret":1024,"size":1'
+		done
+		evt main C_APP 1 0 15000
+	} >"$t"
+	# flushes: the fcloses of the files with fwrites; metadata: the other
+	# opens, seeks and closes (count, us)
+	want=$(jq -s -r '(map(select(.name == "fwrite") | .args.fname) | unique) as $w |
+	  map(select(.name == "fclose" and (.args.fname | IN($w[])))) as $fl |
+	  map(select(.name == "fopen" or .name == "fseek" or (.name == "fclose" and (.args.fname | IN($w[]) | not)))) as $md |
+	  "\($md | length) \($md | map(.dur) | add) \($fl | length) \($fl | map(.dur) | add)"' "$t")
+	got() {
+		jq -s -r '(.[] | select(.type == "summary") | .io | "\(.metadata.count) \(.metadata.time_s * 1e6 | round) \(.flush.count) \(.flush.time_s * 1e6 | round)"),
+		  ([.[] | select(.type == "bottleneck") | .class] | sort | join(","))' "$@"
+	}
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' >'$BATS_TEST_TMPDIR/flush.out'"
+	run -0 got "$BATS_TEST_TMPDIR/flush.out"
+	assert_line -n 0 "$want"
+	# the fcloses' time is not a metadata finding (it was: W01 on
+	# /scratch/out, X01 over the run, the saving claiming the flushes)
+	refute_line -n 1 --partial metadata
+	first=$output
+	for s in 0.002 0.005; do
+		rm -rf "$BATS_TEST_TMPDIR/sp"
+		run -0 dft-split -s "$s" -o "$BATS_TEST_TMPDIR/sp" "$t"
+		for j in 1 2; do
+			run -0 bash -o pipefail -c "dft-analyze --all -j $j '$BATS_TEST_TMPDIR'/sp/*.pfw.gz >'$BATS_TEST_TMPDIR/flush.out'"
+			run -0 got "$BATS_TEST_TMPDIR/flush.out"
+			assert_equal "$output" "$first"
+		done
+	done
+	[ "$(ls "$BATS_TEST_TMPDIR"/sp/*.pfw.gz | wc -l)" -ge 3 ]
+}
+
+@test "a small-read finding takes only the reads' part of the misaligned facet, a small-write finding the writes'" {
+	# hacc-io's shape: 16 reads of 800000 bytes and 4 of 3000000, 20
+	# writes of 800000, every one 100 bytes past a 1 MB boundary
+	# (misaligned, not whole pages: the misaligned facet joins the small
+	# findings)
+	t="$BATS_TEST_TMPDIR/misal.pfw"
+	{
+		for i in $(seq 0 19); do
+			ev pwrite64 POSIX $((i * 1000)) 350 "\"fname\":\"/scratch/p\",\"ret\":800000,\"offset\":$((i * 1000000 + 100))"
+		done
+		for i in $(seq 0 19); do
+			ev pread64 POSIX $((100000 + i * 3000)) $((i < 16 ? 500 : 2000)) "\"fname\":\"/scratch/p\",\"ret\":$((i < 16 ? 800000 : 3000000)),\"offset\":$((i * 4000000 + 100))"
+		done
+		ev restart C_APP 0 200000
+	} >"$t"
+	# per direction: the larger of the small requests' time and the
+	# misaligned (offset not a multiple of 4096) requests' time, in us
+	want=$(jq -s -r 'def side(n): map(select(.name == n)) |
+	    [(map(select(.args.ret < 1048576) | .dur) | add), (map(select(.args.offset % 4096 != 0) | .dur) | add)] | max;
+	  "\(side("pread64")) \(side("pwrite64"))"' "$t")
+	got() {
+		jq -s -r '[(.[] | select(.type == "bottleneck" and .class == "small_read") | .time_s * 1e6 | round),
+		  (.[] | select(.type == "bottleneck" and .class == "small_write") | .time_s * 1e6 | round)] | join(" ")' "$@"
+	}
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' >'$BATS_TEST_TMPDIR/m.out'"
+	run -0 got "$BATS_TEST_TMPDIR/m.out"
+	assert_output "$want"
+	# both carry the misaligned facet
+	run -0 bash -o pipefail -c "jq -r 'select(.type == \"bottleneck\") | [.class, (.insights | sort | join(\",\"))] | @tsv' '$BATS_TEST_TMPDIR/m.out'"
+	assert_line "$(printf 'small_read\tP05,P08')"
+	assert_line "$(printf 'small_write\tP06,P08')"
+	for s in 0.002 0.004; do
+		rm -rf "$BATS_TEST_TMPDIR/sp"
+		run -0 dft-split -s "$s" -o "$BATS_TEST_TMPDIR/sp" "$t"
+		for j in 1 2; do
+			run -0 bash -o pipefail -c "dft-analyze --all -j $j '$BATS_TEST_TMPDIR'/sp/*.pfw.gz >'$BATS_TEST_TMPDIR/m.out'"
+			run -0 got "$BATS_TEST_TMPDIR/m.out"
+			assert_output "$want"
+		done
+	done
+}
+
+@test "two runs of one program whose request times differ get the same WisIO imbalance rules (W02, W04): rows are judged by requests and bytes" {
+	# file k (0..9): 20 writes and 20 - 2k reads of 4 KiB; run a: every
+	# request 10 us; run b: /scratch/f0's take 100 us, so the other files'
+	# time shares fall under view_min_share
+	gen() {
+		ts=0
+		for k in $(seq 0 9); do
+			d=10
+			[ "$k" != 0 ] || d=$1
+			for i in $(seq 0 19); do
+				ev pwrite64 POSIX $ts $d "\"fname\":\"/scratch/f$k\",\"ret\":4096,\"offset\":$((i * 4096))"
+				ts=$((ts + d + 5))
+			done
+			for i in $(seq 1 $((20 - 2 * k))); do
+				ev pread64 POSIX $ts $d "\"fname\":\"/scratch/f$k\",\"ret\":4096,\"offset\":$((i * 4096 - 4096))"
+				ts=$((ts + d + 5))
+			done
+		done
+		ev main C_APP 0 $ts
+	}
+	gen 10 >"$BATS_TEST_TMPDIR/a.pfw"
+	gen 100 >"$BATS_TEST_TMPDIR/b.pfw"
+	# the files whose share of the run's requests reaches view_min_share
+	# (0.1) and whose reads and writes differ by more than 10 %
+	rows=$(jq -s -r 'map(select(.cat == "POSIX")) | length as $n | group_by(.args.fname) |
+	  map(select(length / $n >= 0.1) | (map(select(.name == "pread64")) | length) as $r | (length - $r) as $w |
+	    select(((($w - $r) | fabs) / length) > 0.1) | .[0].args.fname) | join(" ")' "$BATS_TEST_TMPDIR/a.pfw")
+	[ -n "$rows" ]
+	mix() {
+		jq -r 'select(.type == "bottleneck" and .class == "io_mix") | .insights | sort | join(",")' "$@"
+	}
+	for r in a b; do
+		run -0 bash -o pipefail -c "dft-analyze --all '$BATS_TEST_TMPDIR/$r.pfw' >'$BATS_TEST_TMPDIR/$r.out'"
+		run -0 mix "$BATS_TEST_TMPDIR/$r.out"
+		assert_output --partial W02
+		assert_output --partial W04
+		eval "mix_$r=\$output"
+	done
+	assert_equal "$mix_b" "$mix_a"
+	rm -rf "$BATS_TEST_TMPDIR/sp"
+	run -0 dft-split -s 0.004 -o "$BATS_TEST_TMPDIR/sp" "$BATS_TEST_TMPDIR/b.pfw"
+	for j in 1 2; do
+		run -0 bash -o pipefail -c "dft-analyze --all -j $j '$BATS_TEST_TMPDIR'/sp/*.pfw.gz >'$BATS_TEST_TMPDIR/s.out'"
+		run -0 mix "$BATS_TEST_TMPDIR/s.out"
+		assert_output "$mix_a"
+	done
+}

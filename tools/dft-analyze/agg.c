@@ -21,7 +21,7 @@
 
 const struct map_def map_defs[M_N] = {
 	[M_CAT] = { "cat", 3, 0, "S" },
-	[M_FUNC] = { "func", 3, 0, "S" },
+	[M_FUNC] = { "func", 5, 0, "S" },
 	[M_FILE] = { "file", S_NF, 0, "F" },
 	[M_FILEX] = { "filex", 2, 1, "F" },
 	[M_FILEPROC] = { "fileproc", 5, 0, "FP" },
@@ -321,6 +321,19 @@ struct posst {
 	int pathclass;		/* 0 other, 1 data, 2 checkpoint */
 };
 
+/*
+ * A process's state of a file for its closes: whether it wrote to the
+ * file since its last close or sync there (any of its threads), and its
+ * last close that found it clean, in case the writes it flushed come
+ * later in the trace (another thread's buffer written after).
+ */
+struct pfst {
+	int dirty;
+	int64_t un, udur;	/* that close: calls, time (0: none) */
+	int64_t *urow[4];	/* its file, process and time-bin rows, and
+				 * its function's M_FUNC row */
+};
+
 /* the part an application event plays in a training loop */
 enum { LP_NONE, LP_WAIT, LP_BODY, LP_COMPUTE, LP_EPOCH };
 
@@ -355,6 +368,7 @@ struct ctx {
 	struct dft_tmap thrs;	/* thread key -> struct thr */
 	struct dft_tmap files;	/* file key -> struct filest (index = M_FILE) */
 	struct dft_tmap pos;	/* thread idx, file idx -> posst */
+	struct dft_tmap pf;	/* process idx, file hash or name -> pfst */
 	int64_t *iface[2];
 	/* caches */
 	struct thr *lt;
@@ -756,8 +770,13 @@ sum_io(int64_t *s, int ioc, int64_t n, int64_t dur, int64_t bytes,
 			s[S_HIST_W + hbin] += n;
 		break;
 	case IOC_META:
-		s[S_MN] += n;
-		s[S_MT] += dur;
+		if (mask & (1u << C_FLUSH)) {
+			s[S_FLUSH_N] += n;
+			s[S_FLUSH_T] += dur;
+		} else {
+			s[S_MN] += n;
+			s[S_MT] += dur;
+		}
 		break;
 	case IOC_SYNC:
 		s[S_YN] += n;
@@ -782,6 +801,10 @@ sum_io(int64_t *s, int ioc, int64_t n, int64_t dur, int64_t bytes,
 		s[S_RND_T] += dur;
 		s[S_RND_B] += bytes;
 	}
+	if (mask & (1u << C_RAND_R))
+		s[S_RND_RT] += dur;
+	if ((mask & (1u << C_MISAL)) && ioc == IOC_READ)
+		s[S_MISAL_RT] += dur;
 	if (mask & (1u << C_MISAL)) {
 		s[S_MISAL_T] += dur;
 		s[S_MISAL_B] += bytes;
@@ -947,7 +970,8 @@ pend_ioc(uint32_t mask)
 {
 	return mask & (1u << C_READ) ? IOC_READ :
 	       mask & (1u << C_WRITE) ? IOC_WRITE :
-	       mask & (1u << C_META) ? IOC_META : IOC_OTHER;
+	       mask & ((1u << C_META) | (1u << C_FLUSH)) ? IOC_META :
+	       IOC_OTHER;
 }
 
 static void
@@ -1346,7 +1370,38 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	uint32_t fidx = UINT32_MAX;
 	struct filest *fs = file_get(c, ev, &fidx);
 	struct posst *ps = NULL;
+	struct pfst *pf = NULL;
 
+	/* a close of a file its process wrote since its last close or sync
+	 * flushes that data (stdio's buffer; the kernel's delayed
+	 * allocation, NFS's close-to-open): data time, not metadata */
+	if (fs != NULL && (ioc == IOC_WRITE || ioc == IOC_SYNC ||
+			   (ioc == IOC_META && (f->kind & FN_CLOSE)))) {
+		/* by the event's own file key: a file's events before its
+		 * FH line are keyed by hash, those after by name */
+		const struct dft_str *fk = ev->fhash.p ? &ev->fhash :
+					   &ev->fname;
+
+		dft_buf_reset(&c->kb);
+		dft_buf_add(&c->kb, (const char *)&th->proc, sizeof(th->proc));
+		dft_buf_addc(&c->kb, ev->fhash.p ? 'F' : 'N');
+		dft_buf_add(&c->kb, fk->p, fk->n);
+		pf = dft_tmap_get(&c->pf, c->kb.s, c->kb.len, 1, NULL);
+		if (ioc == IOC_WRITE) {
+			if (bytes > 0)
+				pf->dirty = 1;
+			pf = NULL;
+		} else if (ioc == IOC_SYNC) {
+			pf->dirty = 0;
+			pf = NULL;
+		} else if (pf->dirty) {
+			mask = (mask & ~(1u << C_META)) | (1u << C_FLUSH);
+			f->func_row[3] += n;
+			f->func_row[4] += dur;
+			pf->dirty = 0;
+			pf = NULL;
+		}
+	}
 	if (fs != NULL) {
 		ps = pos_get(c, th, fidx);
 		if (f->kind & FN_OPEN) {
@@ -1476,6 +1531,14 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	}
 	sum_io(th->bin_row, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
 	       hbin);
+	if (pf != NULL) {	/* a close that found the file clean */
+		pf->un = n;
+		pf->udur = dur;
+		pf->urow[0] = fs->row;
+		pf->urow[1] = th->proc_row;
+		pf->urow[2] = th->bin_row;
+		pf->urow[3] = f->func_row;
+	}
 	if (ps != NULL && ps->last_bin != bin) {
 		char b[32];
 		int bl = snprintf(b, sizeof(b), "%lld", (long long)bin);
@@ -2071,6 +2134,7 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx,
 	dft_tmap_init(&c.thrs, sizeof(struct thr));
 	dft_tmap_init(&c.files, sizeof(struct filest));
 	dft_tmap_init(&c.pos, sizeof(struct posst));
+	dft_tmap_init(&c.pf, sizeof(struct pfst));
 	dft_buf_init(&c.kb);
 	c.ilimit = thr[T_INTERVALS_MAX] >= 4 ? (size_t)thr[T_INTERVALS_MAX] : 4;
 	c.bin_us = (int64_t)(thr[T_TIME_BIN_S] * 1e6);
@@ -2158,6 +2222,34 @@ again:
 	}
 	free(c.pio);
 	free(c.mpio);
+	/*
+	 * A process's file still written at the end of its stream, with a
+	 * close that found it clean: the writes came after that close in the
+	 * trace (one thread wrote, another closed, and the writer's buffer
+	 * was written later), so that close flushed them. Its sums move to
+	 * the flushing closes (its function's attribution stays metadata).
+	 */
+	for (size_t i = 0; i < c.pf.count; i++) {
+		struct pfst *pf = dft_tmap_value(&c.pf, i);
+
+		if (!pf->dirty || pf->un == 0)
+			continue;
+		for (int r = 0; r < 3; r++) {
+			int64_t *s = r == 0 ? pf->urow[0] : r == 1 ?
+				     pf->urow[1] : pf->urow[2];
+
+			s[S_MN] -= pf->un;
+			s[S_MT] -= pf->udur;
+			s[S_FLUSH_N] += pf->un;
+			s[S_FLUSH_T] += pf->udur;
+		}
+		loc.g[G_IO_S + S_MN] -= pf->un;
+		loc.g[G_IO_S + S_MT] -= pf->udur;
+		loc.g[G_IO_S + S_FLUSH_N] += pf->un;
+		loc.g[G_IO_S + S_FLUSH_T] += pf->udur;
+		pf->urow[3][3] += pf->un;
+		pf->urow[3][4] += pf->udur;
+	}
 	/* distinct bytes read: per process and file, the union of its
 	 * threads' */
 	struct dft_tmap un;
@@ -2209,6 +2301,7 @@ again:
 	dft_tmap_release(&c.thrs);
 	dft_tmap_release(&c.files);
 	dft_tmap_release(&c.pos);
+	dft_tmap_release(&c.pf);
 	dft_buf_release(&c.kb);
 	agg_release(&loc);
 	return status;

@@ -71,6 +71,10 @@ enum {
 	S_SMALL_RB, S_SMALL_WB, S_RND_T, S_RND_B, S_MISAL_T, S_MISAL_B,
 	S_MISAL_SMALL_T, S_MISAL_PAGE_T, S_NONCONS_T, S_NONCONS_B,
 	S_SMALL_NONCONS_T, S_REREAD_N, S_REREAD_T, S_REREAD_B, S_DISTINCT_RB,
+	/* closes of a file its process wrote since its last close or sync:
+	 * the flush of the data written (not metadata); the reads' part of
+	 * the misaligned and random requests' time */
+	S_FLUSH_N, S_FLUSH_T, S_MISAL_RT, S_RND_RT,
 	S_HIST_R, S_HIST_W = S_HIST_R + NBINS,
 	S_NF = S_HIST_W + NBINS
 };
@@ -78,7 +82,7 @@ enum {
 /* attribution classes: offending-request kinds a finding can blame */
 enum cls {
 	C_IO, C_READ, C_WRITE, C_META, C_SMALL_R, C_SMALL_W, C_RAND_R,
-	C_RAND_W, C_STDIO, C_MISAL, C_SYNC, C_REREAD, C_CKPT, C_N
+	C_RAND_W, C_STDIO, C_MISAL, C_SYNC, C_REREAD, C_CKPT, C_FLUSH, C_N
 };
 #define ATTR_NF (2 * C_N)	/* per class: count, time */
 
@@ -145,7 +149,7 @@ int64_t iset_within(const struct iset *s, int64_t a, int64_t b);
 
 enum map_id {
 	M_CAT,		/* cat -> n t b */
-	M_FUNC,		/* name \x1f cat -> n t b */
+	M_FUNC,		/* name \x1f cat -> n t b, flushing closes n t */
 	M_FILE,		/* file -> S_* */
 	M_FILEX,	/* file -> max read end, max write end (max) */
 	M_FILEPROC,	/* file \x1e proc -> n t b rb wb */

@@ -1048,16 +1048,12 @@ find_class(struct results *out, const char *cls)
 	return NULL;
 }
 
-/* Moves the facets of the finding of class lc into the one of class wc
- * and drops it from out (pointers into out are invalid afterwards). */
+/* Adds the facets of loser to winner, whose time becomes the larger of
+ * its own and lt (the loser's time in winner's scope: a one-direction
+ * finding takes only its direction's part of a facet that has both). */
 static void
-merge_facets(struct results *out, const char *wc, const char *lc)
+add_facets(struct finding *winner, const struct finding *loser, double lt)
 {
-	struct finding *winner = find_class(out, wc);
-	struct finding *loser = find_class(out, lc);
-
-	if (winner == NULL || loser == NULL || winner == loser)
-		return;
 	size_t nf = json_object_array_length(loser->facets);
 
 	for (size_t k = 0; k < nf; k++)
@@ -1067,12 +1063,26 @@ merge_facets(struct results *out, const char *wc, const char *lc)
 	for (size_t k = 0; k < nf; k++)
 		arr_add_unique(winner->insights, json_object_get_string(
 			json_object_array_get_idx(loser->insights, k)));
-	if (loser->time_s > winner->time_s) {
-		evd(winner, "facet_time_s", loser->time_s);
-		winner->time_s = loser->time_s;
+	if (lt > winner->time_s) {
+		evd(winner, "facet_time_s", lt);
+		winner->time_s = lt;
 	}
 	if (loser->forced)
 		winner->forced = 1;
+}
+
+/* Moves the facets of the finding of class lc into the one of class wc
+ * and drops it from out (pointers into out are invalid afterwards); lt
+ * as add_facets, < 0: the loser's whole time. */
+static void
+merge_facets(struct results *out, const char *wc, const char *lc, double lt)
+{
+	struct finding *winner = find_class(out, wc);
+	struct finding *loser = find_class(out, lc);
+
+	if (winner == NULL || loser == NULL || winner == loser)
+		return;
+	add_facets(winner, loser, lt < 0 ? loser->time_s : lt);
 	finding_release(loser);
 	size_t li = (size_t)(loser - out->f);
 
@@ -1094,6 +1104,13 @@ merge_facets(struct results *out, const char *wc, const char *lc)
  * A random or misaligned finding whose requests are mostly not small is a
  * finding of its own.
  */
+/* The misaligned requests' time of one direction (s) */
+static double
+dir_misal(const int64_t *g, int w)
+{
+	return (w ? g[S_MISAL_T] - g[S_MISAL_RT] : g[S_MISAL_RT]) / 1e6;
+}
+
 static void
 same_requests(struct jctx *j, struct results *out)
 {
@@ -1105,7 +1122,8 @@ same_requests(struct jctx *j, struct results *out)
 
 	if (sm == NULL)
 		return;
-	double st = g[sm == sw ? S_SMALL_WT : S_SMALL_RT] / 1e6;
+	int w = sm == sw;
+	double st = g[w ? S_SMALL_WT : S_SMALL_RT] / 1e6;
 	struct finding *rnd = find_class(out, "random_access");
 	struct finding *mis = find_class(out, "misaligned");
 	int to_random = 0, to_misal = 0;
@@ -1129,7 +1147,7 @@ same_requests(struct jctx *j, struct results *out)
 	 * requests are a finding of their own) */
 	evd(sm, "small_time_s", st);
 	evd(sm, "nonconsecutive_small_time_s", g[S_SMALL_NONCONS_T] / 1e6);
-	evd(sm, "misaligned_time_s", g[S_MISAL_T] / 1e6);
+	evd(sm, "misaligned_time_s", dir_misal(g, w));
 	evd(sm, "misaligned_page_time_s", g[S_MISAL_PAGE_T] / 1e6);
 	if (to_random) {
 		int dflt;
@@ -1145,20 +1163,41 @@ same_requests(struct jctx *j, struct results *out)
 			  "this trace's consecutive requests");
 		evd(rnd, "nonconsecutive_time_s", t);
 		if (mis != NULL)
-			merge_facets(out, "random_access", "misaligned");
-		merge_facets(out, "random_access", cls);
+			merge_facets(out, "random_access", "misaligned", -1);
+		merge_facets(out, "random_access", cls, -1);
 		return;
 	}
 	if (to_misal) {
 		if (rnd != NULL)
-			merge_facets(out, "misaligned", "random_access");
-		merge_facets(out, "misaligned", cls);
+			merge_facets(out, "misaligned", "random_access", -1);
+		merge_facets(out, "misaligned", cls, -1);
 		return;
 	}
+	/*
+	 * The random and misaligned facets join the small finding(s): each
+	 * small finding is about one direction, so it takes only its
+	 * direction's part of their time (hacc-io: the misaligned reads' and
+	 * writes' time was a small-read finding's).
+	 */
+	struct finding *other = sm == sw ? sr : sw;
+
+	if (other != NULL) {
+		int ow = other == sw;
+
+		if (rnd != NULL)
+			add_facets(other, rnd, ow ? (g[S_RND_T] - g[S_RND_RT])
+						    / 1e6 : g[S_RND_RT] / 1e6);
+		if (mis != NULL) {
+			add_facets(other, mis, dir_misal(g, ow));
+			evd(other, "misaligned_time_s", dir_misal(g, ow));
+		}
+	}
 	if (rnd != NULL)
-		merge_facets(out, cls, "random_access");
+		merge_facets(out, cls, "random_access", w ?
+			     (g[S_RND_T] - g[S_RND_RT]) / 1e6 :
+			     g[S_RND_RT] / 1e6);
 	if (mis != NULL)
-		merge_facets(out, cls, "misaligned");
+		merge_facets(out, cls, "misaligned", dir_misal(g, w));
 }
 
 /* ---- the verdict --------------------------------------------------------- */

@@ -101,7 +101,7 @@ summary(struct agg *a, const struct run_info *ri)
 	if (t0 > t1)
 		t0 = t1 = 0;
 	json_object_object_add(o, "type", dft_jstr("summary"));
-	json_object_object_add(o, "v", dft_jint(5));
+	json_object_object_add(o, "v", dft_jint(6));
 	json_object_object_add(o, "wall_s", dft_jdouble(ri->wall_s));
 	json_object_object_add(o, "io_wall_s", dft_jdouble(ri->io_wall_s));
 	json_object_object_add(o, "io_wall_share",
@@ -175,6 +175,8 @@ summary(struct agg *a, const struct run_info *ri)
 	json_object_object_add(io, "read", io3(g[S_RN], g[S_RT], g[S_RB]));
 	json_object_object_add(io, "write", io3(g[S_WN], g[S_WT], g[S_WB]));
 	json_object_object_add(io, "metadata", io3(g[S_MN], g[S_MT], 0));
+	json_object_object_add(io, "flush", io3(g[S_FLUSH_N], g[S_FLUSH_T],
+						 0));
 	json_object_object_add(io, "sync", io3(g[S_YN], g[S_YT], 0));
 	json_object_object_add(io, "other", io3(g[S_ON], g[S_OT], 0));
 	json_object_object_add(o, "io", io);
@@ -524,7 +526,7 @@ views(FILE *out, struct agg *a, int top)
 			double s0 = 0, s1 = 0;
 
 			json_object_object_add(o, "type", dft_jstr("view"));
-			json_object_object_add(o, "v", dft_jint(1));
+			json_object_object_add(o, "v", dft_jint(2));
 			json_object_object_add(o, "view", dft_jstr(names[v]));
 			if (v == 2)
 				time_key(a, k, key, sizeof(key), &s0, &s1);
@@ -543,6 +545,9 @@ views(FILE *out, struct agg *a, int top)
 					       io3(s[S_WN], s[S_WT], s[S_WB]));
 			json_object_object_add(o, "metadata",
 					       io3(s[S_MN], s[S_MT], 0));
+			json_object_object_add(o, "flush",
+					       io3(s[S_FLUSH_N], s[S_FLUSH_T],
+						   0));
 			json_object_object_add(o, "small_reads",
 					       dft_jint(s[S_SMALL_R]));
 			json_object_object_add(o, "small_writes",
@@ -854,6 +859,8 @@ out_table(FILE *out, struct agg *a, const struct run_info *ri,
 		g[S_WT] / 1e6, human((double)g[S_WB], b2, sizeof(b2)));
 	fprintf(out, "  meta  %11lld %12.6f\n", (long long)g[S_MN],
 		g[S_MT] / 1e6);
+	fprintf(out, "  flush %11lld %12.6f\n", (long long)g[S_FLUSH_N],
+		g[S_FLUSH_T] / 1e6);
 	fprintf(out, "  sync  %11lld %12.6f\n", (long long)g[S_YN],
 		g[S_YT] / 1e6);
 

@@ -1018,14 +1018,34 @@ i_no_mpiio(struct rules_ctx *c, const struct insight *d)
 
 /* ---- WisIO rules on view rows ------------------------------------------- */
 
+/*
+ * The shares of one view row in the run, each rule judging the row by the
+ * quantity it is about: time (metadata, small reads and writes), data
+ * requests (operation imbalance, random operations), bytes (size
+ * imbalance). Counts and bytes are the program's own and the same in
+ * every run of it; time shares move from run to run, and a row near
+ * view_min_share by time made W02/W04 come and go between runs.
+ */
+enum { SH_TIME, SH_OPS, SH_BYTES, SH_PAT, SH_N };
+
+static void
+row_shares(const int64_t *s, const int64_t *g, double *sh)
+{
+	sh[SH_TIME] = frac(s[S_T], g[S_T]);
+	sh[SH_OPS] = frac(s[S_RN] + s[S_WN], g[S_RN] + g[S_WN]);
+	sh[SH_BYTES] = frac(s[S_B], g[S_B]);
+	sh[SH_PAT] = frac(s[S_SEQ_R] + s[S_SEQ_W] + s[S_RND_R] + s[S_RND_W],
+			  g[S_SEQ_R] + g[S_SEQ_W] + g[S_RND_R] + g[S_RND_W]);
+}
+
 /* One view row the WisIO rules look at. */
 struct wrow {
 	struct agg *a;
 	struct results *r;
 	const char *view, *key, *proc;
 	const int64_t *s;
-	double share;
-	int base;		/* the score of its share */
+	double share;		/* of the I/O time */
+	const double *sh;	/* row_shares */
 	const struct dft_tmap *files;	/* the row's file, or NULL */
 };
 
@@ -1035,13 +1055,16 @@ struct imbalance {
 	int rd, wr;		/* the pair's columns */
 	int limit;		/* its threshold */
 	const char *rd_ev, *wr_ev;	/* their evidence names */
+	int sh;			/* the row's share it is judged by */
 };
 
 static const struct imbalance op_imbalance = {
-	"W02", S_RN, S_WN, T_WISIO_OPERATION_IMBALANCE, "reads", "writes"
+	"W02", S_RN, S_WN, T_WISIO_OPERATION_IMBALANCE, "reads", "writes",
+	SH_OPS
 };
 static const struct imbalance size_imbalance = {
-	"W04", S_RB, S_WB, T_WISIO_SIZE_IMBALANCE, "read_bytes", "write_bytes"
+	"W04", S_RB, S_WB, T_WISIO_SIZE_IMBALANCE, "read_bytes", "write_bytes",
+	SH_BYTES
 };
 
 /* The finding of w's imbalance m, recommendation set, or NULL. */
@@ -1051,11 +1074,13 @@ wisio_imbalance(const struct wrow *w, const struct imbalance *m)
 	int64_t rd = w->s[m->rd], wr = w->s[m->wr], sum = rd + wr;
 	double v = frac(llabs(wr - rd), sum);
 
-	if (sum <= 0 || v <= thr[m->limit])
+	if (sum <= 0 || v <= thr[m->limit] ||
+	    w->sh[m->sh] < thr[T_VIEW_MIN_SHARE])
 		return NULL;
 	int wh = wr > rd;
+	int base = score_frac(w->sh[m->sh]);
 	struct finding *f = add(w->r, m->code, w->key, v,
-				w->base < 2 ? w->base : 2);
+				base < 2 ? base : 2);
 
 	f->view = w->view;
 	f->recommendation = wh ? "write-heavy" : "read-heavy";
@@ -1069,10 +1094,12 @@ wisio_imbalance(const struct wrow *w, const struct imbalance *m)
 
 static void
 wisio_row(struct agg *a, struct results *r, const char *view,
-	  const char *key, const int64_t *s, double share, const char *proc,
-	  const char *file)
+	  const char *key, const int64_t *s, const double *sh,
+	  const char *proc, const char *file)
 {
+	double share = sh[SH_TIME];
 	int base = score_frac(share);
+	int timed = share >= thr[T_VIEW_MIN_SHARE];
 	struct finding *f;
 	double v;
 	struct dft_tmap one;
@@ -1083,10 +1110,10 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 		dft_tmap_get(&one, file, strlen(file), 1, NULL);
 		files = &one;
 	}
-	const struct wrow w = { a, r, view, key, proc, s, share, base, files };
+	const struct wrow w = { a, r, view, key, proc, s, share, sh, files };
 
 	v = frac(s[S_MT], s[S_T]);
-	if (s[S_T] > 0 && v >= thr[T_WISIO_METADATA_TIME]) {
+	if (timed && s[S_T] > 0 && v >= thr[T_WISIO_METADATA_TIME]) {
 		f = add(r, "W01", key, v, base);
 		f->view = view;
 		finding_evi(f, "metadata_ops", s[S_MN]);
@@ -1107,8 +1134,9 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 	int64_t pat = s[S_SEQ_R] + s[S_SEQ_W] + s[S_RND_R] + s[S_RND_W];
 
 	v = frac(s[S_RND_R] + s[S_RND_W], pat);
-	if (pat > 0 && v > thr[T_WISIO_RANDOM]) {
-		f = add(r, "W03", key, v, base);
+	if (pat > 0 && v > thr[T_WISIO_RANDOM] &&
+	    sh[SH_PAT] >= thr[T_VIEW_MIN_SHARE]) {
+		f = add(r, "W03", key, v, score_frac(sh[SH_PAT]));
 		f->view = view;
 		finding_evi(f, "random", s[S_RND_R] + s[S_RND_W]);
 		finding_evi(f, "requests", pat);
@@ -1128,7 +1156,7 @@ wisio_row(struct agg *a, struct results *r, const char *view,
 		int64_t n = s[w ? S_WN : S_RN], t = s[w ? S_WT : S_RT];
 		int64_t by = s[w ? S_WB : S_RB];
 
-		if (n == 0 || s[S_T] == 0)
+		if (!timed || n == 0 || s[S_T] == 0)
 			continue;
 		v = frac(t, s[S_T]);
 		double mean = (double)by / (double)n;
@@ -1175,11 +1203,14 @@ wisio(struct agg *a, struct results *r)
 			continue;
 		for (size_t i = 0; i < m->count; i++) {
 			const int64_t *s = dft_tmap_value(m, i);
-			double share = frac(s[S_T], total);
 			const char *k = dft_tmap_key(m, i, NULL);
+			double sh[SH_N];
+			int any = 0;
 
-			if (share < thr[T_VIEW_MIN_SHARE] ||
-			    (v == 0 && skip_file(k, strlen(k))))
+			row_shares(s, a->g + G_IO_S, sh);
+			for (int x = 0; x < SH_N; x++)
+				any |= sh[x] >= thr[T_VIEW_MIN_SHARE];
+			if (!any || (v == 0 && skip_file(k, strlen(k))))
 				continue;
 			if (v == 2) {
 				long long b = strtoll(k, NULL, 10);
@@ -1192,10 +1223,10 @@ wisio(struct agg *a, struct results *r)
 				snprintf(key, sizeof(key), "%g-%g", t0,
 					 (double)(b + 1) * bin_us / 1e6 -
 					 (double)a->g[G_TS_MIN] / 1e6);
-				wisio_row(a, r, views[v], key, s, share, NULL,
+				wisio_row(a, r, views[v], key, s, sh, NULL,
 					  NULL);
 			} else {
-				wisio_row(a, r, views[v], k, s, share,
+				wisio_row(a, r, views[v], k, s, sh,
 					  v == 1 ? k : NULL, v == 0 ? k : NULL);
 			}
 		}
@@ -1510,9 +1541,13 @@ calls_of(struct agg *a, int want)
 		int kind = fn_kind(k, (size_t)(sep - k), sep + 1,
 				   kn - (size_t)(sep + 1 - k), &ioc);
 
-		if (!(kind & FN_IO) || ioc != want || x[0] == 0)
+		/* metadata: without the closes that flushed written data */
+		int64_t xn = x[0] - (want == IOC_META ? x[3] : 0);
+		int64_t xt = x[1] - (want == IOC_META ? x[4] : 0);
+
+		if (!(kind & FN_IO) || ioc != want || xn <= 0)
 			continue;
-		c[nc].v = (double)x[1];
+		c[nc].v = (double)xt;
 		c[nc].k = k;
 		c[nc].i = i;
 		nc++;
@@ -1527,8 +1562,11 @@ calls_of(struct agg *a, int want)
 		json_object_object_add(o, "name", json_object_new_string_len(
 			c[i].k, (int)(sep - c[i].k)));
 		json_object_object_add(o, "cat", dft_jstr(sep + 1));
-		json_object_object_add(o, "count", dft_jint(x[0]));
-		json_object_object_add(o, "time_s", dft_jdouble(x[1] / 1e6));
+		int64_t xn = x[0] - (want == IOC_META ? x[3] : 0);
+		int64_t xt = x[1] - (want == IOC_META ? x[4] : 0);
+
+		json_object_object_add(o, "count", dft_jint(xn));
+		json_object_object_add(o, "time_s", dft_jdouble(xt / 1e6));
 		json_object_array_add(arr, o);
 	}
 	free(c);
