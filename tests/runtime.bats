@@ -514,6 +514,9 @@ EOF2
 	n=20000
 	limit=1000
 	DFTRACER_THROTTLE_CALLS=$limit run -0 "$B/guard" hot data "$n"
+	# hot()'s UPDATE is a call in its 100 complete calls only: a folded
+	# call's handle keeps no args, the header checks it inline
+	assert_output "updates 100"
 	f=$(the_trace)
 	jq_ok "$f"
 	run -0 python3 "$CHECK" "$f"
@@ -538,9 +541,14 @@ EOF2
 	rm -f "$W"/traces/*
 	# 0 switches it off
 	DFTRACER_THROTTLE_CALLS=0 run -0 "$B/guard" hot data "$n"
+	assert_output "updates $n"
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
 	echo "$output" | jq -e --argjson n "$n" '.names.hot == $n and .agg == {}'
+	# tracing off: no handle, no call
+	rm -f "$W"/traces/*
+	DFTRACER_ENABLE=0 run -0 "$B/guard" hot data 1000
+	assert_output "updates 0"
 }
 
 @test "throttle: a TSC calibration whose clock readings keep coming late stops retrying; folded calls read no clock" {

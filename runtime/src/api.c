@@ -228,7 +228,10 @@ region_start(const char *name, const char *cat, int event_type)
 		/* the cheap clock: a start time only if it is named */
 		r->ts = 0;
 		r->tick = dft_tick();
-		r->pub.profiler = r;
+		/* keeps no args: the header's UPDATEs make no call
+		 * (DFTRACER_KEEPS_ARGS); a folded START reuses the handle as
+		 * it is */
+		r->pub.profiler = NULL;
 		dft_guard--;
 		return &r->pub;
 	}

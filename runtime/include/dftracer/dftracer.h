@@ -13,7 +13,13 @@
  *    early return, a goto) is still closed at scope exit; END sets the
  *    handle to NULL, so calling END as 2.0.x requires is still correct;
  *  - the Gen-3 additions finalize_region_cleanup and
- *    DFTRACER_C_REGION_CLEANUP are provided.
+ *    DFTRACER_C_REGION_CLEANUP are provided;
+ *  - an UPDATE is a call only when its region keeps arguments: the
+ *    handle is not NULL (tracing on) and its profiler field is set (not
+ *    a folded call of a throttled function, whose handle has it NULL);
+ *    the check is inline (DFTRACER_KEEPS_ARGS), so a folded call or one
+ *    with tracing off costs a test, not three calls; the field means
+ *    nothing else to a program.
  */
 #ifndef DFTRACER_DFTRACER_H
 #define DFTRACER_DFTRACER_H
@@ -72,6 +78,9 @@ void update_metadata_string_type(struct DFTracerData *data, const char *key,
 }
 #endif
 
+/* whether an UPDATE of region d has an effect: d keeps arguments */
+#define DFTRACER_KEEPS_ARGS(d) ((d) && (d)->profiler)
+
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(DFTRACER_NO_CLEANUP)
 #define DFTRACER_C_REGION_CLEANUP \
   __attribute__((cleanup(finalize_region_cleanup)))
@@ -106,22 +115,36 @@ void update_metadata_string_type(struct DFTracerData *data, const char *key,
     finalize_region(data_##name);                                     \
   } while (0)
 
-#define DFTRACER_C_FUNCTION_UPDATE_INT(key, val) \
-  update_metadata_int(data_fn, key, val)
-#define DFTRACER_C_FUNCTION_UPDATE_STR(key, val) \
-  update_metadata_string(data_fn, key, val)
-#define DFTRACER_C_FUNCTION_UPDATE_INT_TYPE(key, val, type) \
-  update_metadata_int_type(data_fn, key, val, type)
-#define DFTRACER_C_FUNCTION_UPDATE_STR_TYPE(key, val, type) \
-  update_metadata_string_type(data_fn, key, val, type)
-#define DFTRACER_C_REGION_UPDATE_INT(name, key, val) \
-  update_metadata_int(data_##name, key, val)
-#define DFTRACER_C_REGION_UPDATE_STR(name, key, val) \
-  update_metadata_string(data_##name, key, val)
-#define DFTRACER_C_REGION_UPDATE_INT_TYPE(name, key, val, type) \
-  update_metadata_int_type(data_##name, key, val, type)
-#define DFTRACER_C_REGION_UPDATE_STR_TYPE(name, key, val, type) \
-  update_metadata_string_type(data_##name, key, val, type)
+#define DFTRACER_C_FUNCTION_UPDATE_INT(key, val)                  \
+  (DFTRACER_KEEPS_ARGS(data_fn) ? update_metadata_int(data_fn, key, val) \
+                                : (void)0)
+#define DFTRACER_C_FUNCTION_UPDATE_STR(key, val)                        \
+  (DFTRACER_KEEPS_ARGS(data_fn) ? update_metadata_string(data_fn, key, val) \
+                                : (void)0)
+#define DFTRACER_C_FUNCTION_UPDATE_INT_TYPE(key, val, type)              \
+  (DFTRACER_KEEPS_ARGS(data_fn)                                          \
+       ? update_metadata_int_type(data_fn, key, val, type)               \
+       : (void)0)
+#define DFTRACER_C_FUNCTION_UPDATE_STR_TYPE(key, val, type)              \
+  (DFTRACER_KEEPS_ARGS(data_fn)                                          \
+       ? update_metadata_string_type(data_fn, key, val, type)            \
+       : (void)0)
+#define DFTRACER_C_REGION_UPDATE_INT(name, key, val)                     \
+  (DFTRACER_KEEPS_ARGS(data_##name)                                      \
+       ? update_metadata_int(data_##name, key, val)                      \
+       : (void)0)
+#define DFTRACER_C_REGION_UPDATE_STR(name, key, val)                     \
+  (DFTRACER_KEEPS_ARGS(data_##name)                                      \
+       ? update_metadata_string(data_##name, key, val)                   \
+       : (void)0)
+#define DFTRACER_C_REGION_UPDATE_INT_TYPE(name, key, val, type)          \
+  (DFTRACER_KEEPS_ARGS(data_##name)                                      \
+       ? update_metadata_int_type(data_##name, key, val, type)           \
+       : (void)0)
+#define DFTRACER_C_REGION_UPDATE_STR_TYPE(name, key, val, type)          \
+  (DFTRACER_KEEPS_ARGS(data_##name)                                      \
+       ? update_metadata_string_type(data_##name, key, val, type)        \
+       : (void)0)
 
 /* ---- C++ API ---------------------------------------------------------- */
 
@@ -132,19 +155,22 @@ class DFTracer {
       : data_(initialize_region(name, cat, event_type)) {}
   ~DFTracer() { finalize(); }
   void update(const char *key, int value) {
-    update_metadata_int(data_, key, value);
+    if (DFTRACER_KEEPS_ARGS(data_)) update_metadata_int(data_, key, value);
   }
   void update(const char *key, const char *value) {
-    update_metadata_string(data_, key, value);
+    if (DFTRACER_KEEPS_ARGS(data_))
+      update_metadata_string(data_, key, value);
   }
   void update(const char *key, int value, int type) {
-    update_metadata_int_type(data_, key, value, type);
+    if (DFTRACER_KEEPS_ARGS(data_))
+      update_metadata_int_type(data_, key, value, type);
   }
   void update(const char *key, const char *value, int type) {
-    update_metadata_string_type(data_, key, value, type);
+    if (DFTRACER_KEEPS_ARGS(data_))
+      update_metadata_string_type(data_, key, value, type);
   }
   void finalize() {
-    finalize_region(data_);
+    if (data_) finalize_region(data_);
     data_ = 0;
   }
 
