@@ -181,21 +181,26 @@ dft_io_agg(struct dft_thread *t, int w, const char *name, const char *cat,
 	cls = dft_size_class(bytes) |
 	      model_data(m, w, positional, off, bytes, &start) << 8;
 	/* the enclosing function: usually the innermost region, with
-	 * interned or literal names, not a layer's span (MPIIO, HDF5) */
+	 * interned or literal names, not a layer's span (MPIIO, HDF5).
+	 * A record names its function by literal or interned (never
+	 * freed) pointers and never a span, so the cached record's names
+	 * equal to the innermost region's say that region is the one:
+	 * what it is needs looking at only on a miss */
 	k = (t->depth > DFT_DEPTH ? DFT_DEPTH : t->depth) - 1;
 	if (DFT_LIKELY(k >= 0)) {
 		p = t->stack[k];
 		pn = p->name;
 		pc = p->cat;
-		known = !p->own && pc && pc[0] != 'M' && pc[0] != 'H';
 	}
-	x = DFT_LIKELY(known && t->io) ? IO_CACHE(t)[cls & (DFT_IOC - 1)] :
-					 NULL;
+	x = DFT_LIKELY(t->io != NULL) ? IO_CACHE(t)[cls & (DFT_IOC - 1)] :
+					NULL;
 	if (DFT_LIKELY(x && x->f == f && x->name == name && x->cat == cat &&
 		       x->cls == cls && x->pname == pn && x->pcat == pc &&
 		       t0 >= x->anc_tick && t0 < x->lim_tick)) {
 		iorec_count(t, x, m, t1 - t0, t1, bytes, start);
 	} else {
+		if (p)
+			known = !p->own && pc && pc[0] != 'M' && pc[0] != 'H';
 		dft_io_agg_rec(t, name, cat, f, t0, t1, bytes, cls, start, p,
 			       known);
 	}
