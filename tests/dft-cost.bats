@@ -266,6 +266,61 @@ look
 main"
 }
 
+@test "--overhead-profile: the costliest functions are skipped until the estimate is within the budget, those around I/O only when the others cannot make it" {
+	# untraced 100 ms, traced 130 ms: 30 ms of overhead, 25 over the 5 %
+	# budget; at 0.1 us a call the estimates are, in ms: put 20 (around
+	# I/O), mix 15, fold 12, tiny 0.5 (under one point, 1 ms: never to
+	# blame); main is always kept
+	{
+		fn put put '{"fwrite":1}' 1 0 0 60
+		fn mix mix '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'
+		fn fold fold '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'
+		fn tiny tiny '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'
+		fn main main '{"put":1}' 1 0 0 60 | jq -c '.is_entry = true'
+	} >"$BATS_TEST_TMPDIR/f"
+	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
+{"type":"summary","v":5,"functions":[{"name":"fwrite","cat":"STDIO","io_cat":"write","count":200000,"time_s":0.01},{"name":"put","cat":"C_APP","io_cat":"app","count":200000,"time_s":0.03,"io_calls":200000,"io_time_s":0.01},{"name":"mix","cat":"C_APP","io_cat":"app","count":150000,"time_s":0.01,"io_calls":0},{"name":"fold","cat":"C_APP","io_cat":"app","count":120000,"time_s":0.01,"io_calls":0},{"name":"tiny","cat":"C_APP","io_cat":"app","count":5000,"time_s":0.001,"io_calls":0},{"name":"main","cat":"C_APP","io_cat":"app","count":1,"time_s":0.13,"io_calls":0},{"name":"start","cat":"dftracer","io_cat":"none","count":1,"time_s":0}]}
+PROF
+	ov() { dft-cost --overhead-profile "$BATS_TEST_TMPDIR/prof" --overhead-untraced 0.1 --overhead-call-us 0.1 "$@" "$BATS_TEST_TMPDIR/f"; }
+	# 25 ms to save: mix and fold (27 ms) can, so put keeps its I/O
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.13 | jq -r 'select(.decision.rule == \"profile-overhead\") | .name'"
+	assert_output "mix
+fold"
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.13 | jq -r 'select(.name == \"mix\") | .decision.reason'"
+	assert_output "called 150000 times in the traced run at an estimated 0.1 us of tracing each: 15 ms, 15.0 points of its 30.0 % overhead, over the 5 % budget"
+	# the summary: the estimate without them, 30 - 27 = 3 %; all the
+	# application's functions, main and tiny too: 47.5 ms
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.13 | jq -c 'select(.type == \"cost_summary\") | .overhead'"
+	assert_output '{"overhead_pct":30,"budget_pct":5,"call_cost_us":0.1,"functions_pct":47.5,"skip":2,"estimate_pct":3}'
+	# 40 ms to save (45 over a budget of 5): the others make 27, so put
+	# goes first, the costliest, then mix (20 + 15 = 35 < 40), then fold
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.15 | jq -r 'select(.decision.rule == \"profile-overhead\") | .name'"
+	assert_output "put
+mix
+fold"
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.15 | jq -r 'select(.name == \"put\") | .decision.reason'"
+	assert_output "called 200000 times in the traced run at an estimated 0.1 us of tracing each: 20 ms, 20.0 points of its 50.0 % overhead, over the 5 % budget; its 200000 I/O calls go to a traced caller"
+	# 28 ms to save: put (20) and the costliest other (15) are enough
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.133 | jq -r 'select(.decision.rule == \"profile-overhead\") | .name'"
+	assert_output "put
+mix"
+	# a budget no skip can meet (90 ms to save): all that are a point
+	# each, never tiny; within the budget, or the rule off: nothing
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.2 | jq -r 'select(.decision.annotate == false) | .name'"
+	assert_output "put
+mix
+fold"
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.104 | jq -r 'select(.decision.annotate == false) | .name'"
+	assert_output ""
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.2 --overhead-budget 100 | jq -r 'select(.decision.annotate == false) | .name'"
+	assert_output ""
+	run -0 bash -o pipefail -c "$(declare -f ov fn); ov --overhead-traced 0.2 --no-rule profile-overhead | jq -r 'select(.decision.annotate == false) | .name'"
+	assert_output ""
+	checklist_usage_error dft-cost "--overhead-profile needs --overhead-traced, --overhead-untraced and --overhead-call-us over 0" \
+		--overhead-profile "$BATS_TEST_TMPDIR/prof" --overhead-traced 0.2
+	checklist_bad_value dft-cost --overhead-budget -101 "a number from -100 to 1e+06"
+}
+
 @test "--profile: a C++ method is matched by its qualified name (its event name), not by another function's bare name" {
 	# two Write methods; the profile (qualified event names, and a C
 	# function Write of another program of the repository) throttles

@@ -1137,15 +1137,41 @@ CPP
 		run -0 --separate-stderr dft-pipeline run -y --offline --no-optimize -w "$root" "$app"
 	assert_line --regexp '^  tracing overhead: -?[0-9]+\.[0-9] % \(smoke test traced [0-9.]+s, untraced [0-9.]+s; medians of 1 runs\)$'
 	# noise when the overhead is no more than the larger spread of the
-	# two samples after the throttle (one run each: 0), else the traced
-	# events
-	local still
+	# two samples after the throttle (one run each: 0), else the overhead
+	# budget's round, which finds no function to blame: the call cost is
+	# the points of overhead the first throttle took out over the calls
+	# it took out (the two profiles), at the second run's speed, at most
+	# its overhead over its annotated calls; no function left is a point
+	w="$root/$(head -n 1 "$root/app/.current_run")"
+	local still c f1 out=$output
 	still=$(jq -r -s '([.[] | select(.type == "step" and .step == "step_10_trace_run")] | last) as $t
 		| ([.[] | select(.type == "samples")] | .[-2:] | map(.spread_pct) | max) as $s
 		| if $t.overhead_pct <= $s then "  the overhead is still over -100 % after the throttle: within the spread of the timed runs (\($s * 10 | round | "\(. / 10 | floor).\(. % 10)") % of a median): run-to-run noise"
-		  else "  the overhead is still over -100 % after the throttle: its cost is the \($t.events) traced events themselves and each traced process'"'"'s start-up" end' \
-		"$root/$(head -n 1 "$root/app/.current_run")/records/steps.ndjson" "$root/$(head -n 1 "$root/app/.current_run")/records/samples.ndjson")
+		  else "  the overhead is still over -100 % after the throttle: no function is to blame: the annotated functions'"'"' " end' \
+		"$w/records/steps.ndjson" "$w/records/samples.ndjson")
 	assert_line --partial "$still"
+	if jq -e -s '[.[] | select(.type == "step" and .step == "step_10_trace_run")] | last | .overhead_throttle' "$w/records/steps.ndjson" >/dev/null; then
+		f1=$(jq -r 'select(.type == "summary") | [.functions[] | select(.io_cat == "app") | .count] | add' "$w/records/10_profile_throttled.ndjson")
+		c=$(jq -r -s --slurpfile p0 "$w/records/10_profile.ndjson" --slurpfile p1 "$w/records/10_profile_throttled.ndjson" '
+			[.[] | select(.type == "step" and .step == "step_10_trace_run")] as $t
+			| ([$p0[] | select(.type == "summary") | .functions[] | select(.io_cat == "app") | .count] | add) as $f0
+			| ([$p1[] | select(.type == "summary") | .functions[] | select(.io_cat == "app") | .count] | add) as $f1
+			| ([$p1[] | select(.type == "summary") | .functions[] | select(.io_cat != "app" and .io_cat != "none") | .count] | add) as $io
+			| ($t[1].traced_median_s - $t[1].untraced_median_s) as $d1
+			| if $f0 > $f1 and $t[0].overhead_pct > $t[1].overhead_pct then
+				[($t[0].overhead_pct - $t[1].overhead_pct) / 100 * $t[1].untraced_median_s / ($f0 - $f1), $d1 / $f1] | min
+			  else $d1 / ($f1 + $io) end | . * 1e6' "$w/records/steps.ndjson" | awk '{ printf "%.4g", $1 }')
+		assert_line --partial "no function is to blame: the annotated functions' $f1 calls account for an estimated "
+		assert_line --partial " at $c us of tracing a call ("
+		run -0 jq -r -s --arg c "$c" --slurpfile p1 "$w/records/10_profile_throttled.ndjson" '
+			([.[] | select(.type == "step" and .step == "step_10_trace_run")] | last) as $t
+			| "\($t.overhead_throttle.functions) \($t.overhead_throttle.call_cost_us == ($c | tonumber)) \([$p1[] | select(.type == "summary") | .functions[] | select(.io_cat == "app" and .name != "main") | .count * ($c | tonumber) / 1e6] | max < $t.untraced_median_s / 100)"' \
+			"$w/records/steps.ndjson"
+		assert_output "[] true true"
+	fi
+	run -0 jq -r 'select(.decision.rule == "profile-overhead") | .name' "$w/records/08_cost.ndjson"
+	assert_output ""
+	run -0 printf '%s\n' "$out"
 	assert_line --partial "over TAU's throttle (1000 calls, under 10 us each): hot::walk ($calls calls,"
 	assert_line "  over the event budget (1.1 events per I/O event): hot::mix (900 calls); re-annotating without them before the analysis"
 	# the box shown again: the first run's overhead, what was throttled
@@ -1194,6 +1220,90 @@ traced_throttled true 1"
 	run -0 jq -s -r '[.[] | select(.traced == false)] | "\(length) \(last.median_s >= 1)"' "$w/records/samples.ndjson"
 	assert_output "3 true"
 	grep -q '^sleep 1; ' "$w/scripts/run_baseline.sh"
+}
+
+@test "an overhead over the budget with nothing over TAU's limits: the hot wrapper is throttled by its estimated tracing cost, once" {
+	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsb" w n=300000 out
+	# put(): a 1:1 wrapper of fwrite, as tinyxml2's XMLPrinter::Write,
+	# called $n times through a pointer: under TAU's call limit and around
+	# every I/O call, so neither TAU's throttle nor the event budget takes
+	# it; its tracing is most of the overhead
+	mkdir -p "$app"
+	cat >"$app/app.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+
+size_t
+put(const void *p, size_t n, FILE *f)
+{
+	return fwrite(p, 1, n, f);
+}
+
+int
+main(int argc, char **argv)
+{
+	size_t (*volatile pp)(const void *, size_t, FILE *) = put;
+	FILE *f;
+
+	if (argc < 3 || (f = fopen(argv[1], "w")) == NULL)
+		return 2;
+	for (long i = 0; i < atol(argv[2]); i++)
+		if (pp("x", 1, f) != 1)
+			return 1;
+	return fclose(f) != 0;
+}
+C
+	printf 'CC ?= cc\nCFLAGS ?= -O2 -g\nall: app\napp: app.c\n\t$(CC) $(CFLAGS) $(LDFLAGS) -o $@ app.c\n' >"$app/Makefile"
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	# a budget of 0 %: any measured overhead is over it
+	DFT_PIPELINE_TIMING_RUNS=1 DFT_PIPELINE_MAX_OVERHEAD=0 \
+		run -0 --separate-stderr dft-pipeline run -y --offline --no-optimize \
+		-s "mkdir -p out && ./app out/o.txt $n" -w "$root" "$app"
+	out=$output
+	w="$root/$(head -n 1 "$root/app/.current_run")"
+	# the first run: nothing over TAU's limits, so the call cost is this
+	# run's overhead over every call it traced (the profile's), and put's
+	# share is its calls at that cost, in points of the untraced median
+	local c pts
+	c=$(jq -r -s '([.[] | select(.type == "step" and .step == "step_10_trace_run")] | first) as $t
+		| ($t.traced_median_s - $t.untraced_median_s) | tostring' "$w/records/steps.ndjson")
+	c=$(jq -r --arg d "$c" 'select(.type == "summary") | .functions
+		| ([.[] | select(.io_cat != "none") | .count] | add) as $n
+		| ($d | tonumber) / $n * 1e6' "$w/records/10_profile.ndjson" | awk '{ printf "%.4g", $1 }')
+	pts=$(jq -r -s --arg c "$c" --argjson n "$n" '([.[] | select(.type == "step" and .step == "step_10_trace_run")] | first)
+		| $n * ($c | tonumber) / 1e6 / .untraced_median_s * 100 * 10 | round / 10' "$w/records/steps.ndjson")
+	assert_line --partial "  the overhead is over 0 %: an annotated call costs an estimated $c us of tracing (this run's "
+	assert_line --partial " annotated and $((n + 2)) I/O calls); by that, put ($n calls, $pts points) cost the most: estimated "
+	# the reason in dft-cost's records, and nothing else throttled
+	run -0 jq -r 'select(.type == "function") | "\(.name) \(.decision.rule)"' "$w/records/08_cost.ndjson"
+	assert_output "put profile-overhead
+main main"
+	run -0 jq -r 'select(.name == "put") | .decision.reason' "$w/records/08_cost.ndjson"
+	assert_output --regexp "^called $n times in the traced run at an estimated [0-9.e+-]+ us of tracing each: [0-9.e+-]+ ms, ${pts//./\\.} points of its [0-9.-]+ % overhead, over the 0 % budget; its $n I/O calls go to a traced caller\$"
+	# one round of it: the step record of the last run names put, the
+	# overhead that started the round and the estimate; its samples are
+	# the budget's
+	run -0 jq -r -s '[.[] | select(.type == "step" and .step == "step_10_trace_run")]
+		| "\(length) \(last.throttled) \(last.overhead_throttle.functions) \(last.overhead_throttle.call_cost_us == ($c | tonumber)) \(last.overhead_throttle.overhead_pct == first.overhead_pct)"' \
+		--arg c "$c" "$w/records/steps.ndjson"
+	assert_output '2 ["put"] ["put"] true true'
+	run -0 jq -r '.config' "$w/records/samples.ndjson"
+	assert_output "untraced
+traced
+untraced
+traced_budget"
+	run -0 printf '%s\n' "$out"
+	assert_line --regexp '^│ Over the 0 % budget at [0-9.]+ %: 1 by tracing cost \(put\), estimated [0-9.]+ % +│$'
+	# the analyzed trace has no put event and its I/O goes to main, put's
+	# caller, where the small-write finding now points
+	run -1 bash -o pipefail -c "gzip -dcf '$w'/traces/*.pfw* | grep -c '\"name\":\"put\"'"
+	assert_output 0
+	run -0 jq -r 'select(.type == "bottleneck" and .metric == "small_write_pct") | .functions[0].name' "$w/records/12_analyze.ndjson"
+	assert_output main
+	run -0 grep -F '; over the 0 % budget at ' "$w/session_report.md"
+	assert_output --partial ', by their estimated tracing cost ('
+	assert_output --partial 'call): `put` (estimated '
 }
 
 @test "a traced run that hangs is stopped and diagnosed as a hang, with stacks" {

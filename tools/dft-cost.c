@@ -15,6 +15,7 @@
  * need every caller's calls_in_loops to judge a callee.
  */
 #include <fnmatch.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ struct prof {
 	double io_calls;	/* I/O it is the innermost function of, or -1 */
 	double io_time_s;	/* their time */
 	int over_budget;	/* profile-volume */
+	int over_overhead;	/* profile-overhead */
 };
 
 struct opts {
@@ -61,6 +63,14 @@ struct opts {
 	double throttle_calls, throttle_us;	/* profile-throttle */
 	double event_ratio;	/* profile-volume: events per I/O event */
 	double io_events, budget;
+	/* --overhead-profile: profile-overhead */
+	struct prof *oprof;
+	size_t noprof;
+	int has_oprof;
+	double ov_traced, ov_untraced, ov_budget_pct, ov_call_us;
+	double ov_fn_s;		/* every application function's estimate */
+	double ov_saved_s;	/* the skipped ones' */
+	long ov_skip;
 	/* name called inside a loop of another function -> that caller */
 	json_object *loop_callee;
 };
@@ -75,14 +85,17 @@ static const char usage_text[] =
 	"usage: dft-cost [-t N] [--select FILE] [--comp NAME=COMP] "
 	"[--exclude NAME]\n"
 	"                [--profile FILE] [--throttle-calls N] [--throttle-us US]\n"
-	"                [--event-ratio R]\n"
+	"                [--event-ratio R] [--overhead-profile FILE]\n"
+	"                [--overhead-traced S] [--overhead-untraced S]\n"
+	"                [--overhead-budget PCT] [--overhead-call-us US]\n"
 	"                [--no-rule RULE] [--reference] [--io-reach N]\n"
 	"                [--python-model MODEL] [--unbuffered] [file ...]\n";
 
 enum {
 	OPT_SELECT = 256, OPT_COMP, OPT_EXCLUDE, OPT_PROFILE, OPT_NO_RULE,
 	OPT_REFERENCE, OPT_REACH, OPT_PYMODEL, OPT_UNBUF, OPT_TCALLS, OPT_TUS,
-	OPT_RATIO
+	OPT_RATIO, OPT_OPROF, OPT_OTRACED, OPT_OUNTRACED, OPT_OBUDGET,
+	OPT_OCALL
 };
 
 static const struct option longopts[] = {
@@ -94,6 +107,11 @@ static const struct option longopts[] = {
 	{ "throttle-calls", required_argument, NULL, OPT_TCALLS },
 	{ "throttle-us", required_argument, NULL, OPT_TUS },
 	{ "event-ratio", required_argument, NULL, OPT_RATIO },
+	{ "overhead-profile", required_argument, NULL, OPT_OPROF },
+	{ "overhead-traced", required_argument, NULL, OPT_OTRACED },
+	{ "overhead-untraced", required_argument, NULL, OPT_OUNTRACED },
+	{ "overhead-budget", required_argument, NULL, OPT_OBUDGET },
+	{ "overhead-call-us", required_argument, NULL, OPT_OCALL },
 	{ "no-rule", required_argument, NULL, OPT_NO_RULE },
 	{ "reference", no_argument, NULL, OPT_REFERENCE },
 	{ "io-reach", required_argument, NULL, OPT_REACH },
@@ -120,6 +138,11 @@ static const char help_text[] =
 	"      --throttle-us US   ... under US microseconds each (default 10)\n"
 	"      --event-ratio R    the profile's event budget: R events per I/O\n"
 	"                         event (default 1.5, 0 off)\n"
+	"      --overhead-profile FILE  dft-analyze output of a traced run over\n"
+	"                         the overhead budget: skip its costliest functions\n"
+	"      --overhead-traced S, --overhead-untraced S  that run's medians\n"
+	"      --overhead-budget PCT  the overhead allowed (default 5)\n"
+	"      --overhead-call-us US  the tracing cost of one annotated call\n"
 	"      --no-rule RULE     switch one refinement off (repeatable)\n"
 	"      --reference        the reference rules only, no refinements\n"
 	"      --io-reach N       never skip functions that reach I/O in <= N\n"
@@ -345,9 +368,10 @@ load_select(struct opts *o, const char *path)
 	free(text);
 }
 
-/* Per-function counts and mean durations from dft-analyze output. */
+/* Per-function counts and mean durations from dft-analyze output, added to
+ * the array *vp of *np entries. */
 static int
-load_profile(struct opts *o, const char *path)
+load_profile(struct prof **vp, size_t *np, const char *path)
 {
 	struct dft_reader r;
 	json_object *rec;
@@ -372,9 +396,9 @@ load_profile(struct opts *o, const char *path)
 
 				if (!nm || cnt <= 0)
 					continue;
-				o->prof = dft_xreallocarray(o->prof, o->nprof + 1,
-							    sizeof(*o->prof));
-				p = &o->prof[o->nprof++];
+				*vp = dft_xreallocarray(*vp, *np + 1,
+							sizeof(**vp));
+				p = &(*vp)[(*np)++];
 				memset(p, 0, sizeof(*p));
 				p->name = dft_xstrdup(nm);
 				p->count = cnt;
@@ -390,9 +414,8 @@ load_profile(struct opts *o, const char *path)
 			struct prof *p;
 			double cnt = dft_json_double(rec, "count", 0);
 
-			o->prof = dft_xreallocarray(o->prof, o->nprof + 1,
-						    sizeof(*o->prof));
-			p = &o->prof[o->nprof++];
+			*vp = dft_xreallocarray(*vp, *np + 1, sizeof(**vp));
+			p = &(*vp)[(*np)++];
 			memset(p, 0, sizeof(*p));
 			p->io_calls = -1;
 			p->name = dft_xstrdup(dft_json_str(rec, "name", ""));
@@ -404,7 +427,6 @@ load_profile(struct opts *o, const char *path)
 	}
 	rc = r.bad ? -1 : 0;
 	dft_reader_release(&r);
-	o->has_profile = 1;
 	return rc;
 }
 
@@ -492,23 +514,101 @@ profile_budget(struct opts *o)
 	free(v);
 }
 
+/* The largest estimated tracing cost first, then by name. */
+static int
+by_cost(const void *a, const void *b)
+{
+	const struct prof *x = *(const struct prof *const *)a;
+	const struct prof *y = *(const struct prof *const *)b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
 /*
- * A function's profile entry: by its qualified name, the event name
+ * profile-overhead: a traced run whose measured overhead, traced minus
+ * untraced median, is over the budget (ov_budget_pct of the untraced
+ * median). Each application function of its profile but main costs an
+ * estimated count x ov_call_us of tracing; the ones under one percentage
+ * point of the overhead (1 % of the untraced median) are not to blame.
+ * The costliest of the others are skipped until the estimate left is
+ * within the budget: the functions around no I/O first when they alone
+ * can make it, else the ones around I/O, the costliest first, until the
+ * rest can, then the rest. When all of them cannot, all of them are
+ * skipped (each is at least a point). The I/O calls themselves are not
+ * annotated functions: their cost stays.
+ */
+static void
+overhead_budget(struct opts *o)
+{
+	struct prof **io = dft_xreallocarray(NULL, o->noprof + 1, sizeof(*io));
+	struct prof **no = dft_xreallocarray(NULL, o->noprof + 1, sizeof(*no));
+	size_t nio = 0, nno = 0, i;
+	double call_s = o->ov_call_us / 1e6;
+	double over = o->ov_traced - o->ov_untraced;
+	double excess = over - o->ov_budget_pct / 100 * o->ov_untraced;
+	double point = o->ov_untraced / 100, sum_no = 0;
+
+	o->ov_fn_s = 0;
+	o->ov_saved_s = 0;
+	for (i = 0; i < o->noprof; i++) {
+		struct prof *p = &o->oprof[i];
+
+		if (!p->app)
+			continue;
+		o->ov_fn_s += p->count * call_s;
+		if (strcmp(p->name, "main") == 0 || p->count * call_s < point)
+			continue;
+		if (p->io_calls > 0) {
+			io[nio++] = p;
+		} else {
+			no[nno++] = p;
+			sum_no += p->count * call_s;
+		}
+	}
+	qsort(io, nio, sizeof(*io), by_cost);
+	qsort(no, nno, sizeof(*no), by_cost);
+	if (excess > 0 && rule_on(o, "profile-overhead")) {
+		for (i = 0; sum_no < excess && i < nio &&
+		     o->ov_saved_s + sum_no < excess; i++) {
+			io[i]->over_overhead = 1;
+			o->ov_saved_s += io[i]->count * call_s;
+			o->ov_skip++;
+		}
+		for (i = 0; i < nno && o->ov_saved_s < excess; i++) {
+			no[i]->over_overhead = 1;
+			o->ov_saved_s += no[i]->count * call_s;
+			o->ov_skip++;
+		}
+	}
+	free(io);
+	free(no);
+}
+
+/*
+ * A function's entry in profile V: by its qualified name, the event name
  * dft-annotate gives C++ methods and namespaced functions, else by its
  * name (a profile of events named by __FUNCTION__).
  */
 static const struct prof *
-profile_of(const struct opts *o, const char *name, const char *qual)
+entry_of(const struct prof *v, size_t n, const char *name, const char *qual)
 {
 	size_t i;
 
-	for (i = 0; qual && i < o->nprof; i++)
-		if (strcmp(o->prof[i].name, qual) == 0)
-			return &o->prof[i];
-	for (i = 0; i < o->nprof; i++)
-		if (strcmp(o->prof[i].name, name) == 0)
-			return &o->prof[i];
+	for (i = 0; qual && i < n; i++)
+		if (strcmp(v[i].name, qual) == 0)
+			return &v[i];
+	for (i = 0; i < n; i++)
+		if (strcmp(v[i].name, name) == 0)
+			return &v[i];
 	return NULL;
+}
+
+static const struct prof *
+profile_of(const struct opts *o, const char *name, const char *qual)
+{
+	return entry_of(o->prof, o->nprof, name, qual);
 }
 
 /* ---- cost ---------------------------------------------------------------------- */
@@ -987,6 +1087,26 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 				     o->event_ratio, o->io_events);
 		SKIP("profile-volume");
 	}
+	if (o->has_oprof &&
+	    (pf = entry_of(o->oprof, o->noprof, name, qual)) &&
+	    pf->over_overhead) {
+		double est = pf->count * o->ov_call_us / 1e6;
+
+		dft_buf_addf(r, "called %.0f time%s in the traced run at an "
+			     "estimated %.3g us of tracing each: %.3g ms, %.1f "
+			     "points of its %.1f %% overhead, over the %g %% "
+			     "budget", pf->count, pf->count == 1 ? "" : "s",
+			     o->ov_call_us, est * 1e3,
+			     est / o->ov_untraced * 100,
+			     (o->ov_traced - o->ov_untraced) / o->ov_untraced
+			     * 100, o->ov_budget_pct);
+		if (pf->io_calls > 0)
+			dft_buf_addf(r, "; its %.0f I/O call%s go%s to a "
+				     "traced caller", pf->io_calls,
+				     pf->io_calls == 1 ? "" : "s",
+				     pf->io_calls == 1 ? "es" : "");
+		SKIP("profile-overhead");
+	}
 	if (!py && (suffix = lifecycle_suffix(name))) {
 		dft_buf_addf(r, "lifecycle function: name ends in %s (R6)",
 			     suffix);
@@ -1285,6 +1405,7 @@ main(int argc, char **argv)
 	o.throttle_calls = 100000;
 	o.throttle_us = 10;
 	o.event_ratio = 1.5;
+	o.ov_budget_pct = 5;
 	while ((c = dft_getopt(argc, argv, "t:hV", longopts)) != -1) {
 		switch (c) {
 		case 't':
@@ -1338,14 +1459,36 @@ main(int argc, char **argv)
 			break;
 		}
 		case OPT_PROFILE:
-			if (load_profile(&o, optarg) < 0)
+			if (load_profile(&o.prof, &o.nprof, optarg) < 0)
 				dft_die("%s: bad profile records", optarg);
+			o.has_profile = 1;
+			break;
+		case OPT_OPROF:
+			if (load_profile(&o.oprof, &o.noprof, optarg) < 0)
+				dft_die("%s: bad profile records", optarg);
+			o.has_oprof = 1;
+			break;
+		case OPT_OTRACED:
+			o.ov_traced = dft_opt_double(usage_text,
+				"--overhead-traced", optarg, 0, 1e9);
+			break;
+		case OPT_OUNTRACED:
+			o.ov_untraced = dft_opt_double(usage_text,
+				"--overhead-untraced", optarg, 0, 1e9);
+			break;
+		case OPT_OBUDGET:
+			o.ov_budget_pct = dft_opt_double(usage_text,
+				"--overhead-budget", optarg, -100, 1e6);
+			break;
+		case OPT_OCALL:
+			o.ov_call_us = dft_opt_double(usage_text,
+				"--overhead-call-us", optarg, 0, 1e9);
 			break;
 		case OPT_NO_RULE: {
 			static const char *const known[] = {
 				"io-direct", "io-reach", "header-accessor",
 				"tiny-leaf", "profile-throttle", "profile-volume",
-				"after-finalize", "hot-loop-callee",
+				"profile-overhead", "after-finalize", "hot-loop-callee",
 				"hot-small-leaf", "hot-inline", "hot-idiom",
 				NULL
 			};
@@ -1354,7 +1497,8 @@ main(int argc, char **argv)
 				dft_bad_value(usage_text, "--no-rule", optarg,
 					"io-direct, io-reach, header-accessor, "
 					"tiny-leaf, profile-throttle, profile-volume, "
-					"after-finalize, hot-loop-callee, "
+					"profile-overhead, after-finalize, "
+					"hot-loop-callee, "
 					"hot-small-leaf, hot-inline or hot-idiom");
 			pat_add(&o.no_rule, optarg);
 			break;
@@ -1384,8 +1528,15 @@ main(int argc, char **argv)
 			dft_option_error(usage_text, c, argv, longopts);
 		}
 	}
+	if (o.has_oprof && !(o.ov_untraced > 0 && o.ov_call_us > 0 &&
+			     o.ov_traced > 0))
+		dft_usage_error(usage_text, "--overhead-profile needs "
+				"--overhead-traced, --overhead-untraced and "
+				"--overhead-call-us over 0");
 	if (o.has_profile)
 		profile_budget(&o);
+	if (o.has_oprof)
+		overhead_budget(&o);
 	dft_step_begin(&step, "cost");
 	memset(&s, 0, sizeof(s));
 	s.by_rule = json_object_new_object();
@@ -1412,6 +1563,24 @@ main(int argc, char **argv)
 		json_object_object_add(sum, "est_bytes", dft_jint(
 			(int64_t)(s.est_events * o.event_bytes)));
 	}
+	if (o.has_oprof) {
+		json_object *ov = json_object_new_object();
+		double u = o.ov_untraced;
+
+		json_object_object_add(ov, "overhead_pct", dft_jdouble(
+			round((o.ov_traced - u) / u * 1000) / 10));
+		json_object_object_add(ov, "budget_pct",
+				       dft_jdouble(o.ov_budget_pct));
+		json_object_object_add(ov, "call_cost_us",
+				       dft_jdouble(o.ov_call_us));
+		json_object_object_add(ov, "functions_pct", dft_jdouble(
+			round(o.ov_fn_s / u * 1000) / 10));
+		json_object_object_add(ov, "skip", dft_jint(o.ov_skip));
+		json_object_object_add(ov, "estimate_pct", dft_jdouble(
+			fmax(0, round((o.ov_traced - u - o.ov_saved_s) / u *
+				      1000) / 10)));
+		json_object_object_add(sum, "overhead", ov);
+	}
 	if (s.functions > 0)
 		dft_emit_put(stdout, sum);
 	else
@@ -1422,5 +1591,8 @@ main(int argc, char **argv)
 	for (i = 0; i < o.nprof; i++)
 		free(o.prof[i].name);
 	free(o.prof);
+	for (i = 0; i < o.noprof; i++)
+		free(o.oprof[i].name);
+	free(o.oprof);
 	return dft_worst(status, dft_close_stdout());
 }

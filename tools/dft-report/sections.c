@@ -401,8 +401,11 @@ flow(struct doc *d, struct run *r, const struct counts *c)
 	}
 	/* 7 */
 	if (s10 != NULL && dft_json_path(s10, "trace_files") != NULL) {
-		char ovh[1024] = "";
+		char ovh[2048] = "";
 		json_object *th = dft_json_path(s10, "throttled");
+		json_object *ot = dft_json_path(s10, "overhead_throttle");
+		json_object *of = ot ? dft_json_path(ot, "functions") : NULL;
+		const char *note = dft_json_str(s10, "overhead_note", NULL);
 
 		/* the tracing overhead the pipeline measured, and what the
 		 * throttle took out to keep it low */
@@ -434,11 +437,38 @@ flow(struct doc *d, struct run *r, const struct counts *c)
 						" and %zu more", nth - 8);
 				if (k < sizeof(ovh) &&
 				    dft_json_path(s10, "overhead_before_throttle_pct"))
-					snprintf(ovh + k, sizeof(ovh) - k,
+					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
 						 " (overhead before: %.1f %%)",
 						 dft_json_double(s10,
 						 "overhead_before_throttle_pct", 0));
 			}
+			/* the overhead budget's round: which of them, why */
+			if (of != NULL && json_object_is_type(of, json_type_array) &&
+			    json_object_array_length(of) > 0 && k < sizeof(ovh)) {
+				size_t nf = json_object_array_length(of);
+
+				k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
+					"; over the %g %% budget at %.1f %%, by "
+					"their estimated tracing cost (%.3g us a "
+					"call):", dft_json_double(ot, "budget_pct", 0),
+					dft_json_double(ot, "overhead_pct", 0),
+					dft_json_double(ot, "call_cost_us", 0));
+				for (size_t i = 0; i < nf && i < 8 &&
+				     k < sizeof(ovh); i++)
+					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
+						"%s `%.80s`", i ? "," : "",
+						json_object_get_string(
+						json_object_array_get_idx(of, i)));
+				if (nf > 8 && k < sizeof(ovh))
+					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
+						" and %zu more", nf - 8);
+				if (k < sizeof(ovh))
+					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
+						" (estimated %.1f %% without them)",
+						dft_json_double(ot, "estimate_pct", 0));
+			}
+			if (note != NULL && k < sizeof(ovh))
+				snprintf(ovh + k, sizeof(ovh) - k, "; %s", note);
 		}
 		doc_oli(d, 7, "Trace collection — %lld trace files, %lld "
 			"events, %.1f KB%s",
