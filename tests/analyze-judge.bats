@@ -529,3 +529,29 @@ bottlenecks() {
 		assert_output "$mix_a"
 	done
 }
+
+@test "a metadata finding saves only the opens, closes, stats and seeks beyond one of each per file and process, not one expensive call" {
+	# process 1 opens /scratch/z once (5 ms: truncating a large file),
+	# seeks 20 times and stats it twice; process 2 opens it once to read
+	t="$BATS_TEST_TMPDIR/once.pfw"
+	{
+		ev open64 POSIX 0 5000 '"fname":"/scratch/z","ret":3'
+		for i in $(seq 0 19); do
+			ev lseek64 POSIX $((5100 + i * 100)) $((10 + i)) '"fname":"/scratch/z","ret":0'
+			ev write POSIX $((5150 + i * 100)) 20 '"fname":"/scratch/z","ret":4096'
+		done
+		ev __xstat64 POSIX 8000 12 '"fname":"/scratch/z","ret":0'
+		ev __xstat64 POSIX 8100 30 '"fname":"/scratch/z","ret":0'
+		ev main C_APP 0 9000
+		ev open64 POSIX 10000 40 '"fname":"/scratch/z","ret":3' | sed 's/"pid":1/"pid":2/'
+		ev read POSIX 10100 50 '"fname":"/scratch/z","ret":81920' | sed 's/"pid":1/"pid":2/'
+		ev main C_APP 10000 1000 | sed 's/"pid":1/"pid":2/'
+	} >"$t"
+	# per process and kind: (n - 1) / n of the kind's time, in us
+	want=$(jq -s -r 'map(select(.cat == "POSIX" and (.name | test("open|seek|stat")))) |
+	  group_by([.pid, (.name | sub("[0-9]+$"; ""))]) |
+	  map((map(.dur) | add) * (length - 1) / length) | add | round' "$t")
+	meta=$(jq -s -r 'map(select(.cat == "POSIX" and (.name | test("open|seek|stat"))) | .dur) | add' "$t")
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"metadata\") | \"\\(.time_s * 1e6 | round) \\(.saving_s * 1e6 | round)\"'"
+	assert_output "$meta $want"
+}

@@ -24,7 +24,7 @@ const struct map_def map_defs[M_N] = {
 	[M_FUNC] = { "func", 5, 0, "S" },
 	[M_FILE] = { "file", S_NF, 0, "F" },
 	[M_FILEX] = { "filex", 2, 1, "F" },
-	[M_FILEPROC] = { "fileproc", 5, 0, "FP" },
+	[M_FILEPROC] = { "fileproc", FP_NF, 0, "FP" },
 	[M_PROC] = { "proc", S_NF, 0, "P" },
 	[M_THREAD] = { "thread", 1, 0, "T" },
 	[M_HOST] = { "host", 1, 0, "H" },
@@ -332,6 +332,7 @@ struct pfst {
 	int64_t un, udur;	/* that close: calls, time (0: none) */
 	int64_t *urow[4];	/* its file, process and time-bin rows, and
 				 * its function's M_FUNC row */
+	int64_t *ufp;		/* its M_FILEPROC row */
 };
 
 /* the part an application event plays in a training loop */
@@ -1510,6 +1511,17 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 			fp[3] += bytes;
 		else if (ioc == IOC_WRITE)
 			fp[4] += bytes;
+		else if (mask & (1u << C_META)) {
+			int k = f->kind & FN_OPEN ? FPM_OPEN :
+				f->kind & FN_CLOSE ? FPM_CLOSE :
+				f->kind & FN_STAT ? FPM_STAT :
+				f->kind & FN_SEEK ? FPM_SEEK : -1;
+
+			if (k >= 0) {
+				fp[k] += n;
+				fp[k + 1] += dur;
+			}
+		}
 	}
 	sum_io(a->g + G_IO_S, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
 	       hbin);
@@ -1538,6 +1550,7 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		pf->urow[1] = th->proc_row;
 		pf->urow[2] = th->bin_row;
 		pf->urow[3] = f->func_row;
+		pf->ufp = ps->fp_row;
 	}
 	if (ps != NULL && ps->last_bin != bin) {
 		char b[32];
@@ -2245,6 +2258,8 @@ again:
 		}
 		loc.g[G_IO_S + S_MN] -= pf->un;
 		loc.g[G_IO_S + S_MT] -= pf->udur;
+		pf->ufp[FPM_CLOSE] -= pf->un;
+		pf->ufp[FPM_CLOSE + 1] -= pf->udur;
 		loc.g[G_IO_S + S_FLUSH_N] += pf->un;
 		loc.g[G_IO_S + S_FLUSH_T] += pf->udur;
 		pf->urow[3][3] += pf->un;

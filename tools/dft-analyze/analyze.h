@@ -79,6 +79,11 @@ enum {
 	S_NF = S_HIST_W + NBINS
 };
 
+/* M_FILEPROC's metadata calls by kind from column FPM_OPEN: opens, closes
+ * (not flushing), stats, seeks, each calls and time; the rest of its
+ * metadata is other calls (ftruncate, unlink, mkdir, rename, ...) */
+enum { FPM_OPEN = 5, FPM_CLOSE = 7, FPM_STAT = 9, FPM_SEEK = 11, FP_NF = 13 };
+
 /* attribution classes: offending-request kinds a finding can blame */
 enum cls {
 	C_IO, C_READ, C_WRITE, C_META, C_SMALL_R, C_SMALL_W, C_RAND_R,
@@ -152,7 +157,7 @@ enum map_id {
 	M_FUNC,		/* name \x1f cat -> n t b, flushing closes n t */
 	M_FILE,		/* file -> S_* */
 	M_FILEX,	/* file -> max read end, max write end (max) */
-	M_FILEPROC,	/* file \x1e proc -> n t b rb wb */
+	M_FILEPROC,	/* file \x1e proc -> n t b rb wb, then FPM_* */
 	M_PROC,		/* proc -> S_* */
 	M_THREAD,	/* thread -> n */
 	M_HOST,		/* host -> n */
