@@ -450,7 +450,7 @@ EOF2
 	[ "$traced" -le "$handled" ]
 }
 
-@test "a signal handler that mallocs and does stdio while write()s are aggregated: no deadlock" {
+@test "a signal handler that mallocs and does stdio while write()s are aggregated, or inside annotated code: no deadlock" {
 	# 60 threads one after another, 200 small writes each (aggregated past
 	# 20 calls); a 50 us timer's handler, run only inside the thread's
 	# open() and write()s, mallocs, fopens, fwrites and fcloses.  The
@@ -465,29 +465,56 @@ EOF2
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
 	echo "$output" | jq -e '.complete and .names.open == 60 and .agg.write > 0 and .names.write + .agg.write == 12000'
+	# and inside annotated code: 20 threads, each then 5 times a function
+	# nesting itself 10 deep with 25 UPDATEs a level, the handler run
+	# there too, names copied (no throttle).  The runtime whose START,
+	# UPDATE and END called malloc (handles, args, names) hung 5 runs in 5
+	rm -rf "$W"/traces/* "$W"/data/*
+	DFTRACER_THROTTLE_CALLS=0 run -0 timeout 30 "$B/sigalloc" sig "$W/data" 20 200 api
+	[ "$(echo "$output" | awk '$1 == "writes" { print $2 }')" -eq 4000 ]
+	handled=$(echo "$output" | awk '$1 == "writes" { print $4 }')
+	[ "$(stat -c %s data/sig.txt)" -eq $((4 * handled)) ]
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.write == 4000 and .names.nested == 1000 and .names.leaf == 100'
 }
 
-@test "the tracer calls no malloc, calloc, realloc or free inside an intercepted call" {
+@test "the tracer calls no malloc, calloc, realloc or free inside an intercepted call or an annotated START, UPDATE or END" {
 	# the program counts its allocator's calls made inside its own I/O
 	# calls (open, write, pwrite, lseek, read, fstat, close, chdir, on new
 	# files, aggregated small writes, a new thread whose first traced call
 	# is open); fopen/fwrite/fclose allocate for themselves: as many as
-	# untraced.  The runtime of before made 55 here.
+	# untraced.  The runtime of before made 55 here.  And inside its
+	# annotated calls: a function nesting itself 40 deep (more handles
+	# than a thread keeps spare), 25 UPDATEs a level (args past their
+	# first room), a named region, a metadata event, on three threads
+	# (the third's first traced call is that function); the runtime of
+	# before made 18,000-21,000 here by the default (handles past the
+	# spare ones, args, pair offsets), 28,294 with names copied, 2,314
+	# folded
 	DFTRACER_ENABLE=0 run -0 "$B/sigalloc" count "$W/data" 20
 	[ "$(echo "$output" | awk '$1 == "posix" { print $2 }')" -eq 0 ]
+	[ "$(echo "$output" | awk '$1 == "posix" { print $6 }')" -eq 0 ]
 	stdio=$(echo "$output" | awk '$1 == "posix" { print $4 }')
 	[ "$stdio" -gt 0 ]
-	# aggregated (default), names copied (no throttle), per call, and a
-	# small buffer (many flushes to the writer thread)
+	# aggregated (default), names copied (no throttle), per call, a
+	# small buffer (many flushes to the writer thread), and the nested
+	# function folded after 5 calls
 	for e in DFTRACER_THROTTLE_CALLS=1000 DFTRACER_THROTTLE_CALLS=0 \
-		DFTRACER_THROTTLE_IO=0 DFTRACER_WRITE_BUFFER_SIZE=4096; do
+		DFTRACER_THROTTLE_IO=0 DFTRACER_WRITE_BUFFER_SIZE=4096 \
+		DFTRACER_THROTTLE_CALLS=5; do
 		rm -rf "$W"/traces/* "$W"/data/*
 		env "$e" "$B/sigalloc" count "$W/data" 20 >"$W/out" || fail "$e: status $?"
-		[ "$(cat "$W/out")" = "posix 0 stdio $stdio" ] || fail "$e: $(cat "$W/out")"
+		[ "$(cat "$W/out")" = "posix 0 stdio $stdio api 0" ] || fail "$e: $(cat "$W/out")"
 		f=$(the_trace)
 		run -0 python3 "$CHECK" "$f"
-		# 2 threads x 20 rounds of 7 calls, 2 x (2 + 1000 small writes)
-		echo "$output" | jq -e '.complete and (.names.write // 0) + (.agg.write // 0) == 2040 and (.names.pwrite // 0) + (.agg.pwrite // 0) == 40'
+		# 2 threads x 20 rounds of 7 calls, 2 x (2 + 1000 small writes);
+		# 3 x 20 x 40 nested calls, 3 x 20 leaf regions
+		echo "$output" | jq -e '.complete and (.names.write // 0) + (.agg.write // 0) == 2040 and (.names.pwrite // 0) + (.agg.pwrite // 0) == 40 and (.names.nested // 0) + (.agg.nested // 0) == 2400 and (.names.leaf // 0) + (.agg.leaf // 0) == 60'
+		if [ "$e" = DFTRACER_THROTTLE_CALLS=1000 ]; then
+			# every level's args, the replaced key once
+			body "$f" | jq -e -s --arg d "$W/data" '[.[] | select(.name == "nested")] | length == 2400 and all(.args | (.n == 11 and .depth >= 0 and .key11 == "\($d)/value-\(.depth)-" + (.key0 | split("-") | last) and ([keys_unsorted[] | select(startswith("key"))] | length) == 12))' >/dev/null
+		fi
 	done
 }
 

@@ -15,10 +15,128 @@
 
 /* ---- regions (the dftracer C API) --------------------------------------- */
 
+/*
+ * START, UPDATE and END call no malloc: a thread's first malloc makes its
+ * malloc arena (a 128 MiB reservation, unmaps, mprotect: the address-space
+ * lock, while the program's other threads fault their memory in), and a
+ * signal handler that mallocs may interrupt annotated code.  Region
+ * handles and their memory (args, pair offsets, own name copies) come from
+ * dft_perm, never freed, and are kept for reuse: on their thread (handles
+ * up to DFT_NFREE, blocks of 64 << k bytes up to DFT_TM_KEEP a class), the
+ * rest on process-wide lists, lock-free: a push by compare-and-swap, a take
+ * of the whole list by exchange (no ABA), safe in a signal handler and in
+ * a forked child.
+ */
+struct tm_blk {
+	struct tm_blk *next;
+};
+#define DFT_TM_MAX (64u << (DFT_NCLS - 1))	/* the largest block */
+#define DFT_TM_KEEP 32
+
+static struct dft_region *_Atomic spare_regions;
+static struct tm_blk *_Atomic spare_blk[DFT_NCLS];
+
+static unsigned tm_class(size_t n)
+{
+	unsigned k = 0;
+
+	while ((size_t)64 << k < n)
+		k++;
+	return k;
+}
+
+/* pushes the chain first..last (linked by next) onto *head */
+#define SPARE_PUSH(head, first, last)                                       \
+	do {                                                                \
+		__typeof__(first) old_ = atomic_load(head);                 \
+		do                                                          \
+			(last)->next = old_;                                \
+		while (!atomic_compare_exchange_weak(head, &old_, (first))); \
+	} while (0)
+
+/* a block of at least n bytes (*cap set to its size); NULL past
+ * DFT_TM_MAX or out of memory */
+static void *tm_get(struct dft_thread *t, size_t n, size_t *cap)
+{
+	unsigned k;
+	struct tm_blk *b;
+
+	if (n > DFT_TM_MAX)
+		return NULL;
+	k = tm_class(n);
+	*cap = (size_t)64 << k;
+	if (t && (b = t->tm[k])) {
+		t->tm[k] = b->next;
+		t->tmn[k]--;
+		return b;
+	}
+	if ((b = atomic_exchange(&spare_blk[k], NULL))) {
+		struct tm_blk *rest = b->next, *last;
+
+		if (rest && t) {	/* the others kept on t */
+			unsigned c = 1;
+
+			for (last = rest; last->next; last = last->next)
+				c++;
+			last->next = t->tm[k];
+			t->tm[k] = rest;
+			t->tmn[k] += c;
+		} else if (rest) {
+			for (last = rest; last->next; last = last->next)
+				;
+			SPARE_PUSH(&spare_blk[k], rest, last);
+		}
+		return b;
+	}
+	return dft_perm(*cap);
+}
+
+/* p, of cap bytes (as tm_get set it), back for reuse */
+static void tm_put(struct dft_thread *t, void *p, size_t cap)
+{
+	unsigned k = tm_class(cap);
+	struct tm_blk *b = p;
+
+	if (!b)
+		return;
+	if (t && t->tmn[k] < DFT_TM_KEEP) {
+		b->next = t->tm[k];
+		t->tm[k] = b;
+		t->tmn[k]++;
+		return;
+	}
+	SPARE_PUSH(&spare_blk[k], b, b);
+}
+
+/* A thread's kept handles and blocks to the process-wide lists (its exit) */
+void region_thread_release(struct dft_thread *t)
+{
+	struct dft_region *r = t->free, *rl;
+
+	if (r) {
+		for (rl = r; rl->next; rl = rl->next)
+			;
+		SPARE_PUSH(&spare_regions, r, rl);
+		t->free = NULL;
+		t->nfree = 0;
+	}
+	for (unsigned k = 0; k < DFT_NCLS; k++) {
+		struct tm_blk *b = t->tm[k], *bl;
+
+		if (!b)
+			continue;
+		for (bl = b; bl->next; bl = bl->next)
+			;
+		SPARE_PUSH(&spare_blk[k], b, bl);
+		t->tm[k] = NULL;
+		t->tmn[k] = 0;
+	}
+}
+
 /* Appends a rendered pair whose key part (,"key":) is klen bytes long,
  * replacing an earlier pair with the same key. */
-static void region_args_add(struct dft_region *r, const char *frag, size_t n,
-			    size_t klen)
+static void region_args_add(struct dft_thread *t, struct dft_region *r,
+			    const char *frag, size_t n, size_t klen)
 {
 	size_t i;
 
@@ -35,24 +153,29 @@ static void region_args_add(struct dft_region *r, const char *frag, size_t n,
 			break;
 		}
 	}
+	/* the blocks grow by classes (tm_get); past the largest the pair is
+	 * dropped (the event, longer than a line, would be anyway) */
 	if (r->npairs == r->pcap) {
-		size_t cap = r->pcap ? r->pcap * 2 : 8;
-		size_t *p = realloc(r->poff, cap * sizeof(*p));
+		size_t cap;
+		size_t *p = tm_get(t, (r->npairs + 1) * sizeof(*p), &cap);
 
 		if (!p)
 			return;
+		if (r->npairs)
+			memcpy(p, r->poff, r->npairs * sizeof(*p));
+		tm_put(t, r->poff, r->pcap * sizeof(*p));
 		r->poff = p;
-		r->pcap = cap;
+		r->pcap = cap / sizeof(*p);
 	}
 	if (r->alen + n + 1 > r->acap) {
-		size_t cap = r->acap ? r->acap * 2 : 128;
-		char *p;
+		size_t cap;
+		char *p = tm_get(t, r->alen + n + 1, &cap);
 
-		while (cap < r->alen + n + 1)
-			cap *= 2;
-		p = realloc(r->args, cap);
 		if (!p)
 			return;
+		if (r->alen)
+			memcpy(p, r->args, r->alen);
+		tm_put(t, r->args, r->acap);
 		r->args = p;
 		r->acap = cap;
 	}
@@ -96,7 +219,7 @@ region_update_full(struct dft_region *r, const char *key, const char *sval,
 		ev_raw(t, num, strlen(num));
 	}
 	if (!t->overflow)
-		region_args_add(r, t->line + save, t->n - save, klen);
+		region_args_add(t, r, t->line + save, t->n - save, klen);
 	t->n = save;
 	t->overflow = 0;
 	dft_guard--;
@@ -127,8 +250,9 @@ static void region_open(struct dft_thread *t, struct dft_region *r)
 	r->ts = dft_now();
 }
 
-/* Region handles come from a short per-thread free list: a START/END
- * pair then costs no malloc or free. */
+/* Region handles come from a short per-thread free list, else the
+ * process-wide one, else dft_perm: a START/END pair costs no malloc or
+ * free. */
 #define DFT_NFREE 32
 
 /* a handle, not cleared */
@@ -141,7 +265,31 @@ static struct dft_region *region_raw(struct dft_thread *t)
 		t->nfree--;
 		return r;
 	}
-	return malloc(sizeof(*r));
+	if ((r = atomic_exchange(&spare_regions, NULL))) {
+		struct dft_region *rest = r->next, *last;
+
+		if (rest && t) {	/* the others kept on t */
+			unsigned c = 1;
+
+			for (last = rest; last->next; last = last->next)
+				c++;
+			last->next = t->free;
+			t->free = rest;
+			t->nfree += c;
+		} else if (rest) {
+			for (last = rest; last->next; last = last->next)
+				;
+			SPARE_PUSH(&spare_regions, rest, last);
+		}
+		return r;
+	}
+	return dft_perm(sizeof(*r));
+}
+
+/* a region's own copies of its name and category: one block */
+static size_t own_size(const struct dft_region *r)
+{
+	return strlen(r->name) + strlen(r->cat) + 2;
 }
 
 struct dft_region *region_get(struct dft_thread *t)
@@ -153,23 +301,32 @@ struct dft_region *region_get(struct dft_thread *t)
 	return r;
 }
 
+static inline void agg_clean(struct dft_region *r);
+
+/* r back for reuse: on t's list, else the process's (a handle there may
+ * come back to any thread's list: left as a folded START finds it) */
 void region_put(struct dft_thread *t, struct dft_region *r)
 {
 	if (r->own) {
-		free(r->name);
-		free(r->cat);
+		tm_put(t, r->name, own_size(r));
+		r->own = 0;
 	}
 	if (DFT_UNLIKELY(r->args || r->poff)) {
-		free(r->args);
-		free(r->poff);
+		tm_put(t, r->args, r->acap);
+		tm_put(t, r->poff, r->pcap * sizeof(*r->poff));
+		r->args = NULL;
+		r->poff = NULL;
+		r->alen = r->acap = r->npairs = r->pcap = 0;
 	}
+	if (r->magic == DFT_R_AGG)
+		agg_clean(r);
 	if (t && t->nfree < DFT_NFREE) {
 		r->next = t->free;
 		t->free = r;
 		t->nfree++;
 		return;
 	}
-	free(r);
+	SPARE_PUSH(&spare_regions, r, r);
 }
 
 /* initialize_region but its fast path */
@@ -246,13 +403,18 @@ region_start(const char *name, const char *cat, int event_type)
 		r->name = (char *)e->name;
 		r->cat = (char *)e->cat;
 	} else {
-		r->own = 1;
-		r->name = strdup(name);
-		r->cat = strdup(cat);
-		if (!r->name || !r->cat) {
+		size_t nl = strlen(name) + 1, cl = strlen(cat) + 1, cap;
+		char *p = tm_get(t, nl + cl, &cap);
+
+		if (!p) {	/* longer than a line, or out of memory */
 			region_put(t, r);
 			goto none;
 		}
+		memcpy(p, name, nl);
+		memcpy(p + nl, cat, cl);
+		r->own = 1;
+		r->name = p;
+		r->cat = p + nl;
 	}
 	r->magic = DFT_R_FULL;
 	r->meta = meta;

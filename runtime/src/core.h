@@ -153,6 +153,7 @@ const char *fn_intern(const char *s);
 void fn_free(struct dft_thread *t);
 struct dft_region *region_get(struct dft_thread *t);
 void region_put(struct dft_thread *t, struct dft_region *r);
+void region_thread_release(struct dft_thread *t);
 void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur);
 
 /* The throttle's decision once a call has been counted into e (fn_count,

@@ -22,6 +22,8 @@
 #define DFT_RT_VERSION_INT 200002	/* dftracer 2.0.2 format */
 #define DFT_DEPTH 128			/* region nesting tracked for p_idx */
 #define DFT_LINE 32768			/* longest event line */
+#define DFT_NCLS 11			/* size classes of a region's memory:
+					 * 64 B .. 64 KiB (api.c) */
 #define DFT_PATH 4096
 
 /* A traced file, interned once per process; never freed.  pos .. rd_hi:
@@ -149,6 +151,10 @@ struct dft_thread {
 					 * (dft_io_folded) */
 	struct dft_region *free;	/* region handles to reuse */
 	unsigned nfree;
+	/* memory of region handles (args, names) to reuse, blocks of 64 << k
+	 * bytes (api.c) */
+	void *tm[DFT_NCLS];
+	unsigned tmn[DFT_NCLS];
 	size_t n;		/* bytes in line */
 	int overflow;
 	unsigned pidtid_len;

@@ -255,12 +255,7 @@ out:
 	fn_free(t);
 	dft_io_release(t);
 	dft_model_free(t);
-	while (t->free) {
-		struct dft_region *r = t->free;
-
-		t->free = r->next;
-		free(r);
-	}
+	region_thread_release(t);	/* its spare handles, for others */
 	if (t != &thread0)
 		blk_free((char *)t, sizeof(*t));
 }
