@@ -597,6 +597,21 @@ EOF2
 		'map(select(.name == "hot" and .ph == "C") | .args.dur_sum) | add | . > 0 and . <= $w'
 }
 
+@test "throttle: folded calls named by one event take their starts from one clock reading: each inside its parent" {
+	# outer > middle > inner, 300 calls each, folded past 100; inner's last
+	# call writes, which names the three; meanwhile each clock reading
+	# comes later than the one before (100, 80, 60, 40, 20 us: a thread
+	# preempted between the tracer's readings).  The runtime of before
+	# read the clock once for each of them, so an outer call's start came
+	# after an inner one's (8 runs in 8)
+	DFTRACER_THROTTLE_IO=0 DFTRACER_THROTTLE_CALLS=100 run -0 "$B/guard" jitter data 300
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.write == 1 and ([.names.outer, .names.middle, .names.inner] | all(. > 100)) and .names.outer + .agg.outer == 300 and .names.middle + .agg.middle == 300 and .names.inner + .agg.inner == 300'
+	# the write's parents: inner in middle in outer, starts in that order
+	body "$f" | jq -e -s '(map(select(.ph == "X")) | INDEX(.id)) as $e | [.[] | select(.name == "write")][0] as $w | $e[$w.args.p_idx | tostring] as $i | $e[$i.args.p_idx | tostring] as $m | $e[$m.args.p_idx | tostring] as $o | $i.name == "inner" and $m.name == "middle" and $o.name == "outer" and $o.ts <= $m.ts and $m.ts <= $i.ts and $i.ts <= $w.ts' >/dev/null
+}
+
 @test "throttle: a folded call that encloses I/O is written whole, as the parent of its I/O; the rest stays folded" {
 	n=3000
 	# every function is under the mean limit; the call limit is 100;

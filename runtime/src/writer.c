@@ -1391,7 +1391,8 @@ void ev_kv(struct dft_thread *t, const struct dft_kv *kv, int n)
 long long frame_id(struct dft_thread *t, int k)
 {
 	struct dft_region *r = t->stack[k];
-	int j;
+	uint64_t anc_tick = 0, anc_us = 0;
+	int j, anc = 0;
 
 	if (DFT_LIKELY(r->id))
 		return r->id;
@@ -1403,10 +1404,18 @@ long long frame_id(struct dft_thread *t, int k)
 		f->p_idx = j > 0 ? t->stack[j - 1]->id : -1;
 		f->id = dft_next_id();
 		/* its start on the trace's clock: now less its ticks,
-		 * rounded so that it encloses what is written inside */
+		 * rounded so that it encloses what is written inside.
+		 * One reading of the clock and the tick for all of them:
+		 * a thread preempted between two readings would put an
+		 * outer call's start after an inner one's */
 		if (f->magic == DFT_R_AGG && !f->ts) {
-			f->anc_tick = dft_tick();
-			f->anc_us = dft_now();
+			if (!anc) {
+				anc_tick = dft_tick();
+				anc_us = dft_now();
+				anc = 1;
+			}
+			f->anc_tick = anc_tick;
+			f->anc_us = anc_us;
 			f->ts = f->anc_us - dft_tick_us_up(f->anc_tick -
 							   f->tick);
 			/* not after the event that names it began: the
