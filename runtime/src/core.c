@@ -792,17 +792,23 @@ void dft_fork_parent(void)
 void dft_fork_child(void)
 {
 	struct dft_tbuf *b, *next;
+	int final = G.finalized;
 
 	pthread_mutex_init(&G.file_lock, NULL);
 	pthread_mutex_init(&G.intern_lock, NULL);
 	pthread_mutex_init(&G.init_lock, NULL);
 	pthread_mutex_init(&G.reg_lock, NULL);
 	writer_reset_child();
-	if (!G.inited || G.finalized) {
-		G.inited = 0;
+	if (!G.inited) {
 		set_switches();
 		return;
 	}
+	/* a finalized parent's child traces again only if it initialises
+	 * again; it then starts afresh as any child (below), but outside the
+	 * parent's regions, which the parent's finalize wrote (after it, END
+	 * leaves the stack as it is) */
+	if (final && t_self)
+		t_self->depth = 0;
 	for (b = G.bufs; b; b = next) {
 		next = b->next;
 		blk_free(b->data, b->cap);
@@ -834,6 +840,8 @@ void dft_fork_child(void)
 		G.tab = NULL;
 		G.tabcap = G.tabn = 0;
 	}
+	if (final)
+		return;
 	G.forked = 1;
 	begin_trace();
 }
