@@ -1212,14 +1212,41 @@ traced true 1
 untraced false 1
 traced_throttled true 1"
 	run -0 grep -F 'throttled before the analysis: `hot::walk`, `hot::mix` (overhead before: ' "$w/session_report.md"
+	# dft-cc linked the program with the tracer's RUNPATH: its runs set no
+	# LD_LIBRARY_PATH, whose directory ld.so would probe first for every
+	# library of every process (strace: only the processes that load the
+	# tracer's library look there; sh does not)
+	lib=$(sed -n 's/^tracer_lib=//p' "$w/pipeline.state" | tail -n 1)
+	[ -e "$lib/libdftracer_core.so" ]
+	for s in annotated_smoke annotated timing_traced; do
+		run -0 cat "$w/scripts/run_$s.sh"
+		refute_output --partial "LD_LIBRARY_PATH="
+	done
+	if command -v strace >/dev/null; then
+		run -0 strace -f -qq -e trace=openat,newfstatat,stat -o "$BATS_TEST_TMPDIR/st" sh "$w/scripts/run_annotated.sh"
+		run -0 awk -v lib="$lib/" -v core="$lib/libdftracer_core.so" '
+			index($0, core) { app[$1] = 1 } index($0, lib) { seen[$1] = 1 }
+			{ pids[$1] = 1 }
+			END { for (p in seen) if (!(p in app)) n++; for (p in pids) np++
+				for (p in app) na++; print na + 0, n + 0, np + 0 }' "$BATS_TEST_TMPDIR/st"
+		# a process loads it; of the others (sh ...), none looks there
+		read -r na n np <<<"$output"
+		[ "$na" -ge 1 ] && [ "$n" -eq 0 ] && [ "$np" -gt "$na" ] || fail "$output"
+	fi
 	# a resume with another smoke command times that command untraced,
-	# not the first one (a sleep makes it at least 1 s)
+	# not the first one (a sleep makes it at least 1 s); the program
+	# linked again without the RUNPATH (as by a build that ignores CC)
+	# runs because its runs now set LD_LIBRARY_PATH
+	(cd "$w/build_ann" && c++ -o sample main.o records.o meta.o hot.o -L"$lib" -ldftracer_core)
+	! readelf -d "$w/build_ann/sample" | grep -q 'R[UN]*PATH'
 	smoke=$(jq -r '.smoke_cmd' "$w/records/pipeline.json")
 	DFT_PIPELINE_TIMING_RUNS=1 run -0 --separate-stderr dft-pipeline resume -y --from trace_run \
 		--stop-after trace_run -s "sleep 1; $smoke" -w "$root" "$(head -n 1 "$root/app/.current_run")"
 	run -0 jq -s -r '[.[] | select(.traced == false)] | "\(length) \(last.median_s >= 1)"' "$w/records/samples.ndjson"
 	assert_output "3 true"
 	grep -q '^sleep 1; ' "$w/scripts/run_baseline.sh"
+	run -0 cat "$w/scripts/run_annotated.sh"
+	assert_line "LD_LIBRARY_PATH='$lib'\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 }
 
 @test "an overhead over the budget with nothing over TAU's limits: the hot wrapper is throttled by its estimated tracing cost, once" {
