@@ -226,4 +226,15 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	want="7. Trace collection — 2 trace files, 230 events, 8.4 KB; tracing overhead 3.2 % (smoke test traced 0.410 s, untraced 0.400 s, medians of 3 runs); throttled before the analysis:$(seq 1 8 | awk '{ printf "%s `helper_%02d`", (NR > 1 ? "," : ""), $1 }') and $((12 - 8)) more (overhead before: 48.5 %)"
 	run -0 grep '^7\. ' "$BATS_TEST_TMPDIR/t.md"
 	assert_output "$want"
+	# the overhead budget's round: the functions it throttled, the
+	# budget, the overhead that started it, the cost per call and the
+	# estimate; then the step's sentence on what is left
+	jq -c '.throttled += ["put"] | .overhead_pct = 9.5
+		| .overhead_throttle = {overhead_pct: 21.3, budget_pct: 5, call_cost_us: 0.05432, call_cost_from: "x", functions: ["put"], functions_pct: 4, estimate_pct: 17.3}
+		| .overhead_note = "the overhead is still over 5 % after the overhead budget'"'"'s throttle (estimated 17.3 %): y"' \
+		"$BATS_TEST_TMPDIR/s.ndjson" >"$BATS_TEST_TMPDIR/s2.ndjson"
+	run -0 dft-report -o "$BATS_TEST_TMPDIR/t2.md" "$BATS_TEST_TMPDIR/s2.ndjson"
+	run -0 grep '^7\. ' "$BATS_TEST_TMPDIR/t2.md"
+	want=${want/3.2 %/9.5 %}
+	assert_output "${want/and 4 more/and $((13 - 8)) more}; over the 5 % budget at 21.3 %, by their estimated tracing cost (0.0543 us a call): \`put\` (estimated 17.3 % without them); the overhead is still over 5 % after the overhead budget's throttle (estimated 17.3 %): y"
 }

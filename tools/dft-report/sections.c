@@ -52,6 +52,26 @@ join_strings(json_object *arr, const char *sep, const char *empty)
 	return dft_buf_detach(&b);
 }
 
+/*
+ * At BUF + K (of SIZE bytes): the first 8 names of the array ARR, each
+ * quoted as code, then how many more (a long list would hide the rest);
+ * returns the new K, which may reach SIZE (the text is then cut).
+ */
+static size_t
+names_text(char *buf, size_t size, size_t k, json_object *arr)
+{
+	size_t n = json_object_array_length(arr);
+
+	for (size_t i = 0; i < n && i < 8 && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s `%.80s`",
+			i ? "," : "", json_object_get_string(
+			json_object_array_get_idx(arr, i)));
+	if (n > 8 && k < size)
+		k += (size_t)snprintf(buf + k, size - k, " and %zu more",
+				      n - 8);
+	return k;
+}
+
 static char *
 authors_short(json_object *c)
 {
@@ -420,21 +440,10 @@ flow(struct doc *d, struct run *r, const struct counts *c)
 
 			if (th != NULL && json_object_is_type(th, json_type_array) &&
 			    k < sizeof(ovh)) {
-				/* the most called 8 by name, then how many
-				 * more: a long list would hide the rest */
-				size_t nth = json_object_array_length(th);
-
+				/* the most called 8 by name */
 				k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
 					"; throttled before the analysis:");
-				for (size_t i = 0; i < nth && i < 8 &&
-				     k < sizeof(ovh); i++)
-					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
-						"%s `%.80s`", i ? "," : "",
-						json_object_get_string(
-						json_object_array_get_idx(th, i)));
-				if (nth > 8 && k < sizeof(ovh))
-					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
-						" and %zu more", nth - 8);
+				k = names_text(ovh, sizeof(ovh), k, th);
 				if (k < sizeof(ovh) &&
 				    dft_json_path(s10, "overhead_before_throttle_pct"))
 					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
@@ -445,23 +454,13 @@ flow(struct doc *d, struct run *r, const struct counts *c)
 			/* the overhead budget's round: which of them, why */
 			if (of != NULL && json_object_is_type(of, json_type_array) &&
 			    json_object_array_length(of) > 0 && k < sizeof(ovh)) {
-				size_t nf = json_object_array_length(of);
-
 				k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
 					"; over the %g %% budget at %.1f %%, by "
 					"their estimated tracing cost (%.3g us a "
 					"call):", dft_json_double(ot, "budget_pct", 0),
 					dft_json_double(ot, "overhead_pct", 0),
 					dft_json_double(ot, "call_cost_us", 0));
-				for (size_t i = 0; i < nf && i < 8 &&
-				     k < sizeof(ovh); i++)
-					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
-						"%s `%.80s`", i ? "," : "",
-						json_object_get_string(
-						json_object_array_get_idx(of, i)));
-				if (nf > 8 && k < sizeof(ovh))
-					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
-						" and %zu more", nf - 8);
+				k = names_text(ovh, sizeof(ovh), k, of);
 				if (k < sizeof(ovh))
 					k += (size_t)snprintf(ovh + k, sizeof(ovh) - k,
 						" (estimated %.1f %% without them)",
