@@ -32,6 +32,13 @@ setup_file() {
 	echo "$rc" >"$BATS_FILE_TMPDIR/run.rc"
 }
 
+# The tests' own runs time the tracing overhead on one run a side: what
+# they check is not the count (the batch run above times the default 3,
+# and its test says so; the overhead test sets 1 itself).
+setup() {
+	export DFT_PIPELINE_TIMING_RUNS=1
+}
+
 ws() {
 	local id
 	id=$(head -n 1 "$ROOT1/sample/.current_run")
@@ -105,11 +112,17 @@ ws() {
 	assert_line --partial "Proceed with dftracer trace run? [yes / no / fix <file>] yes (-y)"
 	assert_line --regexp '^Report: .*/session_report\.md$'
 	assert_line --regexp '^Optimization loop ended after [0-9]+ iterations: (EXHAUSTED|CONVERGED|REGRESSED|MAX_ITERS)$'
+	# the overhead's default: medians of 3 interleaved runs a side
+	assert_line --regexp '^  tracing overhead: -?[0-9]+\.[0-9] % \(smoke test traced [0-9.]+s, untraced [0-9.]+s; medians of 3 runs\)$'
 	# the annotation box prints the workspace where it really is: not
 	# ./workspaces (the hostile test of issue 14, on this run)
 	assert_output --partial "Annotated source: $(ws)/annotated/"
 	assert_output --partial "Timing file: $(ws)/step_timings.json"
 	refute_output --partial "workspaces/$(head -n 1 "$ROOT1/sample/.current_run")"
+	run -0 jq -r 'select(.config == "untraced" or .config == "traced") | "\(.config) \(.runs | length)"' \
+		"$(ws)/records/samples.ndjson"
+	assert_line "untraced 3"
+	assert_line "traced 3"
 }
 
 @test "every step has a record with its times and status, in order" {
