@@ -784,6 +784,20 @@ PY
 	[ "$total" -eq "$(gzip -dc "$f" | wc -c)" ]
 }
 
+@test "finalize while other threads live: their open aggregated records are written" {
+	# 3 threads, 300 calls each of a short function around a 1-byte
+	# write (both aggregated past the throttle), then they wait, alive,
+	# while main calls FINI.  The runtime of before wrote only their
+	# complete events (300 of the 900 calls): the records still open on
+	# the other threads were dropped
+	run -0 timeout 60 "$B/modes" finagg data
+	f=$(the_trace)
+	run -0 python3 "$CHECK" "$f"
+	echo "$output" | jq -e '.complete and .names.small + .agg.small == 900 and .names.write + .agg.write == 900 and .agg.small > 0'
+	# each thread's, under its own tid: 300 calls of small, 300 writes
+	body "$f" | jq -e -s 'map(select(.name == "small" or .name == "write")) | group_by([.tid, .name]) | map(map(if .ph == "C" then .args.dft_cnt else 1 end) | add) | . == [300, 300, 300, 300, 300, 300]' >/dev/null
+}
+
 @test "exit() from a thread while others are inside regions: every thread's open regions are written" {
 	# 3 threads write in a region for good; a 4th calls exit(0) inside its
 	# region; main waits inside its function.  Before, only the exiting

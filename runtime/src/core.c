@@ -682,6 +682,8 @@ static void open_regions(struct dft_thread *t, struct dft_thread *o,
  * other thread's pid and tid, into self's buffer.  Caller holds
  * G.reg_lock (thread_exit unmaps no thread's state under it).
  */
+static void agg_flush(struct dft_thread *t, struct dft_fnstat *e);
+
 static void others_open_regions(struct dft_thread *self, uint64_t now)
 {
 	char own[sizeof(self->pidtid)];
@@ -697,6 +699,12 @@ static void others_open_regions(struct dft_thread *self, uint64_t now)
 		self->pidtid_len = o->pidtid_len;
 		memset(self->hc, 0, sizeof(self->hc));	/* they hold pid, tid */
 		open_regions(self, o, now);
+		/* and its open aggregated records (its tables are its own,
+		 * unlocked, but it is not in the tracer and tracing is off) */
+		dft_io_flush_other(self, o);
+		for (unsigned i = 0; i < o->fncap; i++)
+			if (o->fns[i].hash && o->fns[i].cnt)
+				agg_flush(self, &o->fns[i]);
 	}
 	memcpy(self->pidtid, own, own_len);
 	self->pidtid_len = own_len;

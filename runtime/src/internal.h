@@ -455,6 +455,7 @@ void dft_io_flush_file(struct dft_thread *t, const struct dft_file *f);
 void dft_io_flush_all(struct dft_thread *t);
 /* a fork child: the parent's records and position models */
 void dft_io_drop(struct dft_thread *t);
+void dft_io_flush_other(struct dft_thread *t, struct dft_thread *o);
 void dft_model_free(struct dft_thread *t);	/* at thread exit */
 void dft_io_release(struct dft_thread *t);	/* its table unmapped */
 

@@ -413,6 +413,29 @@ void dft_io_flush_all(struct dft_thread *t)
 		flush_recs(t, NULL);
 }
 
+/* o's open records written through t's scratch and buffer (finalize, o
+ * another thread that is not in the tracer: core.c) */
+void dft_io_flush_other(struct dft_thread *t, struct dft_thread *o)
+{
+	if (!o->nio || !o->io || !t->buf)
+		return;
+	for (;;) {
+		struct dft_iorec *best = NULL;
+
+		for (unsigned i = 0; i < DFT_IOREC; i++) {
+			struct dft_iorec *x = &o->io[i];
+
+			if (x->f && (!best || x->seq < best->seq))
+				best = x;
+		}
+		if (!best)
+			return;
+		t->nio++;	/* rec_write counts the record off t */
+		rec_write(t, best);
+		o->nio--;
+	}
+}
+
 #define DFT_IO_TABLE ((DFT_IOREC + DFT_IOC) * sizeof(struct dft_iorec))
 
 void dft_io_release(struct dft_thread *t)
