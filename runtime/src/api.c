@@ -54,6 +54,37 @@ static unsigned tm_class(size_t n)
 		while (!atomic_compare_exchange_weak(head, &old_, (first))); \
 	} while (0)
 
+/* pushes the chain starting at first onto *head */
+#define SPARE_PUSH_ALL(head, first)                                         \
+	do {                                                                \
+		__typeof__(first) last_ = (first);                          \
+		while (last_->next)                                         \
+			last_ = last_->next;                                \
+		SPARE_PUSH(head, (first), last_);                           \
+	} while (0)
+
+/* out = the whole list *head, taken at once (NULL when empty): its first
+ * entry for the caller, the others kept on the thread's list *tlist
+ * (counted in *tcount), or pushed back when there is no thread (tlist
+ * NULL) */
+#define SPARE_TAKE(out, head, tlist, tcount)                                \
+	do {                                                                \
+		(out) = atomic_exchange(head, NULL);                        \
+		if ((out) && (out)->next) {                                 \
+			__typeof__(out) rest_ = (out)->next, last_ = rest_; \
+			unsigned c_ = 1;                                    \
+			for (; last_->next; last_ = last_->next)            \
+				c_++;                                       \
+			if (tlist) {                                        \
+				last_->next = *(tlist);                     \
+				*(tlist) = rest_;                           \
+				*(tcount) += c_;                            \
+			} else {                                            \
+				SPARE_PUSH(head, rest_, last_);             \
+			}                                                   \
+		}                                                           \
+	} while (0)
+
 /* a block of at least n bytes (*cap set to its size); NULL past
  * DFT_TM_MAX or out of memory */
 static void *tm_get(struct dft_thread *t, size_t n, size_t *cap)
@@ -70,25 +101,9 @@ static void *tm_get(struct dft_thread *t, size_t n, size_t *cap)
 		t->tmn[k]--;
 		return b;
 	}
-	if ((b = atomic_exchange(&spare_blk[k], NULL))) {
-		struct tm_blk *rest = b->next, *last;
-
-		if (rest && t) {	/* the others kept on t */
-			unsigned c = 1;
-
-			for (last = rest; last->next; last = last->next)
-				c++;
-			last->next = t->tm[k];
-			t->tm[k] = rest;
-			t->tmn[k] += c;
-		} else if (rest) {
-			for (last = rest; last->next; last = last->next)
-				;
-			SPARE_PUSH(&spare_blk[k], rest, last);
-		}
-		return b;
-	}
-	return dft_perm(*cap);
+	SPARE_TAKE(b, &spare_blk[k], t ? &t->tm[k] : NULL,
+		   t ? &t->tmn[k] : NULL);
+	return b ? (void *)b : dft_perm(*cap);
 }
 
 /* p, of cap bytes (as tm_get set it), back for reuse */
@@ -111,23 +126,19 @@ static void tm_put(struct dft_thread *t, void *p, size_t cap)
 /* A thread's kept handles and blocks to the process-wide lists (its exit) */
 void region_thread_release(struct dft_thread *t)
 {
-	struct dft_region *r = t->free, *rl;
+	struct dft_region *r = t->free;
 
 	if (r) {
-		for (rl = r; rl->next; rl = rl->next)
-			;
-		SPARE_PUSH(&spare_regions, r, rl);
+		SPARE_PUSH_ALL(&spare_regions, r);
 		t->free = NULL;
 		t->nfree = 0;
 	}
 	for (unsigned k = 0; k < DFT_NCLS; k++) {
-		struct tm_blk *b = t->tm[k], *bl;
+		struct tm_blk *b = t->tm[k];
 
 		if (!b)
 			continue;
-		for (bl = b; bl->next; bl = bl->next)
-			;
-		SPARE_PUSH(&spare_blk[k], b, bl);
+		SPARE_PUSH_ALL(&spare_blk[k], b);
 		t->tm[k] = NULL;
 		t->tmn[k] = 0;
 	}
@@ -265,25 +276,9 @@ static struct dft_region *region_raw(struct dft_thread *t)
 		t->nfree--;
 		return r;
 	}
-	if ((r = atomic_exchange(&spare_regions, NULL))) {
-		struct dft_region *rest = r->next, *last;
-
-		if (rest && t) {	/* the others kept on t */
-			unsigned c = 1;
-
-			for (last = rest; last->next; last = last->next)
-				c++;
-			last->next = t->free;
-			t->free = rest;
-			t->nfree += c;
-		} else if (rest) {
-			for (last = rest; last->next; last = last->next)
-				;
-			SPARE_PUSH(&spare_regions, rest, last);
-		}
-		return r;
-	}
-	return dft_perm(sizeof(*r));
+	SPARE_TAKE(r, &spare_regions, t ? &t->free : NULL,
+		   t ? &t->nfree : NULL);
+	return r ? r : dft_perm(sizeof(*r));
 }
 
 /* a region's own copies of its name and category: one block */
