@@ -1264,11 +1264,13 @@ traced_throttled true 1"
 }
 
 @test "an overhead over the budget with nothing over TAU's limits: the hot wrapper is throttled by its estimated tracing cost, once" {
-	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsb" w n=300000 out
+	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsb" w n=1500000 out
 	# put(): a 1:1 wrapper of fwrite, as tinyxml2's XMLPrinter::Write,
 	# called $n times through a pointer: under TAU's call limit and around
 	# every I/O call, so neither TAU's throttle nor the event budget takes
-	# it; its tracing is most of the overhead
+	# it; its tracing is most of the overhead (1.5 M calls: ~0.15 s of it,
+	# more than a slow untraced run on a loaded machine; with 300,000 one
+	# untraced run 3x slower than usual made the overhead -43.6 %)
 	mkdir -p "$app"
 	cat >"$app/app.c" <<'C'
 #include <stdio.h>
