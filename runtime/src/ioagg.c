@@ -488,7 +488,7 @@ parent:
 	if (!pn || !pc)
 		pn = pc = NULL;
 	/* the record of the thread's latest call of this size first */
-	ci = cls & (DFT_IOC - 1);	/* the size class */
+	ci = IO_SLOT(cls, pn);	/* the size class in its function */
 	x = IO_CACHE(t)[ci];
 	if (!x || x->f != f || x->name != name || x->cat != cat ||
 	    x->cls != cls || x->pname != pn || x->pcat != pc)
