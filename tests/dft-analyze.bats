@@ -522,3 +522,40 @@ nested_trace() {
 		'[.[] | select(.type == "bottleneck" and .class == "misaligned")][0] |
 		 .time_s == 2 and (.saving_s - $w | fabs) < 1e-9 and (.saving_model | startswith("boundary blocks"))'
 }
+
+@test "a function's events are the records that name it, count its calls; split, -j and --partial/--merge alike" {
+	d=$BATS_TEST_TMPDIR
+	# put: 150 complete events, then 40 aggregated records of 250 calls;
+	# its fwrite calls: 150 complete, 60 aggregated records of 200
+	awk 'BEGIN {
+		print "["
+		print "{\"id\":1,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":1,\"tid\":1,\"ph\":\"M\",\"args\":{\"name\":\"/d/out.xml\",\"value\":\"00000000000000aa\"}}"
+		ts = 1000; id = 2
+		for (i = 0; i < 150; i++) {
+			printf "{\"id\":%d,\"name\":\"fwrite\",\"cat\":\"STDIO\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,\"ph\":\"X\",\"args\":{\"level\":2,\"fhash\":\"00000000000000aa\",\"size\":4,\"ret\":4}}\n", id++, ts + 1
+			printf "{\"id\":%d,\"name\":\"put\",\"cat\":\"C_APP\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":3,\"ph\":\"X\",\"args\":{\"level\":1}}\n", id++, ts
+			ts += 5
+		}
+		for (i = 0; i < 60; i++)
+			printf "{\"name\":\"fwrite\",\"cat\":\"STDIO\",\"ts\":%d,\"ph\":\"C\",\"pid\":1,\"tid\":1,\"args\":{\"level\":2,\"dft_cnt\":200,\"dur_min\":1,\"dur_max\":2,\"dur_sum\":300,\"size_min\":4,\"size_max\":4,\"size_sum\":800,\"fhash\":\"00000000000000aa\",\"parent\":\"put\",\"pcat\":\"C_APP\",\"end\":%d}}\n", ts + i * 1000, ts + i * 1000 + 900
+		for (i = 0; i < 40; i++)
+			printf "{\"name\":\"put\",\"cat\":\"C_APP\",\"ts\":%d,\"ph\":\"C\",\"pid\":1,\"tid\":1,\"args\":{\"dft_cnt\":250,\"dur_min\":2,\"dur_max\":4,\"dur_sum\":750}}\n", ts + i * 1500
+		print "]"
+	}' >"$d/t.pfw"
+	# independently: the lines that name each, and the calls they hold
+	expect=$(jq -R -s -c '[split("\n")[] | select(startswith("{")) | fromjson | select(.ph == "X" or .ph == "C")] |
+		group_by(.name) | map({(.[0].name): [length, (map(.args.dft_cnt // 1) | add)]}) | add' "$d/t.pfw")
+	[ "$expect" = '{"fwrite":[210,12150],"put":[190,10150]}' ]
+	got='select(.type=="summary") | [.functions[] | {(.name): [.events, .count]}] | add'
+	run -0 bash -o pipefail -c "dft-analyze -j 1 '$d/t.pfw' | jq -S -c '$got'"
+	[ "$output" = "$expect" ]
+	dft-split -s 0.004 -o "$d/c" "$d/t.pfw" >"$d/c.ndjson"
+	[ "$(grep -c '"type":"chunk"' "$d/c.ndjson")" -ge 5 ]
+	for j in 1 2; do
+		run -0 bash -o pipefail -c "dft-analyze -j $j <'$d/c.ndjson' | jq -S -c '$got'"
+		[ "$output" = "$expect" ] || fail "chunks, -j $j"
+	done
+	dft-analyze --partial "$d"/c/*.pfw.gz >"$d/p.ndjson"
+	run -0 bash -o pipefail -c "dft-analyze --merge '$d/p.ndjson' | jq -S -c '$got'"
+	[ "$output" = "$expect" ] || fail "--partial/--merge of the chunks"
+}

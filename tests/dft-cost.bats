@@ -198,7 +198,7 @@ mid true score
 hot false profile-volume
 main true main"
 	run -0 jq -r 'select(.name == "hot") | .decision.reason' "$BATS_TEST_TMPDIR/out"
-	assert_output "called 100 times in the profile, around no I/O call: over the event budget (1.5 events per I/O event, 40 I/O events)"
+	assert_output "called 100 times in the profile (100 events), around no I/O call: over the event budget (1.5 events per I/O event, 40 I/O events)"
 	# a tighter budget (1.2 x 40 = 8 extra, all taken by the functions
 	# around I/O) skips every other one but main
 	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
@@ -217,6 +217,46 @@ main"
 	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --throttle-calls 5 --throttle-us 1000000 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"put\") | .decision.rule'"
 	assert_output score
 	checklist_bad_value dft-cost --event-ratio 0.5 "0 or a number >= 1"
+}
+
+@test "--profile: the event budget counts the records of the profile's trace, not the calls they hold; TAU's throttled functions take none of it" {
+	# tinyxml2's shape: 34,000 fwrite calls in 100 records (the runtime
+	# aggregates them), put around them; budget (1.5 - 1) x 110 I/O
+	# events = 55, less main's and the tracer's 2: 53. put (20 events)
+	# and load (10) are kept, then the fewest events first: rare (2), mid
+	# (20): 52; walk's 150 do not fit. tau (15 events, TAU's throttle)
+	# takes none: counted, mid would not fit. By calls (34,010 I/O calls)
+	# walk's 3,000 would have fit.
+	{
+		fn put put '{"fwrite":1}' 1 0 0 60
+		fn load load '{"fopen":1}' 1 0 0 60
+		for f in rare mid walk tau; do fn $f $f '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'; done
+		fn main main '{"put":1}' 1 0 0 60 | jq -c '.is_entry = true'
+	} >"$BATS_TEST_TMPDIR/f"
+	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
+{"type":"summary","v":6,"functions":[{"name":"fwrite","cat":"STDIO","io_cat":"write","count":34000,"events":100,"time_s":0.2},{"name":"fopen","cat":"STDIO","io_cat":"metadata","count":10,"events":10,"time_s":0.1},{"name":"put","cat":"C_APP","io_cat":"app","count":3000,"events":20,"time_s":0.3,"io_calls":34000,"io_time_s":0.2},{"name":"load","cat":"C_APP","io_cat":"app","count":10,"events":10,"time_s":0.2,"io_calls":10,"io_time_s":0.1},{"name":"rare","cat":"C_APP","io_cat":"app","count":2,"events":2,"time_s":0.1,"io_calls":0},{"name":"mid","cat":"C_APP","io_cat":"app","count":500,"events":20,"time_s":0.1,"io_calls":0},{"name":"walk","cat":"C_APP","io_cat":"app","count":3000,"events":150,"time_s":0.1,"io_calls":0},{"name":"tau","cat":"C_APP","io_cat":"app","count":200000,"events":15,"time_s":0.01,"io_calls":0},{"name":"main","cat":"C_APP","io_cat":"app","count":1,"events":1,"time_s":1,"io_calls":0},{"name":"start","cat":"dftracer","io_cat":"none","count":1,"events":1,"time_s":0}]}
+PROF
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 decisions "$BATS_TEST_TMPDIR/out"
+	assert_output "put true score
+load true score
+rare true score
+mid true score
+walk false profile-volume
+tau false profile-throttle
+main true main"
+	run -0 jq -r 'select(.name == "walk") | .decision.reason' "$BATS_TEST_TMPDIR/out"
+	assert_output "called 3000 times in the profile (150 events), around no I/O call: over the event budget (1.5 events per I/O event, 110 I/O events)"
+	# the trace the kept functions give, by the profile's events, is
+	# within 1.5 x its I/O events; and est_events are those events
+	run -0 bash -o pipefail -c "jq -r -s '
+		(.[0].functions) as \$p | (.[1:] | map(select(.type == \"function\" and .decision.annotate) | .name)) as \$k
+		| ([\$p[] | select(.io_cat != \"app\" and .io_cat != \"none\") | .events] | add) as \$io
+		| ([\$p[] | select(.io_cat == \"none\" or (.name | IN(\$k[]))) | .events] | add) as \$rest
+		| ([\$p[] | select(.io_cat == \"app\" and (.name | IN(\$k[]))) | .events] | add) as \$est
+		| \"\\(\$io + \$rest <= 1.5 * \$io) \\(\$est)\"' '$BATS_TEST_TMPDIR/prof' '$BATS_TEST_TMPDIR/out'"
+	assert_output "true 53"
+	[ "$(jq -c 'select(.type == "cost_summary") | .est_events' "$BATS_TEST_TMPDIR/out")" = 53 ]
 }
 
 @test "--profile: when the budget can hold the function with the most I/O time, the other functions around I/O fit in by I/O time or are skipped" {
@@ -255,7 +295,7 @@ main true main"
 		| \"\\(\$io + \$rest <= 1.5 * \$io) \\(\$skipped < \$kept)\"' '$BATS_TEST_TMPDIR/prof' '$BATS_TEST_TMPDIR/out'"
 	assert_output "true true"
 	run -0 jq -r 'select(.name == "shut") | .decision.reason' "$BATS_TEST_TMPDIR/out"
-	assert_output "called 4 times in the profile around 4 I/O calls (0.010000 s), less I/O time than the functions kept: over the event budget (1.5 events per I/O event, 40 I/O events); its I/O goes to a traced caller"
+	assert_output "called 4 times in the profile (4 events) around 4 I/O calls (0.010000 s), less I/O time than the functions kept: over the event budget (1.5 events per I/O event, 40 I/O events); its I/O goes to a traced caller"
 	# a budget that cannot hold xfer (1.2 x 40: 8 events, 2 of them
 	# start/end, 1 main) keeps every function around I/O, as before
 	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"

@@ -32,6 +32,7 @@ struct pat {
 struct prof {
 	char *name;
 	double count;
+	double events;		/* records naming it in the profile's trace */
 	double mean_us;
 	int app;		/* an application function (io_cat "app") */
 	int io;			/* an I/O call (io_cat neither app nor none) */
@@ -402,6 +403,10 @@ load_profile(struct prof **vp, size_t *np, const char *path)
 				memset(p, 0, sizeof(*p));
 				p->name = dft_xstrdup(nm);
 				p->count = cnt;
+				/* older dft-analyze: one record a call */
+				p->events = dft_json_double(f, "events", cnt);
+				if (p->events <= 0)
+					p->events = cnt;
 				p->mean_us = t / cnt * 1e6;
 				p->app = strcmp(ic, "app") == 0;
 				p->io = *ic && !p->app && strcmp(ic, "none") != 0;
@@ -420,6 +425,9 @@ load_profile(struct prof **vp, size_t *np, const char *path)
 			p->io_calls = -1;
 			p->name = dft_xstrdup(dft_json_str(rec, "name", ""));
 			p->count = cnt;
+			p->events = dft_json_double(rec, "events", cnt);
+			if (p->events <= 0)
+				p->events = cnt;
 			p->mean_us = dft_json_double(rec, "mean_us",
 				dft_json_double(rec, "time_s", 0) / cnt * 1e6);
 		}
@@ -441,6 +449,18 @@ by_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The fewest events first, then the fewest calls, then by name. */
+static int
+by_events(const void *a, const void *b)
+{
+	const struct prof *x = *(const struct prof *const *)a;
+	const struct prof *y = *(const struct prof *const *)b;
+
+	if (x->events != y->events)
+		return x->events < y->events ? -1 : 1;
+	return by_count(a, b);
+}
+
 /* The most I/O time first, then the most I/O calls, the fewest calls. */
 static int
 by_io_time(const void *a, const void *b)
@@ -459,16 +479,27 @@ by_io_time(const void *a, const void *b)
  * profile-volume: the analyzed trace should hold at most event_ratio events
  * per I/O event of the profile: (ratio - 1) x the I/O events for the rest,
  * less the events that stay whatever the annotation (the tracer's own,
- * io_cat "none", and main). The application functions that are the
- * innermost function of some I/O (the diagnosis names them) come first, the
- * most I/O time first; the one with the most is always kept, and when it
- * alone leaves room, the others are kept while they fit (their I/O then
- * goes to a traced caller), else all of them are kept: dropping them would
- * lose their names and still miss the budget. The budget left goes to the
- * functions around no I/O, the least called first; the ones that do not
- * fit are over the budget. Profiles without io_calls (older dft-analyze)
- * throttle nothing.
+ * io_cat "none", and main). Events are the records of the profile's trace
+ * (its "events": an aggregated record is one, whatever its calls; one a
+ * call from an older dft-analyze), the volume the trace holds.
+ * Functions profile-throttle skips take no part. The application functions
+ * that are the innermost function of some I/O (the diagnosis names them)
+ * come first, the most I/O time first; the one with the most is always
+ * kept, and when it alone leaves room, the others are kept while they fit
+ * (their I/O then goes to a traced caller), else all of them are kept:
+ * dropping them would lose their names and still miss the budget. The
+ * budget left goes to the functions around no I/O, the fewest events
+ * first; the ones that do not fit are over the budget. Profiles without
+ * io_calls (older dft-analyze) throttle nothing.
  */
+/* profile-throttle's test: many calls, short ones, around no I/O */
+static int
+throttled(const struct opts *o, const struct prof *p)
+{
+	return rule_on(o, "profile-throttle") && p->count > o->throttle_calls &&
+	       p->mean_us < o->throttle_us && !(p->io_calls > 0);
+}
+
 static void
 profile_budget(struct opts *o)
 {
@@ -482,9 +513,11 @@ profile_budget(struct opts *o)
 		struct prof *p = &o->prof[i];
 
 		if (p->io)
-			o->io_events += p->count;
+			o->io_events += p->events;
 		else if (p->other || (p->app && strcmp(p->name, "main") == 0))
-			fixed += p->count;
+			fixed += p->events;
+		else if (throttled(o, p))
+			continue;	/* skipped anyway */
 		else if (p->app && p->io_calls > 0)
 			in[nin++] = p;
 		else if (p->app && p->io_calls == 0)
@@ -492,23 +525,23 @@ profile_budget(struct opts *o)
 	}
 	o->budget = (o->event_ratio - 1) * o->io_events - fixed;
 	qsort(in, nin, sizeof(*in), by_io_time);
-	if (nin > 0 && o->event_ratio > 0 && in[0]->count <= o->budget) {
+	if (nin > 0 && o->event_ratio > 0 && in[0]->events <= o->budget) {
 		for (size_t i = 0; i < nin; i++) {
-			if (i > 0 && used + in[i]->count > o->budget)
+			if (i > 0 && used + in[i]->events > o->budget)
 				in[i]->over_budget = 1;
 			else
-				used += in[i]->count;
+				used += in[i]->events;
 		}
 	} else {
 		for (size_t i = 0; i < nin; i++)
-			used += in[i]->count;
+			used += in[i]->events;
 	}
-	qsort(v, n, sizeof(*v), by_count);
+	qsort(v, n, sizeof(*v), by_events);
 	for (size_t i = 0; i < n; i++) {
-		if (o->event_ratio > 0 && used + v[i]->count > o->budget)
+		if (o->event_ratio > 0 && used + v[i]->events > o->budget)
 			v[i]->over_budget = 1;
 		else
-			used += v[i]->count;
+			used += v[i]->events;
 	}
 	free(in);
 	free(v);
@@ -1056,9 +1089,8 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 		dft_buf_adds(r, "in the select file's include list");
 		TAKE("select");
 	}
-	if (o->has_profile && rule_on(o, "profile-throttle") &&
-	    (pf = profile_of(o, name, qual)) && pf->count > o->throttle_calls &&
-	    pf->mean_us < o->throttle_us && !(pf->io_calls > 0)) {
+	if (o->has_profile && (pf = profile_of(o, name, qual)) &&
+	    throttled(o, pf)) {
 		dft_buf_addf(r, "called %.0f times at %.2f us each in the "
 			     "profile (over %.0f calls under %g us)",
 			     pf->count, pf->mean_us, o->throttle_calls,
@@ -1069,21 +1101,24 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 	    (pf = profile_of(o, name, qual)) && pf->over_budget) {
 		if (pf->io_calls > 0)
 			dft_buf_addf(r, "called %.0f time%s in the profile "
-				     "around %.0f I/O call%s (%.6f s), less "
-				     "I/O time than the functions kept: over "
-				     "the event budget (%g events per I/O "
-				     "event, %.0f I/O events); its I/O goes "
-				     "to a traced caller", pf->count,
-				     pf->count == 1 ? "" : "s", pf->io_calls,
+				     "(%.0f event%s) around %.0f I/O call%s "
+				     "(%.6f s), less I/O time than the "
+				     "functions kept: over the event budget "
+				     "(%g events per I/O event, %.0f I/O "
+				     "events); its I/O goes to a traced "
+				     "caller", pf->count,
+				     pf->count == 1 ? "" : "s", pf->events,
+				     pf->events == 1 ? "" : "s", pf->io_calls,
 				     pf->io_calls == 1 ? "" : "s",
 				     pf->io_time_s, o->event_ratio,
 				     o->io_events);
 		else
-			dft_buf_addf(r, "called %.0f time%s in the profile, "
-				     "around no I/O call: over the event "
-				     "budget (%g events per I/O event, %.0f "
-				     "I/O events)", pf->count,
-				     pf->count == 1 ? "" : "s",
+			dft_buf_addf(r, "called %.0f time%s in the profile "
+				     "(%.0f event%s), around no I/O call: over "
+				     "the event budget (%g events per I/O "
+				     "event, %.0f I/O events)", pf->count,
+				     pf->count == 1 ? "" : "s", pf->events,
+				     pf->events == 1 ? "" : "s",
 				     o->event_ratio, o->io_events);
 		SKIP("profile-volume");
 	}
@@ -1310,7 +1345,7 @@ on_function(const struct opts *o, struct summary *s, json_object *rec)
 		else
 			json_object_set_int64(n, json_object_get_int64(n) + 1);
 		if (o->has_profile && (pf = profile_of(o, name, qual)))
-			s->est_events += pf->count;
+			s->est_events += pf->events;
 	} else {
 		s->skip++;
 	}

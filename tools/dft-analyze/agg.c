@@ -21,7 +21,7 @@
 
 const struct map_def map_defs[M_N] = {
 	[M_CAT] = { "cat", 3, 0, "S" },
-	[M_FUNC] = { "func", 5, 0, "S" },
+	[M_FUNC] = { "func", 6, 0, "S" },
 	[M_FILE] = { "file", S_NF, 0, "F" },
 	[M_FILEX] = { "filex", 2, 1, "F" },
 	[M_FILEPROC] = { "fileproc", FP_NF, 0, "FP" },
@@ -1853,6 +1853,7 @@ one_event(struct ctx *c, const struct dft_trace_ev *ev)
 	f->func_row[0] += n;
 	f->func_row[1] += dur;
 	f->func_row[2] += bytes;
+	f->func_row[5]++;	/* the records, as the trace holds them */
 	f->cat_row[0] += n;
 	f->cat_row[1] += dur;
 	f->cat_row[2] += bytes;

@@ -154,7 +154,7 @@ int64_t iset_within(const struct iset *s, int64_t a, int64_t b);
 
 enum map_id {
 	M_CAT,		/* cat -> n t b */
-	M_FUNC,		/* name \x1f cat -> n t b, flushing closes n t */
+	M_FUNC,		/* name \x1f cat -> n t b, flushing closes n t, records */
 	M_FILE,		/* file -> S_* */
 	M_FILEX,	/* file -> max read end, max write end (max) */
 	M_FILEPROC,	/* file \x1e proc -> n t b rb wb, then FPM_* */

@@ -261,6 +261,7 @@ summary(struct agg *a, const struct run_info *ri)
 			dft_jstr(kind & (FN_IO | FN_MPIIO | FN_HDF5) ? ioc_name[ioc] :
 				 kind & FN_APP ? "app" : "none"));
 		json_object_object_add(c, "count", dft_jint(r[0]));
+		json_object_object_add(c, "events", dft_jint(r[5]));
 		json_object_object_add(c, "time_s", dft_jdouble(r[1] / 1e6));
 		json_object_object_add(c, "bytes", dft_jint(r[2]));
 		if (kind & FN_APP) {
