@@ -44,19 +44,30 @@ bottlenecks() {
 	assert_line "system"
 }
 
-@test "time at stake of small writes is their summed duration; severity is the band of the wall share" {
+@test "time at stake of small writes is their summed duration; severity is the band of the share of the saving, at least low when the time at stake is" {
 	want=$(zcat "$GEN2" | grep '"name":"write"' | jq -s '[.[] | select((.args.ret|tonumber) < 1048576) | (.dur|tonumber)] | add')
 	run -0 bash -o pipefail -c "dft-analyze '$GEN2' | jq -r 'select(.type==\"bottleneck\" and .class==\"small_write\") | (.time_s * 1e6 | round)'"
 	assert_output "$want"
-	# every finding: severity = band(wall_share), score = its rank
-	run -0 bash -o pipefail -c "dft-analyze --all '$GEN2' '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\") | [.severity, (if .wall_share >= 0.25 then \"critical\" elif .wall_share >= 0.1 then \"high\" elif .wall_share >= 0.03 then \"medium\" elif .wall_share >= 0.01 then \"low\" else \"info\" end), .score, .label] | @tsv'"
+	# every finding: severity = the band of saving_s over the process
+	# time, but low when that is info and the time at stake is not; at
+	# most medium when the run is not I/O-bound; score = its rank
+	for tr in "$GEN2" "$TRACES/gen0-dlio-unet3d.pfw.gz" "$TRACES/gen1-cm1"; do
+		run -0 bash -o pipefail -c "dft-analyze --all '$tr' | jq -s -r 'def band: if . >= 0.25 then 5 elif . >= 0.1 then 4 elif . >= 0.03 then 3 elif . >= 0.01 then 2 else 1 end;
+		  (.[] | select(.type == \"summary\")) as \$s | .[] | select(.type==\"bottleneck\")
+		  | ((.saving_s / \$s.process_wall_s) | band) as \$sb | (.wall_share | band) as \$wb
+		  | ([if \$sb < 2 and \$wb >= 2 then 2 else \$sb end, \$wb] | min) as \$e
+		  | (if \$s.verdict == \"not-io-bound\" and \$e > 3 then 3 else \$e end) as \$e
+		  | [.severity, ([\"info\", \"low\", \"medium\", \"high\", \"critical\"][\$e - 1]), .score, .label] | @tsv'"
+		printf '%s\n' "$output" >>"$BATS_TEST_TMPDIR/sev"
+	done
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/sev")" -ge 10 ]
 	while read -r sev band score label; do
-		[ "$sev" = "$band" ] || [ "$sev" = medium ]
+		[ "$sev" = "$band" ]
 		[ "$label" = "$sev" ]
 		case $sev in info) [ "$score" = 1 ] ;; low) [ "$score" = 2 ] ;;
 			medium) [ "$score" = 3 ] ;; high) [ "$score" = 4 ] ;;
 			critical) [ "$score" = 5 ] ;; esac
-	done <<<"$output"
+	done <"$BATS_TEST_TMPDIR/sev"
 }
 
 @test "a run with I/O at 6 % of wall time is not I/O-bound and has nothing above medium" {
@@ -325,11 +336,15 @@ bottlenecks() {
 		done
 	}
 	# POSIX at 10 ms: the large requests (both kinds) move faster than
-	# the fwrite calls, the saving is positive, the band stands
+	# the fwrite calls, the saving is positive: the 8 MiB of fwrite at the
+	# rate of all 16 MiB (0.44 s), and the severity is its band
 	gen 10000 >"$t"
 	share=$(jq -s '([.[] | select(.cat == "STDIO") | .dur] | add) / 1500000' "$t")
-	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"stdio\") | \"\\(.severity) \\(.saving_s > 0) \\((.wall_share - $share | fabs) < 1e-4)\"'"
-	assert_output "critical true true"
+	read -r save sev <<<"$(awk 'BEGIN { s = 0.4 - 8 / 16 * (0.4 + 4 * 0.01); h = s / 1.5
+		print s * 1000, (h >= 0.25 ? "critical" : h >= 0.1 ? "high" : h >= 0.03 ? "medium" : "low") }')"
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"stdio\") | \"\\(.severity) \\(.saving_s * 1000 | round) \\((.wall_share - $share | fabs) < 1e-4) \\(.wall_share >= 0.25)\"'"
+	assert_output "$sev $save true true"
+	[ "$sev" = high ]
 	# POSIX at 200 ms: all large requests together are slower than the
 	# fwrite calls (16 MiB in 1.2 s against 8 MiB in 0.4 s): no saving,
 	# at most low, and the model says why
@@ -554,4 +569,99 @@ bottlenecks() {
 	meta=$(jq -s -r 'map(select(.cat == "POSIX" and (.name | test("open|seek|stat"))) | .dur) | add' "$t")
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"metadata\") | \"\\(.time_s * 1e6 | round) \\(.saving_s * 1e6 | round)\"'"
 	assert_output "$meta $want"
+}
+
+# split_same TRACE FUNC S1 S2: FUNC (reading one dft-analyze --all output
+# file) prints the same after dft-split at chunk sizes S1 and S2 MiB (two
+# chunks or more each), read with -j 1 and 2
+split_same() {
+	local t=$1 fn=$2 first s j
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' >'$BATS_TEST_TMPDIR/ss.out'"
+	run -0 "$fn" "$BATS_TEST_TMPDIR/ss.out"
+	first=$output
+	for s in "$3" "$4"; do
+		rm -rf "$BATS_TEST_TMPDIR/sp"
+		run -0 dft-split -s "$s" -o "$BATS_TEST_TMPDIR/sp" "$t"
+		[ "$(ls "$BATS_TEST_TMPDIR"/sp/*.pfw.gz | wc -l)" -ge 2 ]
+		for j in 1 2; do
+			run -0 bash -o pipefail -c "dft-analyze --all -j $j '$BATS_TEST_TMPDIR'/sp/*.pfw.gz >'$BATS_TEST_TMPDIR/ss.out'"
+			run -0 "$fn" "$BATS_TEST_TMPDIR/ss.out"
+			assert_equal "$output" "$first"
+		done
+	done
+	output=$first
+}
+
+@test "many small files one process writes in one directory: the metadata saving is their calls but one file's, the advice is fewer files" {
+	# the demo's scan_metadata: 40 files of 8 bytes created (2 ms each),
+	# written, closed, stat-ed and unlinked in /scratch/m, the directory
+	# made and removed; /scratch/log opened three times to read
+	t="$BATS_TEST_TMPDIR/meta.pfw"
+	{
+		ev main C_APP 0 150000
+		ev mkdir POSIX 0 500 '"fname":"/scratch/m","ret":0'
+		for i in $(seq 0 39); do
+			ev open64 POSIX $((1000 + i * 2500)) 2000 "\"fname\":\"/scratch/m/f$i\",\"flags\":577,\"ret\":3"
+			ev write POSIX $((3010 + i * 2500)) 5 "\"fname\":\"/scratch/m/f$i\",\"ret\":8"
+			ev close POSIX $((3020 + i * 2500)) 3 "\"fname\":\"/scratch/m/f$i\",\"ret\":0"
+		done
+		for i in $(seq 0 39); do
+			ev __xstat64 POSIX $((102000 + i * 100)) 10 "\"fname\":\"/scratch/m/f$i\",\"ret\":0"
+			ev unlink POSIX $((106100 + i * 100)) $((20 + i % 3)) "\"fname\":\"/scratch/m/f$i\",\"ret\":0"
+		done
+		ev rmdir POSIX 111000 800 '"fname":"/scratch/m","ret":0'
+		for i in 0 1 2; do
+			ev open64 POSIX $((120000 + i * 1000)) 30 '"fname":"/scratch/log","flags":0,"ret":3'
+			ev read POSIX $((120100 + i * 1000)) 40 '"fname":"/scratch/log","ret":100'
+			ev close POSIX $((120200 + i * 1000)) 4 '"fname":"/scratch/log","ret":0'
+		done
+	} >"$t"
+	# the saving (us): the small files' metadata (their closes flush the
+	# data written: not metadata) but one file's share, and /scratch/log's
+	# opens and closes beyond one; the band of saving / process time
+	want=$(jq -s -r '
+	  (map(select((.args.fname // "") | test("^/scratch/m/")) | select(.name != "write" and .name != "close") | .dur) | add) as $sm
+	  | ([.[] | select(.args.fname == "/scratch/log" and .name != "read")] | group_by(.name) | map((map(.dur) | add) * (length - 1) / length) | add) as $rep
+	  | ($sm * 39 / 40 + $rep) as $s | ($s / 150000) as $sh
+	  | "\($s | round) \(if $sh >= 0.25 then "critical" elif $sh >= 0.1 then "high" elif $sh >= 0.03 then "medium" elif $sh >= 0.01 then "low" else "info" end)"' "$t")
+	got() {
+		jq -r 'select(.type == "bottleneck" and .class == "metadata") |
+		  "\(.saving_s * 1e6 | round) \(.severity)", .evidence.parts.small_files.files, .recommendation' "$1"
+	}
+	split_same "$t" got 0.004 0.01
+	assert_line -n 0 "$want"
+	assert_line -n 1 40
+	assert_line -n 2 --partial "create fewer, larger files: 40 files of at most 8 B written by one process in /scratch/m ("
+}
+
+@test "one expensive truncate at create: the metadata finding is at most low (nothing to save) and its advice names the ftruncate calls" {
+	# h5bench's shape: two ranks create an HDF5 file that exists from a
+	# former run; each truncates it to 0 (~50 ms: the old blocks freed),
+	# then writes 20 MiB at 1 MiB a call
+	t="$BATS_TEST_TMPDIR/trunc.pfw"
+	for p in 1 2; do
+		{
+			ev main C_APP 0 200000
+			ev open64 POSIX 10 50 '"fname":"/scratch/h.h5","flags":66,"ret":3'
+			ev ftruncate64 POSIX 100 $((50000 + p * 2000)) '"fname":"/scratch/h.h5","length":0,"ret":0'
+			for i in $(seq 0 19); do
+				ev pwrite64 POSIX $((60000 + i * 2000)) 1000 "\"fname\":\"/scratch/h.h5\",\"ret\":1048576,\"offset\":$(((p - 1) * 20971520 + i * 1048576))"
+			done
+			ev close POSIX 150000 20 '"fname":"/scratch/h.h5","ret":0'
+		} | sed "s/\"pid\":1/\"pid\":$p/"
+	done >"$t"
+	# at stake: the opens and ftruncates (the closes flush the writes);
+	# a critical share of the process time, saving nothing
+	want=$(jq -s -r '(map(select(.name | test("open|truncate")) | .dur) | add) as $m
+	  | (map(select(.name | test("truncate")) | .dur) | add) as $tr
+	  | "\($m) \($m / 400000 >= 0.25) \($tr / 1e6 * 1000 | round / 1000)"' "$t")
+	got() {
+		jq -r 'select(.type == "bottleneck" and .class == "metadata") |
+		  "\(.time_s * 1e6 | round) \(.wall_share >= 0.25) \(.severity) \(.saving_s)", .recommendation' "$1"
+	}
+	split_same "$t" got 0.002 0.004
+	read -r mt crit trs <<<"$want"
+	assert_line -n 0 "$mt $crit low 0"
+	[ "$crit" = true ]
+	assert_line -n 1 --partial "in calls that do not repeat, most in ftruncate64 (x2, $(printf '%.3f' "$trs") s): truncating a file frees the blocks of its old contents"
 }

@@ -1521,6 +1521,8 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 				fp[k] += n;
 				fp[k + 1] += dur;
 			}
+			fp[FPM_META] += n;
+			fp[FPM_META + 1] += dur;
 		}
 	}
 	sum_io(a->g + G_IO_S, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
@@ -2261,6 +2263,8 @@ again:
 		loc.g[G_IO_S + S_MT] -= pf->udur;
 		pf->ufp[FPM_CLOSE] -= pf->un;
 		pf->ufp[FPM_CLOSE + 1] -= pf->udur;
+		pf->ufp[FPM_META] -= pf->un;
+		pf->ufp[FPM_META + 1] -= pf->udur;
 		loc.g[G_IO_S + S_FLUSH_N] += pf->un;
 		loc.g[G_IO_S + S_FLUSH_T] += pf->udur;
 		pf->urow[3][3] += pf->un;

@@ -80,9 +80,11 @@ enum {
 };
 
 /* M_FILEPROC's metadata calls by kind from column FPM_OPEN: opens, closes
- * (not flushing), stats, seeks, each calls and time; the rest of its
- * metadata is other calls (ftruncate, unlink, mkdir, rename, ...) */
-enum { FPM_OPEN = 5, FPM_CLOSE = 7, FPM_STAT = 9, FPM_SEEK = 11, FP_NF = 13 };
+ * (not flushing), stats, seeks, each calls and time; then all its
+ * metadata calls and their time (FPM_META: the kinds and the other calls,
+ * ftruncate, unlink, mkdir, rename, ...) */
+enum { FPM_OPEN = 5, FPM_CLOSE = 7, FPM_STAT = 9, FPM_SEEK = 11,
+       FPM_META = 13, FP_NF = 15 };
 
 /* attribution classes: offending-request kinds a finding can blame */
 enum cls {
@@ -257,9 +259,12 @@ struct finding {
 	int forced;
 	/* judgement (rules.c consolidate) */
 	const char *cls;	/* catalogue class */
-	double time_s, saving_s, wall_share, io_time_share;
+	double time_s, saving_s, wall_share, io_time_share, saving_share;
 	char *saving_model;
 	int no_gain;		/* the trace's own rate is no faster */
+	int saving_unknown;	/* the model cannot estimate a saving */
+	char *rec_own;		/* recommendation built for this run (owned;
+				 * recommendation points to it) */
 	const char *severity;
 	json_object *facets, *insights, *files, *calls;	/* owned */
 	int64_t files_more;

@@ -362,43 +362,175 @@ stake_hdf5_metadata(struct jctx *j, struct finding *f)
 
 /*
  * The metadata class's time at stake is its calls' time; its saving is
- * what fewer calls of the kinds a program repeats could save: on each
- * file the opens, closes, stats and seeks beyond one of each, at that
- * file's mean for the kind (diagnosis-rules.md §8: opens and stats beyond
- * one per file). One expensive call (an open that truncates a large
- * file, a close) is not saved by that model, nor are the other metadata
- * calls (ftruncate, unlink, mkdir, rename, ...).
+ * what fewer calls could save, in two parts (diagnosis-rules.md §8):
+ *  - many small files: the files of at most small_bytes of data that one
+ *    process writes in one directory, two or more, held in one file
+ *    instead: their metadata calls (the create, stat, unlink, ... of each)
+ *    but one file's share are saved;
+ *  - on every other file, the opens, closes, stats and seeks beyond one of
+ *    each per process, at that file's mean for the kind (opens and stats
+ *    beyond one per file).
+ * One expensive call (an open that truncates a large file, an ftruncate,
+ * the remove of a large file) is not saved, nor are the other calls
+ * (mkdir, rename, ...): the recommendation then names them.
  */
+struct sfgrp {
+	int64_t files, n, t, maxb;
+};
+
+/* The directory part of file key k (n bytes), or 0 when it has none. */
+static size_t
+dir_len(const char *k, size_t n)
+{
+	const char *sl = memrchr(k, '/', n);
+
+	return sl == NULL || sl == k ? 0 : (size_t)(sl - k);
+}
+
+/* Whether M_FILEPROC row s is a small file its process wrote. */
+static int
+small_written(const int64_t *s)
+{
+	return s[4] > 0 && s[3] + s[4] < (int64_t)thr[T_SMALL_BYTES];
+}
+
+/* The (process, directory) group key of a M_FILEPROC key into b. */
+static int
+sf_key(struct dft_buf *b, const char *k, size_t kn)
+{
+	const char *sep = memchr(k, '\x1e', kn);
+	size_t dn;
+
+	if (sep == NULL || (dn = dir_len(k, (size_t)(sep - k))) == 0)
+		return 0;
+	dft_buf_reset(b);
+	dft_buf_add(b, sep + 1, kn - (size_t)(sep + 1 - k));
+	dft_buf_addc(b, '\x1e');
+	dft_buf_add(b, k, dn);
+	return 1;
+}
+
+/* Advice for a metadata call that is not repeated, by its name. */
+static const char *
+single_advice(const char *name, int kind)
+{
+	if (strstr(name, "truncate") != NULL)
+		return "truncating a file frees the blocks of its old "
+		       "contents (an existing file created again: O_TRUNC, "
+		       "fopen \"w\", HDF5's H5F_ACC_TRUNC, MPI_File_set_size): "
+		       "write to a new file, or remove the old one before the "
+		       "part that is timed";
+	if (strstr(name, "unlink") != NULL || strstr(name, "remove") != NULL ||
+	    strstr(name, "rmdir") != NULL)
+		return "removing a file frees its blocks (a large file, a "
+		       "directory of many entries): remove old files outside "
+		       "the part that is timed, or reuse them";
+	if (kind & FN_OPEN)
+		return "an open that creates a file or truncates an existing "
+		       "one pays for its directory entry and old blocks: "
+		       "fewer files, or remove old outputs before the part "
+		       "that is timed";
+	if (kind & FN_STAT)
+		return "one per file is what looking at every file costs: "
+		       "fewer files, or one directory listing (readdir, "
+		       "scandir give names and types without a stat each)";
+	if (kind & (FN_SEEK | FN_CLOSE))
+		return "one per file: fewer files";
+	return "directory and name operations (mkdir, rename, link, "
+	       "chmod, ...): do them once, outside loops";
+}
+
 static void
 stake_metadata(struct jctx *j, struct finding *f)
 {
 	static const int kind[4] = { FPM_OPEN, FPM_CLOSE, FPM_STAT, FPM_SEEK };
+	static const char *const kname[4] = { "opens", "closes", "stats",
+					      "seeks" };
 	struct agg *a = j->a;
-	int64_t calls = 0, files = 0, extra = 0;
-	double save = 0;
+	struct dft_tmap g;
+	struct dft_buf kb;
+	int64_t calls = 0, files = 0, extra = 0, rest_other = 0;
+	int64_t sfiles = 0, sdirs = 0, st = 0;
+	double save = 0, ssave = 0, ksave[4] = { 0, 0, 0, 0 };
+	double keep[4] = { 0, 0, 0, 0 };	/* the one call kept */
+	const struct sfgrp *top = NULL;
+	const char *topk = NULL;
+	size_t topn = 0;
 
 	if (stake_hdf5_metadata(j, f)) {
 		if (f->calls == NULL)
 			f->calls = json_object_new_array();
 		return;
 	}
+	dft_tmap_init(&g, sizeof(struct sfgrp));
+	dft_buf_init(&kb);
+	/* the groups of small files written per process and directory */
 	for (size_t i = 0; i < a->m[M_FILEPROC].count; i++) {
 		size_t kn;
 		const char *k = dft_tmap_key(&a->m[M_FILEPROC], i, &kn);
 		const char *sep = memchr(k, '\x1e', kn);
 		const int64_t *s = dft_tmap_value(&a->m[M_FILEPROC], i);
 
+		if (sep == NULL || skip_file(k, (size_t)(sep - k)) ||
+		    !small_written(s) || !sf_key(&kb, k, kn))
+			continue;
+		struct sfgrp *r = dft_tmap_get(&g, kb.s, kb.len, 1, NULL);
+
+		r->files++;
+		r->n += s[FPM_META];
+		r->t += s[FPM_META + 1];
+		if (s[3] + s[4] > r->maxb)
+			r->maxb = s[3] + s[4];
+	}
+	for (size_t i = 0; i < a->m[M_FILEPROC].count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_FILEPROC], i, &kn);
+		const char *sep = memchr(k, '\x1e', kn);
+		const int64_t *s = dft_tmap_value(&a->m[M_FILEPROC], i);
+		const struct sfgrp *r;
+		int64_t kt = 0;
+
 		if (sep != NULL && skip_file(k, (size_t)(sep - k)))
 			continue;
+		if (sep != NULL && small_written(s) && sf_key(&kb, k, kn) &&
+		    (r = dft_tmap_get(&g, kb.s, kb.len, 0, NULL)) != NULL &&
+		    r->files > 1)
+			continue;	/* saved with its group */
 		for (int x = 0; x < 4; x++) {
 			int64_t n = s[kind[x]], t = s[kind[x] + 1];
 
+			kt += t;
+			if (n > 0)
+				keep[x] += t / 1e6 / (double)n;
 			if (n > 1) {
-				save += t / 1e6 * (1 - 1.0 / (double)n);
+				ksave[x] += t / 1e6 * (1 - 1.0 / (double)n);
 				extra += n - 1;
 			}
 		}
+		rest_other += s[FPM_META + 1] - kt;
 	}
+	for (size_t i = 0; i < g.count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&g, i, &kn);
+		const struct sfgrp *r = dft_tmap_value(&g, i);
+
+		if (r->files < 2)
+			continue;
+		ssave += r->t / 1e6 * (1 - 1.0 / (double)r->files);
+		sfiles += r->files;
+		st += r->t;
+		sdirs++;
+		/* the largest group (ties: the first key) names the advice */
+		if (top == NULL || r->t > top->t ||
+		    (r->t == top->t && (kn != topn ?
+					kn < topn : memcmp(k, topk, kn) < 0))) {
+			top = r;
+			topk = k;
+			topn = kn;
+		}
+	}
+	for (int x = 0; x < 4; x++)
+		save += ksave[x];
 	for (size_t i = 0; i < a->m[M_FILE].count; i++) {
 		const int64_t *s = app_file(a, i, NULL, NULL);
 
@@ -408,16 +540,160 @@ stake_metadata(struct jctx *j, struct finding *f)
 		}
 	}
 	f->time_s = j->g[S_MT] / 1e6;
-	f->saving_s = save;
+	f->saving_s = save + ssave;
 	f->files = top_files(a, S_MT, 0, &f->files_more);
+	char *sm = sdirs == 0 ? dft_xstrdup("") : dft_xasprintf(
+		"%lld small files (under small_bytes of data each) that their "
+		"process writes in %lld director%s held in one file per "
+		"directory and process: their metadata calls but one file's; "
+		"on the other files ", (long long)sfiles, (long long)sdirs,
+		sdirs == 1 ? "y" : "ies");
+
 	f->saving_model = dft_xasprintf(
-		"opens, closes, stats and seeks beyond one of each per file "
-		"and process: %lld of the %lld metadata calls on %lld files, "
-		"each at its mean there; the other metadata calls are kept",
-		(long long)extra, (long long)calls, (long long)files);
+		"%s%s opens, closes, stats and seeks beyond one of each per "
+		"file and process: %lld of the %lld metadata calls on %lld "
+		"files, each at its mean there; the other metadata calls are "
+		"kept", sm, "the", (long long)extra,
+		(long long)calls, (long long)files);
+	free(sm);
 	json_object_object_add(f->evidence, "directories", top_dirs(j->a));
 	if (f->calls == NULL)	/* facets from W01/P17 only: the calls too */
 		f->calls = calls_of(j->a, IOC_META);
+	/* the parts of the time, and advice that fits the largest ones */
+	double rest = f->time_s - st / 1e6 - save;
+
+	if (rest < 0)
+		rest = 0;
+	json_object *parts = json_object_new_object(), *o;
+
+	o = json_object_new_object();
+	json_object_object_add(o, "files", dft_jint(sfiles));
+	json_object_object_add(o, "directories", dft_jint(sdirs));
+	json_object_object_add(o, "time_s", dft_jdouble(st / 1e6));
+	json_object_object_add(o, "saving_s", dft_jdouble(ssave));
+	json_object_object_add(parts, "small_files", o);
+	o = json_object_new_object();
+	json_object_object_add(o, "calls", dft_jint(extra));
+	json_object_object_add(o, "saving_s", dft_jdouble(save));
+	json_object_object_add(parts, "repeated", o);
+	o = json_object_new_object();
+	json_object_object_add(o, "time_s", dft_jdouble(rest));
+	json_object_object_add(parts, "not_saved", o);
+	json_object_object_add(f->evidence, "parts", parts);
+
+	struct {
+		double t;
+		char *s;
+	} p[3] = { { 0, NULL }, { 0, NULL }, { 0, NULL } };
+	char b1[32];
+
+	if (top != NULL) {
+		const char *sep = memchr(topk, '\x1e', topn);
+
+		p[0].t = st / 1e6;
+		p[0].s = dft_xasprintf(
+			"create fewer, larger files: %lld files of at most %s "
+			"written by one process in %.*s%s (%.3f s of create, "
+			"stat, unlink and other metadata calls) can be one "
+			"file, an archive or a table in memory", (long long)
+			top->files, mb((double)top->maxb, b1, sizeof(b1)),
+			(int)(topn - (size_t)(sep + 1 - topk)), sep + 1,
+			sdirs > 1 ? " and other directories" : "",
+			top->t / 1e6);
+	}
+	if (save > 0) {
+		int kx = 0;
+
+		for (int x = 1; x < 4; x++)
+			if (ksave[x] > ksave[kx])
+				kx = x;
+		p[1].t = save;
+		p[1].s = dft_xasprintf(
+			"%s (%lld opens, closes, stats and seeks beyond one of "
+			"their kind per file, %.3f s, most of it %s)", kx == 2 ?
+			"cache stat results instead of asking again" : kx == 3 ?
+			"read and write at an offset (pread, pwrite) instead of "
+			"seeking before each request" :
+			"open each file once and keep it open", (long long)extra,
+			save, kname[kx]);
+	}
+	if (rest > 0) {
+		/* what most of the part no model saves is: the one open,
+		 * close, stat or seek of a kind per file, or other calls */
+		int kx = 0;
+
+		for (int x = 1; x < 4; x++)
+			if (keep[x] > keep[kx])
+				kx = x;
+		int other = rest_other / 1e6 >= keep[kx];
+		size_t nc = json_object_array_length(f->calls);
+		const char *nm = NULL;
+		int64_t cn = 0;
+		double ct = 0;
+		int ck = 0;
+		static const int kbit[4] = { FN_OPEN, FN_CLOSE, FN_STAT,
+					     FN_SEEK };
+
+		for (size_t i = 0; i < nc; i++) {
+			json_object *c = json_object_array_get_idx(f->calls, i);
+			const char *n = dft_json_str(c, "name", "");
+			const char *cat = dft_json_str(c, "cat", "");
+			int ioc, kd = fn_kind(n, strlen(n), cat, strlen(cat),
+					      &ioc);
+
+			if (other ? (kd & (FN_OPEN | FN_CLOSE | FN_STAT |
+					   FN_SEEK)) != 0 : !(kd & kbit[kx]))
+				continue;
+			nm = n;
+			cn = dft_json_int(c, "count", 0);
+			ct = dft_json_double(c, "time_s", 0);
+			ck = kd;
+			break;	/* the calls are by time */
+		}
+		p[2].t = rest;
+		if (nm == NULL)
+			p[2].s = dft_xasprintf("%.3f s is in calls that do not "
+					       "repeat", rest);
+		else if (other)
+			p[2].s = dft_xasprintf(
+				"%.3f s is in calls that do not repeat, most in "
+				"%s (x%lld, %.3f s): %s", rest, nm,
+				(long long)cn, ct, single_advice(nm, ck));
+		else
+			p[2].s = dft_xasprintf(
+				"%.3f s is in calls that do not repeat, most in "
+				"the one %.*s of each file (%s): %s", rest,
+				(int)strlen(kname[kx]) - 1, kname[kx], nm,
+				single_advice(nm, ck));
+	}
+	/* the parts by time, each at least a tenth of the whole */
+	struct dft_buf rb;
+
+	dft_buf_init(&rb);
+	for (int done = 0; done < 3; done++) {
+		int b = -1;
+
+		for (int x = 0; x < 3; x++)
+			if (p[x].s != NULL && (b < 0 || p[x].t > p[b].t))
+				b = x;
+		if (b < 0)
+			break;
+		if (rb.len == 0 || p[b].t >= f->time_s / 10) {
+			if (rb.len > 0)
+				dft_buf_adds(&rb, "; ");
+			dft_buf_adds(&rb, p[b].s);
+		}
+		free(p[b].s);
+		p[b].s = NULL;
+	}
+	if (rb.len > 0) {
+		free(f->rec_own);
+		f->rec_own = dft_buf_detach(&rb);
+		f->recommendation = f->rec_own;
+	}
+	dft_buf_release(&rb);
+	dft_buf_release(&kb);
+	dft_tmap_release(&g);
 }
 
 static void
@@ -555,6 +831,7 @@ stake_aggregators(struct jctx *j, struct finding *f)
 	free(cf);
 	f->time_s = t / 1e6;
 	f->saving_s = 0;
+	f->saving_unknown = 1;
 	f->saving_model = dft_xstrdup(
 		"not estimated: the trace does not separate the aggregators' "
 		"network transfers from their file I/O");
@@ -911,6 +1188,7 @@ stake_system(struct jctx *j, struct finding *f)
 {
 	f->time_s = j->ri->sys_t / 1e6;
 	f->saving_s = 0;
+	f->saving_unknown = 1;
 	f->saving_model = dft_xstrdup(
 		"none estimated: the runtime's and the system's own files");
 	f->files = top_files(j->a, S_T, 1, &f->files_more);
@@ -1017,6 +1295,7 @@ take(struct finding *dst, struct finding *src, const char *cls)
 	src->functions = NULL;
 	src->calls = NULL;
 	src->saving_model = NULL;
+	src->rec_own = NULL;
 	src->files = src->facets = src->insights = NULL;
 }
 
@@ -1544,10 +1823,22 @@ judge(struct agg *a, struct run_info *ri, struct results *r)
 		if (f->wall_share > 1)
 			f->wall_share = 1;
 		f->severity = band(f->wall_share);
+		/* the severity is what the user can save: the band of the
+		 * estimated saving, at least low when the time at stake is
+		 * (shown, at stake but not saved by the model); a model that
+		 * cannot estimate keeps the band of the time at stake */
+		f->saving_share = fr(f->saving_s, den);
+		if (f->saving_share > 1)
+			f->saving_share = 1;
+		if (!f->saving_unknown) {
+			const char *sb = band(f->saving_share);
+
+			if (sev_score(sb) < sev_score(f->severity))
+				f->severity = sev_score(f->severity) > 1 &&
+					      sev_score(sb) < 2 ? "low" : sb;
+		}
 		if (cap && sev_score(f->severity) > 3)
 			f->severity = "medium";
-		if (f->no_gain && sev_score(f->severity) > 2)
-			f->severity = "low";
 		f->score = sev_score(f->severity);
 		locate(ri, f->functions);
 	}

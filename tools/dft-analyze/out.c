@@ -601,12 +601,14 @@ finding_rec(const struct finding *f, size_t i)
 
 	snprintf(id, sizeof(id), "B%zu", i + 1);
 	json_object_object_add(o, "type", dft_jstr("bottleneck"));
-	json_object_object_add(o, "v", dft_jint(3));
+	json_object_object_add(o, "v", dft_jint(4));
 	json_object_object_add(o, "class", dft_jstr(f->cls));
 	json_object_object_add(o, "time_s", dft_jdouble(f->time_s));
 	json_object_object_add(o, "io_share", dft_jdouble(f->io_time_share));
 	json_object_object_add(o, "wall_share", dft_jdouble(f->wall_share));
 	json_object_object_add(o, "saving_s", dft_jdouble(f->saving_s));
+	json_object_object_add(o, "saving_share",
+			       dft_jdouble(f->saving_share));
 	json_object_object_add(o, "saving_model", dft_jstr(f->saving_model));
 	json_object_object_add(o, "severity", dft_jstr(f->severity));
 	json_object_object_add(o, "facets", f->facets ?
@@ -717,12 +719,13 @@ table_findings(FILE *out, const struct run_info *ri, struct results *res)
 			f->severity ? f->severity : score_label(f->score),
 			f->cls ? f->cls : f->insight, f->title);
 		fprintf(out, "      %.3f s at stake (%.1f%% of I/O time, %.1f%% "
-			"of %s time); est. saving %.3f s\n", f->time_s,
-			100 * f->io_time_share, 100 * f->wall_share,
+			"of %s time); est. saving %.3f s (%.1f%%)\n",
+			f->time_s, 100 * f->io_time_share,
+			100 * f->wall_share,
 			ri->processes_io != NULL &&
 			json_object_array_length(ri->processes_io) > 1 ?
 			"process" : "wall",
-			f->saving_s);
+			f->saving_s, 100 * f->saving_share);
 		fprintf(out, "      %s\n", f->description ? f->description :
 			"");
 		size_t nfa = f->facets ? json_object_array_length(f->facets) : 0;

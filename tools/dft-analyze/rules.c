@@ -370,6 +370,7 @@ finding_release(struct finding *f)
 	json_object_put(f->evidence);
 	json_object_put(f->functions);
 	free(f->saving_model);
+	free(f->rec_own);
 	json_object_put(f->facets);
 	json_object_put(f->insights);
 	json_object_put(f->files);
