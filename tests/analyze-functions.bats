@@ -155,3 +155,100 @@ EOF
 	run -0 grep -m 1 -- '^- Functions:' "$W/r.md"
 	assert_output --partial "main (main.c:${want##*:})"
 }
+
+@test "a 1:1 I/O wrapper is not traced (dft-cost io-wrapper): its callers get its I/O, the calls and bytes are the same" {
+	mkdir "$W/src"
+	cat >"$W/src/doc.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+
+static char last[64];
+
+size_t
+put(const char *s, size_t n, FILE *f)
+{
+	if (n < sizeof(last))
+		memcpy(last, s, n);
+	return fwrite(s, 1, n, f);
+}
+
+void
+emit_header(FILE *f)
+{
+	put("<doc>", 5, f);
+	put("\n", 1, f);
+}
+
+int
+emit_rows(FILE *f, int n)
+{
+	int bad = 0;
+
+	for (int i = 0; i < n; i++)
+		if (put("<r/>", 4, f) != 4)
+			bad++;
+	return bad;
+}
+
+int
+main(int argc, char **argv)
+{
+	FILE *f = fopen(argc > 1 ? argv[1] : "out.xml", "w");
+
+	if (!f)
+		return 1;
+	emit_header(f);
+	if (emit_rows(f, 3000))
+		return 1;
+	return fclose(f) != 0;
+}
+EOF
+	printf '[{"directory":"%s","file":"doc.c","arguments":["cc","-c","doc.c"]}]\n' "$W/src" >"$W/src/compile_commands.json"
+	(cd "$W/src" && dft-funcs -p . doc.c) >"$W/f.ndjson"
+	cp "$W/src/doc.c" "$W/orig.c"
+	for m in wrapper traced; do
+		if [ $m = wrapper ]; then
+			dft-cost "$W/f.ndjson" >"$W/r.ndjson"
+		else
+			dft-cost --no-rule io-wrapper "$W/f.ndjson" >"$W/r.ndjson"
+		fi
+		run -0 jq -r 'select(.type == "function") | "\(.name) \(.decision.annotate) \(.decision.rule)"' "$W/r.ndjson"
+		if [ $m = wrapper ]; then
+			assert_output "put false io-wrapper
+emit_header true io-reach
+emit_rows true io-reach
+main true main"
+		else
+			assert_line "put true io-direct"
+		fi
+		cp "$W/orig.c" "$W/src/doc.c"
+		dft-annotate --in-place "$W/r.ndjson" >/dev/null
+		traced "$W/t" "$W/src/doc.c"
+		mkdir "$W/tr-$m"
+		DFTRACER_ENABLE=1 DFTRACER_LOG_FILE="$W/tr-$m/t" DFTRACER_DATA_DIR=all \
+			DFTRACER_INC_METADATA=1 "$W/t" "$W/out-$m.xml"
+		dft-analyze "$W/tr-$m" >"$W/a-$m.ndjson"
+	done
+	cmp "$W/out-wrapper.xml" "$W/out-traced.xml"
+	# the I/O, either way: 3,002 fwrite calls of 12,006 bytes (the
+	# program's arithmetic), an fopen and an fclose
+	io='select(.type == "summary") | "\(.io.count) \(.io.bytes) \(.io.write.count)"'
+	[ "$(jq -r "$io" "$W/a-wrapper.ndjson")" = "3004 $((3000 * 4 + 5 + 1)) 3002" ]
+	[ "$(jq -r "$io" "$W/a-traced.ndjson")" = "3004 12006 3002" ]
+	# put has no event; its callers enclose its calls; traced, put
+	# enclosed them all
+	run -1 bash -o pipefail -c "gzip -dc '$W'/tr-wrapper/*.pfw.gz | grep -c '\"name\":\"put\"'"
+	encl='select(.type == "summary") | [.functions[] | select(.io_cat == "app") | "\(.name) \(.io_calls)"] | sort | .[]'
+	run -0 jq -r "$encl" "$W/a-wrapper.ndjson"
+	assert_output "emit_header 2
+emit_rows 3000
+main 2"
+	run -0 jq -r "$encl" "$W/a-traced.ndjson"
+	assert_output "emit_header 0
+emit_rows 0
+main 2
+put 3002"
+	# so the small writes are named in the loop that makes them
+	run -0 jq -r 'select(.type == "bottleneck" and .class == "small_write") | .functions[0].name' "$W/a-wrapper.ndjson"
+	assert_output emit_rows
+}

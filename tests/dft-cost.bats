@@ -443,9 +443,58 @@ Cache::~Cache false runs after finalize: destructor of a static object"
 	# the destructor of a class with local objects only is not concerned
 	run -0 bash -o pipefail -c "dft-cost -t 0 funcs.ndjson | jq -r 'select(.qualified_name == \"Scratch::~Scratch\") | .decision.annotate'"
 	assert_output true
-	# a refinement: --no-rule and --reference switch it off
+	# a refinement: --no-rule and --reference switch it off (flush_log
+	# is then a 1:1 I/O wrapper of fputs, or without that rule io-direct)
 	run -0 bash -o pipefail -c "dft-cost -t 0 --no-rule after-finalize funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
+	assert_output io-wrapper
+	run -0 bash -o pipefail -c "dft-cost -t 0 --no-rule after-finalize --no-rule io-wrapper funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
 	assert_output io-direct
 	run -0 bash -o pipefail -c "dft-cost -t 0 --reference funcs.ndjson | jq -r 'select(.name == \"flush_log\") | .decision.rule'"
+	assert_output score
+}
+
+@test "io-wrapper: a 1:1 I/O wrapper, or a wrapper of one, is skipped with the rule named; its callers are taken by io-reach" {
+	# put: fwrite and two cheap calls, 46 nodes (tinyxml2's Write);
+	# puts1: one call of put (its inline overload); emit: put in a loop
+	# (reach 1); rows: puts1 in a loop (reach 2, through a wrapper of
+	# level 1: 1 call from the I/O); copy: fwrite in a loop; pair: two
+	# I/O calls; guard: one I/O call and a fourth call
+	{
+		fn put put '{"fwrite":1,"memcpy":1,"grow":1}' 3 0 1 46 | jq -c '.io_direct = true | .io_apis = ["stdio:fwrite"] | .io_reach = 0'
+		fn puts1 puts1 '{"put":1,"strlen":1}' 2 0 0 10 | jq -c '.io_reach = 1 | .io_via = "put"'
+		fn emit emit '{"put":2}' 2 1 0 40 | jq -c '.io_reach = 1 | .io_via = "put"'
+		fn rows rows '{"puts1":1}' 1 1 0 30 | jq -c '.io_reach = 2 | .io_via = "puts1"'
+		fn copy copy '{"fwrite":1}' 1 1 0 30 | jq -c '.io_direct = true | .io_apis = ["stdio:fwrite"] | .io_reach = 0'
+		fn pair pair '{"fopen":1,"fclose":1}' 2 0 0 20 | jq -c '.io_direct = true | .io_apis = ["stdio:fopen","stdio:fclose"] | .io_reach = 0'
+		fn guard guard '{"fwrite":1,"a":1,"b":1,"c":1}' 4 0 0 20 | jq -c '.io_direct = true | .io_apis = ["stdio:fwrite"] | .io_reach = 0'
+	} >"$BATS_TEST_TMPDIR/f"
+	dft-cost "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 decisions "$BATS_TEST_TMPDIR/out"
+	assert_output "put false io-wrapper
+puts1 false io-wrapper
+emit true io-reach
+rows true io-reach
+copy true io-direct
+pair true io-direct
+guard true io-direct"
+	run -0 jq -r 'select(.name == "put" or .name == "puts1" or .name == "rows") | .decision.reason' "$BATS_TEST_TMPDIR/out"
+	assert_output "1:1 I/O wrapper: its body is one traced I/O call (stdio:fwrite), no loop, 3 calls, 46 nodes (< 50): tracing it would double each call's cost and events and say nothing the I/O record does not; its callers are traced instead
+1:1 I/O wrapper: its body is one call of put, a wrapper of I/O, no loop, 2 calls, 10 nodes (< 50): tracing it would double each call's cost and events and say nothing the I/O record does not; its callers are traced instead
+reaches I/O in 1 call through puts1, a 1:1 I/O wrapper"
+	# 50 nodes is no longer short
+	run -0 bash -o pipefail -c "jq -c 'if .name == \"put\" then .nodes = 50 else . end' '$BATS_TEST_TMPDIR/f' | dft-cost | jq -r 'select(.name == \"put\" or .name == \"puts1\") | .decision.rule'"
+	assert_output "io-direct
+io-reach"
+	# --no-rule io-wrapper and --reference: the wrappers are annotated,
+	# rows is then two calls from I/O
+	run -0 bash -o pipefail -c "dft-cost --no-rule io-wrapper '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\") | \"\(.name) \(.decision.rule)\"'"
+	assert_output "put io-direct
+puts1 io-reach
+emit io-reach
+rows score
+copy io-direct
+pair io-direct
+guard io-direct"
+	run -0 bash -o pipefail -c "dft-cost --reference '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"put\") | .decision.rule'"
 	assert_output score
 }

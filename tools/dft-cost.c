@@ -74,6 +74,9 @@ struct opts {
 	long ov_skip;
 	/* name called inside a loop of another function -> that caller */
 	json_object *loop_callee;
+	/* io-wrapper: usr (or qualified name) of each 1:1 I/O wrapper ->
+	 * its io_reach (0: it makes the I/O call), and by qualified name */
+	json_object *wrap_usr, *wrap_qual;
 };
 
 struct summary {
@@ -971,6 +974,127 @@ note_loop_calls(struct opts *o, json_object *rec)
 	}
 }
 
+/*
+ * io-wrapper: a 1:1 I/O wrapper is a short function whose body is one
+ * traced I/O call (tinyxml2's XMLPrinter::Write around fwrite), or one call
+ * of such a wrapper: no loop, no MPI or vendor call, at most WRAP_CALLS
+ * calls and fewer than WRAP_NODES nodes. Tracing it doubles each call's
+ * cost and events and says nothing the I/O record does not: its callers
+ * are traced instead (io-reach counts the wrapper as the I/O call).
+ */
+#define WRAP_CALLS 3
+#define WRAP_NODES 50
+
+static int
+wrap_shape(json_object *rec, const struct cost *c)
+{
+	return c->loops == 0 && c->mpi == 0 && c->vendor == 0 &&
+	       c->calls <= WRAP_CALLS && c->nodes < WRAP_NODES &&
+	       !dft_json_bool(rec, "is_entry", 0) &&
+	       dft_json_bool(rec, "parse_ok", 1) &&
+	       strcmp(dft_json_str(rec, "language", "c"), "python") != 0;
+}
+
+static const char *
+wrap_key(json_object *rec)
+{
+	return dft_json_str(rec, "usr", dft_json_str(rec, "qualified_name",
+				dft_json_str(rec, "name", "")));
+}
+
+static void cost_c(json_object *rec, struct cost *c);
+
+/* One call of a wrapper of level reach - 1 (the one it reaches I/O
+ * through), and no other callee that reaches I/O (reach: every function's
+ * io_reach by qualified name). */
+static int
+wraps_wrapper(const struct opts *o, json_object *rec, json_object *reach)
+{
+	json_object *calls = json_object_object_get(rec, "calls");
+	json_object *via_o = json_object_object_get(rec, "io_via"), *w;
+	const char *via = via_o ? json_object_get_string(via_o) : NULL;
+	long r = dft_json_int(rec, "io_reach", -1);
+
+	if (!via || r < 1 || dft_json_bool(rec, "io_direct", 0) || !calls ||
+	    !json_object_object_get_ex(o->wrap_qual, via, &w) ||
+	    json_object_get_int(w) > r - 1)
+		return 0;
+	json_object_object_foreach(calls, callee, cnt) {
+		if (strcmp(callee, via) == 0) {
+			if (json_object_get_int(cnt) != 1)
+				return 0;
+		} else if (json_object_object_get_ex(reach, callee, NULL)) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* rec is a wrapper of level lvl; by qualified name the highest level (C++
+ * overloads share one: tinyxml2's Write(const char *, size_t) around
+ * fwrite and its inline Write(const char *) around that one) */
+static void
+wrap_note(struct opts *o, json_object *rec, int lvl)
+{
+	const char *q = dft_json_str(rec, "qualified_name",
+				     dft_json_str(rec, "name", ""));
+	json_object *w;
+
+	json_object_object_add(o->wrap_usr, wrap_key(rec),
+			       json_object_new_int(lvl));
+	if (!json_object_object_get_ex(o->wrap_qual, q, &w) ||
+	    json_object_get_int(w) < lvl)
+		json_object_object_add(o->wrap_qual, q,
+				       json_object_new_int(lvl));
+}
+
+/* Finds the 1:1 I/O wrappers among all the function records. */
+static void
+note_wrappers(struct opts *o, json_object **fns, size_t n)
+{
+	json_object *reach = json_object_new_object();
+	int more = 1;
+
+	o->wrap_usr = json_object_new_object();
+	o->wrap_qual = json_object_new_object();
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_object_get(fns[i], "io_reach");
+
+		if (r && json_object_is_type(r, json_type_int))
+			json_object_object_add(reach, dft_json_str(fns[i],
+				"qualified_name", dft_json_str(fns[i], "name",
+							       "")),
+				json_object_new_int(json_object_get_int(r)));
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct cost c;
+
+		cost_c(fns[i], &c);
+		if (dft_json_bool(fns[i], "io_direct", 0) && c.io == 1 &&
+		    wrap_shape(fns[i], &c))
+			wrap_note(o, fns[i], 0);
+	}
+	/* wrappers of wrappers, a level at a time */
+	for (int lvl = 1; more && lvl < 8; lvl++) {
+		more = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct cost c;
+			const char *k = wrap_key(fns[i]);
+
+			if (json_object_object_get_ex(o->wrap_usr, k, NULL) ||
+			    dft_json_int(fns[i], "io_reach", -1) != lvl)
+				continue;
+			cost_c(fns[i], &c);
+			if (c.io != 0 || !wrap_shape(fns[i], &c) ||
+			    !wraps_wrapper(o, fns[i], reach))
+				continue;
+			wrap_note(o, fns[i], lvl);
+			more = 1;
+		}
+	}
+	json_object_put(reach);
+}
+
 /* ---- the decision ------------------------------------------------------------------ */
 
 struct verdict {
@@ -1019,6 +1143,7 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 	long k;
 	struct dft_buf *r = &v->reason;
 	struct hot hot;
+	json_object *wl;
 
 	memset(&hot, 0, sizeof(hot));
 	dft_buf_init(&hot.why);
@@ -1203,6 +1328,29 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 			SKIP("py-small");
 		}
 	}
+	if (!py && rule_on(o, "io-wrapper") && o->wrap_usr &&
+	    json_object_object_get_ex(o->wrap_usr, wrap_key(rec), &wl)) {
+		json_object *apis = json_object_object_get(rec, "io_apis");
+
+		if (json_object_get_int(wl) == 0)
+			dft_buf_addf(r, "1:1 I/O wrapper: its body is one traced "
+				     "I/O call (%s)", apis &&
+				     json_object_array_length(apis) ?
+				     json_object_get_string(
+					     json_object_array_get_idx(apis,
+								       0)) :
+				     "?");
+		else
+			dft_buf_addf(r, "1:1 I/O wrapper: its body is one call of "
+				     "%s, a wrapper of I/O",
+				     dft_json_str(rec, "io_via", "?"));
+		dft_buf_addf(r, ", no loop, %ld call%s, %ld nodes (< %d): "
+			     "tracing it would double each call's cost and "
+			     "events and say nothing the I/O record does not; "
+			     "its callers are traced instead", c->calls,
+			     c->calls == 1 ? "" : "s", c->nodes, WRAP_NODES);
+		SKIP("io-wrapper");
+	}
 	if (io_direct && rule_on(o, "io-direct")) {
 		json_object *apis = json_object_object_get(rec, "io_apis");
 
@@ -1214,6 +1362,20 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 			dft_buf_addf(r, " and %zu more",
 				     json_object_array_length(apis) - 1);
 		TAKE("io-direct");
+	}
+	/* through a 1:1 I/O wrapper: the wrapper's call is the I/O call */
+	if (reach > 0 && !py && rule_on(o, "io-wrapper") && o->wrap_qual &&
+	    json_object_object_get_ex(o->wrap_qual,
+				      dft_json_str(rec, "io_via", ""), &wl) &&
+	    reach - json_object_get_int(wl) > 0 &&
+	    reach - json_object_get_int(wl) <= o->reach &&
+	    rule_on(o, "io-reach")) {
+		long wr = reach - json_object_get_int(wl);
+
+		dft_buf_addf(r, "reaches I/O in %ld call%s through %s, a 1:1 "
+			     "I/O wrapper", wr, wr == 1 ? "" : "s",
+			     dft_json_str(rec, "io_via", "?"));
+		TAKE("io-reach");
 	}
 	if (reach > 0 && reach <= o->reach && rule_on(o, "io-reach")) {
 		dft_buf_addf(r, "reaches I/O in %ld call%s through %s", reach,
@@ -1397,7 +1559,14 @@ process(struct dft_reader *r, void *arg)
 static void
 emit_all(struct ctx *cx)
 {
-	size_t i;
+	json_object **fns = dft_xreallocarray(NULL, cx->n + 1, sizeof(*fns));
+	size_t i, nf = 0;
+
+	for (i = 0; i < cx->n; i++)
+		if (cx->v[i].fn)
+			fns[nf++] = cx->v[i].fn;
+	note_wrappers(cx->o, fns, nf);
+	free(fns);
 
 	for (i = 0; i < cx->n; i++) {
 		struct item *it = &cx->v[i];
@@ -1522,7 +1691,8 @@ main(int argc, char **argv)
 		case OPT_NO_RULE: {
 			static const char *const known[] = {
 				"io-direct", "io-reach", "header-accessor",
-				"tiny-leaf", "profile-throttle", "profile-volume",
+				"tiny-leaf", "io-wrapper", "profile-throttle",
+				"profile-volume",
 				"profile-overhead", "after-finalize", "hot-loop-callee",
 				"hot-small-leaf", "hot-inline", "hot-idiom",
 				NULL
@@ -1531,7 +1701,8 @@ main(int argc, char **argv)
 			if (!dft_in_list(optarg, known))
 				dft_bad_value(usage_text, "--no-rule", optarg,
 					"io-direct, io-reach, header-accessor, "
-					"tiny-leaf, profile-throttle, profile-volume, "
+					"tiny-leaf, io-wrapper, profile-throttle, "
+					"profile-volume, "
 					"profile-overhead, after-finalize, "
 					"hot-loop-callee, "
 					"hot-small-leaf, hot-inline or hot-idiom");
