@@ -436,7 +436,10 @@ void dft_io_flush_other(struct dft_thread *t, struct dft_thread *o)
 	}
 }
 
-#define DFT_IO_TABLE ((DFT_IOREC + DFT_IOC) * sizeof(struct dft_iorec))
+/* the records, then the cache's pointers in the room of 64 more records */
+#define DFT_IO_TABLE ((DFT_IOREC + 64) * sizeof(struct dft_iorec))
+_Static_assert(DFT_IOC * sizeof(struct dft_iorec *) <=
+	       64 * sizeof(struct dft_iorec), "the cache fits its room");
 
 void dft_io_release(struct dft_thread *t)
 {

@@ -12,18 +12,20 @@
 #include "core.h"	/* struct dft_region: the enclosing function */
 
 #define DFT_IOREC 64		/* open records per thread */
-/* After them in the same block: the record of the thread's latest call
- * of each size class, class bits and enclosing function, checked before
- * the table is probed (a loop's calls alternate a few sizes: tinyxml2's
- * Write; and its printer's callers alternate around the same sizes, so
- * a slot by size class alone missed a third of their calls) */
-#define DFT_IOC 64
+/* After them in the same block (the room of 64 more records): the record
+ * of the thread's latest call of each size class, class bits and
+ * enclosing function, checked before the table is probed (a loop's calls
+ * alternate a few sizes: tinyxml2's Write; and its printer's callers
+ * alternate around the same sizes, so a slot by size class alone missed a
+ * third of their calls, and 64 slots by all three still a fifth when two
+ * keys that alternate shared one) */
+#define DFT_IOC 256
 #define IO_CACHE(t) ((struct dft_iorec **)((t)->io + DFT_IOREC))
 /* the cache slot of class cls (size class | bits << 8) inside the
  * function named pn (NULL: none); a hit still compares the whole key */
 #define IO_SLOT(cls, pn) \
 	((unsigned)(((uint32_t)(uintptr_t)(pn) ^ (uint32_t)(cls) * 0x85EBCA77u) * \
-		    0x9E3779B1u >> 26) & (DFT_IOC - 1))
+		    0x9E3779B1u >> 24) & (DFT_IOC - 1))
 
 struct dft_iorec {
 	const char *name, *cat;		/* literals */
