@@ -665,3 +665,73 @@ split_same() {
 	[ "$crit" = true ]
 	assert_line -n 1 --partial "in calls that do not repeat, most in ftruncate64 (x2, $(printf '%.3f' "$trs") s): truncating a file frees the blocks of its old contents"
 }
+
+# prog RUN [STALLS]: one run of a program that writes 40 x 4 KiB into each
+# of 4 files and reads them back with 40 preads, request times jittered by
+# the run; STALLS: "KIND:I" calls held up to 4 ms (pread or write number I)
+prog() {
+	local r=$1 st=" ${2:-} " k i d
+	ev main C_APP 0 20000
+	for k in 0 1 2 3; do
+		ev open64 POSIX $((1000 + k * 4000)) $((90 + (r + k) % 4 * 5)) "\"fname\":\"/scratch/d/f$k\",\"ret\":3"
+		for i in $(seq 0 39); do
+			d=$((4 + (r + i) % 3))
+			case $st in *" write:$((k * 40 + i)) "*) d=4000 ;; esac
+			ev write POSIX $((1200 + k * 4000 + i * 20)) $d "\"fname\":\"/scratch/d/f$k\",\"ret\":4096"
+		done
+		for i in $(seq 0 39); do
+			d=$(((r + i) % 2 + 1))
+			case $st in *" pread:$((k * 40 + i)) "*) d=4000 ;; esac
+			ev pread64 POSIX $((2100 + k * 4000 + i * 50)) $d "\"fname\":\"/scratch/d/f$k\",\"ret\":4096,\"offset\":$((i * 4096))"
+		done
+		ev close POSIX $((4200 + k * 4000)) 3 "\"fname\":\"/scratch/d/f$k\",\"ret\":0"
+	done
+}
+
+@test "runs of one program with one call held up in some of them give the same findings: a stall's time beyond 16 times its kind's median is not judged" {
+	prog 1 >"$BATS_TEST_TMPDIR/r1.pfw"
+	prog 2 "pread:57" >"$BATS_TEST_TMPDIR/r2.pfw"
+	prog 3 "write:100" >"$BATS_TEST_TMPDIR/r3.pfw"
+	prog 4 "pread:3 write:151" >"$BATS_TEST_TMPDIR/r4.pfw"
+	prog 5 "pread:10 pread:130" >"$BATS_TEST_TMPDIR/r5.pfw"
+	# the stalls' time beyond the cap: 16 x the upper edge of the power
+	# of two bucket holding the median of the run's calls of that name
+	want() {
+		jq -s -r 'map(select(.name == "pread64" or .name == "write")) | group_by(.name)
+		  | map((map(.dur) | sort | .[(length - 1) / 2 | floor]) as $m
+		    | (if $m < 2 then 2 else pow(2; ($m | log2 | floor) + 1) end * 16) as $cap
+		    | map(select(.dur >= $cap) | .dur - $cap)) | flatten | "\(length) \(add // 0)"' "$1"
+	}
+	got() {
+		jq -r 'if .type == "summary" then "stalls \(.stalls.count) \(.stalls.time_s * 1e6 | round)"
+		  elif .type == "bottleneck" then "\(.class) \(.severity) \(.insights | join(","))" else empty end' "$1"
+	}
+	for r in 1 2 3 4 5; do
+		run -0 bash -o pipefail -c "dft-analyze --all '$BATS_TEST_TMPDIR/r$r.pfw' >'$BATS_TEST_TMPDIR/r$r.out'"
+		run -0 got "$BATS_TEST_TMPDIR/r$r.out"
+		assert_line -n 0 "stalls $(want "$BATS_TEST_TMPDIR/r$r.pfw")"
+		printf '%s\n' "${lines[@]:1}" >"$BATS_TEST_TMPDIR/f$r"
+	done
+	[ -s "$BATS_TEST_TMPDIR/f1" ]
+	for r in 2 3 4 5; do
+		diff "$BATS_TEST_TMPDIR/f1" "$BATS_TEST_TMPDIR/f$r"
+	done
+	# the summary's sums are as measured, stalls in
+	run -0 bash -o pipefail -c "jq -r 'select(.type == \"summary\") | .io.read.time_s * 1e6 | round' '$BATS_TEST_TMPDIR/r5.out'"
+	assert_output "$(jq -s 'map(select(.name == "pread64") | .dur) | add' "$BATS_TEST_TMPDIR/r5.pfw")"
+	# the same after dft-split at two sizes, read with -j 1 and 2
+	split_same "$BATS_TEST_TMPDIR/r5.pfw" got 0.01 0.02
+	assert_line -n 0 "stalls $(want "$BATS_TEST_TMPDIR/r5.pfw")"
+}
+
+@test "slow calls that are not rare are no stalls: 20 cold reads of 160 count in full" {
+	t="$BATS_TEST_TMPDIR/cold.pfw"
+	prog 1 >"$t.0"
+	# the first 5 preads of each file take 40 us (read from disk; the rest
+	# from the page cache), over 16 times the median
+	jq -c 'if .name == "pread64" and (.args.offset < 20480) then .dur = 40 else . end' "$t.0" >"$t"
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'if .type == \"summary\" then .stalls.count else empty end'"
+	assert_output 0
+	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"small_read\") | .time_s * 1e6 | round'"
+	assert_output "$(jq -s 'map(select(.name == "pread64") | .dur) | add' "$t")"
+}

@@ -44,6 +44,8 @@ const struct map_def map_defs[M_N] = {
 	[M_MPIFILEPROC] = { "mpifileproc", 1, 0, "FP" },
 	[M_MPIGAP] = { "mpigap", 1, 0, "P" },
 	[M_MPICB] = { "mpicb", 1, 1, "FH" },
+	[M_DURH] = { "durh", 2 * NDB, 0, "SS" },
+	[M_SLOW] = { "slow", SL_NF, 1, "SSPFSTS" },
 };
 
 const char *const ioc_name[IOC_N] = {
@@ -82,12 +84,131 @@ agg_release(struct agg *a)
 		dft_tmap_release(&a->m[i]);
 }
 
+static void sum_io(int64_t *s, int ioc, int64_t n, int64_t dur,
+		   int64_t bytes, uint32_t mask, int stdio, int hbin);
+
+/*
+ * The cap of a M_DURH group's stalls in us, or -1 when it has none: a
+ * call is a stall when it takes at least stall_factor (a power of two)
+ * times the upper edge of the median bucket of its call name and class
+ * over the whole run, and such calls are rare there (at most one in 64,
+ * at most SLOW_K): one call of many that was held up (a preemption, steal
+ * time), not slow calls that the program makes again (one first write
+ * per rank, cold reads beside cached ones).
+ */
+static int64_t
+stall_cap(const int64_t *h)
+{
+	int64_t n = 0, cum = 0, above = 0;
+	int m, lf = 0;
+
+	for (int b = 0; b < NDB; b++)
+		n += h[2 * b];
+	if (n < 64 || thr[T_STALL_FACTOR] < 2)
+		return -1;
+	while (lf < NDB && (double)((int64_t)2 << lf) <= thr[T_STALL_FACTOR])
+		lf++;
+	for (m = 0; m < NDB - 1; m++) {
+		cum += h[2 * m];
+		if (2 * cum >= n)
+			break;
+	}
+	int cb = m + 1 + lf;
+
+	if (cb >= NDB)
+		return -1;
+	for (int b = cb; b < NDB; b++)
+		above += h[2 * b];
+	if (above == 0 || above > SLOW_K || 64 * above > n)
+		return -1;
+	return (int64_t)1 << cb;
+}
+
+/* The judged rows without the stalls' time beyond their cap. */
+static void
+stall_apply(struct agg *a)
+{
+	struct dft_tmap *sl = &a->m[M_SLOW];
+	struct dft_buf k2;
+	int64_t al = (int64_t)thr[T_FILE_ALIGNMENT];
+
+	dft_buf_init(&k2);
+	for (size_t i = 0; i < sl->count; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(sl, i, &kn), *p[8];
+		size_t pn[7];
+		const int64_t *v = dft_tmap_value(sl, i);
+		int np = 0;
+
+		p[0] = k;
+		for (const char *q = k; q < k + kn && np < 7; q++)
+			if (*q == '\x1e') {
+				pn[np] = (size_t)(q - p[np]);
+				p[++np] = q + 1;
+			}
+		if (np != 6)
+			continue;
+		pn[6] = kn - (size_t)(p[6] - k);
+		const int64_t *h = dft_tmap_get(&a->m[M_DURH], k,
+						(size_t)(p[2] - 1 - k), 0,
+						NULL);
+		int64_t cap = h != NULL ? stall_cap(h) : -1;
+
+		if (cap < 0 || v[SL_DUR] < cap)
+			continue;
+		int64_t e = v[SL_DUR] - cap;
+		int ioc = (int)v[SL_IOC], hb = (int)v[SL_HBIN] - 1;
+		uint32_t mask = (uint32_t)v[SL_MASK];
+		int64_t b = v[SL_BYTES];
+		int page = (mask & (1u << C_MISAL)) && al > 0 && b >= al &&
+			   b % al == 0;
+		int64_t *rows[4] = {
+			a->g + G_IO_S,
+			pn[3] > 0 ? dft_tmap_get(&a->m[M_FILE], p[3], pn[3], 0,
+						 NULL) : NULL,
+			dft_tmap_get(&a->m[M_PROC], p[2], pn[2], 0, NULL),
+			dft_tmap_get(&a->m[M_BIN], p[4], pn[4], 0, NULL),
+		};
+
+		for (int r = 0; r < 4; r++) {
+			if (rows[r] == NULL)
+				continue;
+			sum_io(rows[r], ioc, 0, -e, 0, mask, (int)v[SL_STDIO],
+			       hb);
+			if (page)
+				rows[r][S_MISAL_PAGE_T] -= e;
+		}
+		dft_buf_reset(&k2);
+		dft_buf_add(&k2, p[3], pn[3]);
+		dft_buf_addc(&k2, '\x1e');
+		dft_buf_add(&k2, p[2], pn[2]);
+		int64_t *fp = pn[3] > 0 ? dft_tmap_get(&a->m[M_FILEPROC], k2.s,
+						       k2.len, 0, NULL) : NULL;
+
+		if (fp != NULL) {
+			int x = (int)v[SL_FPM] - 1;
+
+			fp[1] -= e;
+			if (x >= 0)
+				fp[x + 1] -= e;
+			if (x >= 0 && x != FPM_META)
+				fp[FPM_META + 1] -= e;
+		}
+		a->stall_n++;
+		a->stall_t += e;
+	}
+	dft_buf_release(&k2);
+}
+
 void
 agg_finalize(struct agg *a)
 {
 	for (int f = 0; f < LF_NF; f++)
 		a->layer[L_OTHER_POSIX][f] = a->layer[L_POSIX][f] -
 			a->layer[L_READER_POSIX][f] - a->layer[L_CKPT_POSIX][f];
+	memcpy(a->io_raw, a->g + G_IO_S, sizeof(a->io_raw));
+	a->stall_n = a->stall_t = 0;
+	stall_apply(a);
 }
 
 int64_t *
@@ -390,6 +511,18 @@ struct ctx {
 	struct iset *mpio;	/* per local process: its MPI-IO intervals */
 	size_t npio;
 	size_t ilimit;		/* intervals_max */
+	struct dft_tmap slow;	/* M_DURH group key -> struct slowgrp */
+};
+
+/* the slowest single calls of one M_DURH group in one stream */
+struct slowc {
+	char *key;		/* the M_SLOW key */
+	size_t kn;
+	int64_t v[SL_NF];
+};
+struct slowgrp {
+	int n;
+	struct slowc c[SLOW_K];
 };
 
 static int
@@ -1311,6 +1444,117 @@ aggio_rest(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	dft_buf_release(&fk);
 }
 
+/* ---- stalls ------------------------------------------------------------ */
+
+/* The duration bucket of a call of d us: [2^b, 2^(b+1)), 0 for [0, 2). */
+static int
+dbucket(int64_t d)
+{
+	int b = 0;
+
+	while (d >= 2 && b < NDB - 1) {
+		d >>= 1;
+		b++;
+	}
+	return b;
+}
+
+/*
+ * Notes one I/O event for the stall judgement (agg_finalize): its calls
+ * in the duration histogram of its process, call name and class, and a
+ * single call among the SLOW_K slowest of that group in this stream, with
+ * what its rows need to take its time out again.
+ */
+static void
+stall_note(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
+	   const struct fninfo *f, int64_t n, int64_t dur, int64_t bytes,
+	   int ioc, uint32_t mask, int hbin, uint32_t fidx, int64_t bin,
+	   int agg_ev)
+{
+	size_t pkn, gn;
+	const char *pk;
+
+	if (n <= 0 || dur < 0 || (ioc != IOC_READ && ioc != IOC_WRITE &&
+				  ioc != IOC_META && ioc != IOC_SYNC))
+		return;
+	int cls = ioc * 4 + ((mask & ((1u << C_SMALL_R) |
+				       (1u << C_SMALL_W))) ? 2 : 0) +
+		  ((mask & (1u << C_FLUSH)) ? 1 : 0);
+
+	dft_buf_reset(&c->kb);
+	dft_buf_add(&c->kb, ev->name.p, ev->name.n);
+	dft_buf_addc(&c->kb, '\x1e');
+	dft_buf_addc(&c->kb, (char)('a' + cls));
+	gn = c->kb.len;
+
+	int64_t *h = agg_row(c->loc, M_DURH, c->kb.s, gn);
+	int b = dbucket(dur / n);
+
+	h[2 * b] += n;
+	h[2 * b + 1] += dur;
+	if (agg_ev || n != 1)
+		return;
+	struct slowgrp *g = dft_tmap_get(&c->slow, c->kb.s, gn, 1, NULL);
+	int slot;
+
+	if (g->n < SLOW_K) {
+		slot = g->n++;
+	} else {
+		slot = 0;
+		for (int i = 1; i < SLOW_K; i++)
+			if (g->c[i].v[SL_DUR] < g->c[slot].v[SL_DUR])
+				slot = i;
+		if (dur <= g->c[slot].v[SL_DUR])
+			return;
+		free(g->c[slot].key);
+	}
+	struct slowc *sc = &g->c[slot];
+	size_t fkn = 0, tkn = th->keyn;
+	const char *fk = fidx != UINT32_MAX ?
+			 dft_tmap_key(&c->loc->m[M_FILE], fidx, &fkn) : "";
+
+	pk = dft_tmap_key(&c->loc->m[M_PROC], th->proc, &pkn);
+	dft_buf_addc(&c->kb, '\x1e');
+	dft_buf_add(&c->kb, pk, pkn);
+	dft_buf_addc(&c->kb, '\x1e');
+	dft_buf_add(&c->kb, fk, fkn);
+	dft_buf_addf(&c->kb, "\x1e%lld\x1e", (long long)bin);
+	dft_buf_add(&c->kb, th->key, tkn);
+	dft_buf_addf(&c->kb, "\x1e%lld", (long long)ev->ts);
+	sc->key = dft_xmemdup0(c->kb.s, c->kb.len);
+	sc->kn = c->kb.len;
+	sc->v[SL_DUR] = dur;
+	sc->v[SL_IOC] = ioc;
+	sc->v[SL_MASK] = mask;
+	sc->v[SL_BYTES] = bytes;
+	sc->v[SL_HBIN] = hbin + 1;
+	sc->v[SL_FPM] = !(mask & (1u << C_META)) ? 0 :
+			f->kind & FN_OPEN ? FPM_OPEN + 1 :
+			f->kind & FN_CLOSE ? FPM_CLOSE + 1 :
+			f->kind & FN_STAT ? FPM_STAT + 1 :
+			f->kind & FN_SEEK ? FPM_SEEK + 1 : FPM_META + 1;
+	sc->v[SL_STDIO] = (f->kind & FN_STDIO) != 0;
+}
+
+/* The stream's slowest calls into its local M_SLOW. */
+static void
+stall_flush(struct ctx *c)
+{
+	for (size_t i = 0; i < c->slow.count; i++) {
+		struct slowgrp *g = dft_tmap_value(&c->slow, i);
+
+		for (int k = 0; k < g->n; k++) {
+			int64_t *r = agg_row(c->loc, M_SLOW, g->c[k].key,
+					     g->c[k].kn);
+
+			for (int x = 0; x < SL_NF; x++)
+				r[x] = g->c[k].v[x];
+			free(g->c[k].key);
+		}
+		g->n = 0;
+	}
+}
+
 static void
 io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	 const struct fninfo *f, int64_t n, int64_t dur)
@@ -1545,6 +1789,8 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	}
 	sum_io(th->bin_row, ioc, n, dur, bytes, mask, f->kind & FN_STDIO,
 	       hbin);
+	stall_note(c, th, ev, f, n, dur, bytes, ioc, mask, hbin,
+		   fs != NULL ? fidx : UINT32_MAX, bin, agg_ev);
 	if (pf != NULL) {	/* a close that found the file clean */
 		pf->un = n;
 		pf->udur = dur;
@@ -2151,6 +2397,7 @@ agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx,
 	dft_tmap_init(&c.files, sizeof(struct filest));
 	dft_tmap_init(&c.pos, sizeof(struct posst));
 	dft_tmap_init(&c.pf, sizeof(struct pfst));
+	dft_tmap_init(&c.slow, sizeof(struct slowgrp));
 	dft_buf_init(&c.kb);
 	c.ilimit = thr[T_INTERVALS_MAX] >= 4 ? (size_t)thr[T_INTERVALS_MAX] : 4;
 	c.bin_us = (int64_t)(thr[T_TIME_BIN_S] * 1e6);
@@ -2315,6 +2562,7 @@ again:
 		if (gen >= 0)
 			loc.g[G_GEN0 + gen] = 1;
 	}
+	stall_flush(&c);
 	fold(a, &loc, t);
 	free(c.lfile_copy);
 	dft_tmap_release(&c.fns);
@@ -2322,6 +2570,13 @@ again:
 	dft_tmap_release(&c.files);
 	dft_tmap_release(&c.pos);
 	dft_tmap_release(&c.pf);
+	for (size_t i = 0; i < c.slow.count; i++) {
+		struct slowgrp *g = dft_tmap_value(&c.slow, i);
+
+		for (int k = 0; k < g->n; k++)
+			free(g->c[k].key);
+	}
+	dft_tmap_release(&c.slow);
 	dft_buf_release(&c.kb);
 	agg_release(&loc);
 	return status;

@@ -37,6 +37,7 @@ enum thr_id {
 	T_REDUNDANT_READ_RATIO, T_REDUNDANT_READ_BYTES, T_DEFAULT_BW_MB_S,
 	T_SYSTEM_DOMINATES, T_FINDINGS_SHOWN, T_INTERVALS_MAX,
 	T_VERDICT_IO_BOUND, T_VERDICT_PARTLY, T_HDF5_METADATA_OPS_ABS,
+	T_STALL_FACTOR,
 	T_N
 };
 extern const char *const thr_name[T_N];
@@ -182,8 +183,16 @@ enum map_id {
 			 * calls until its next MPI-IO call (us) */
 	M_MPICB,	/* file \x1e host -> the largest cb_nodes hint of
 			 * its MPI_File_open calls there (max; 0: none) */
+	M_DURH,		/* call \x1e class -> calls and time per
+			 * duration bucket [2^b, 2^(b+1)) us (b 0: [0, 2)) */
+	M_SLOW,		/* call \x1e class \x1e proc \x1e file \x1e bin \x1e
+			 * thread \x1e ts -> SL_* (max): the slowest
+			 * single calls of each stream, SLOW_K a group */
 	M_N
 };
+#define NDB 40
+#define SLOW_K 8
+enum { SL_DUR, SL_IOC, SL_MASK, SL_BYTES, SL_HBIN, SL_FPM, SL_STDIO, SL_NF };
 struct map_def {
 	const char *name;
 	int nf;
@@ -197,6 +206,11 @@ struct agg {
 	int64_t g[G_NF];
 	int64_t layer[L_N][LF_NF];
 	struct dft_tmap m[M_N];
+	/* agg_finalize: the application I/O sums before the stalls were
+	 * taken out of the judged rows, and the stalls (calls, time taken
+	 * out in us) */
+	int64_t io_raw[S_NF];
+	int64_t stall_n, stall_t;
 };
 void agg_init(struct agg *a);
 void agg_release(struct agg *a);

@@ -95,7 +95,7 @@ static json_object *
 summary(struct agg *a, const struct run_info *ri)
 {
 	json_object *o = json_object_new_object();
-	const int64_t *g = a->g + G_IO_S;
+	const int64_t *g = a->io_raw;	/* as measured, stalls in */
 	int64_t t0 = a->g[G_TS_MIN], t1 = a->g[G_TS_MAX];
 
 	if (t0 > t1)
@@ -180,6 +180,14 @@ summary(struct agg *a, const struct run_info *ri)
 	json_object_object_add(io, "sync", io3(g[S_YN], g[S_YT], 0));
 	json_object_object_add(io, "other", io3(g[S_ON], g[S_OT], 0));
 	json_object_object_add(o, "io", io);
+	{
+		json_object *st = json_object_new_object();
+
+		json_object_object_add(st, "count", dft_jint(a->stall_n));
+		json_object_object_add(st, "time_s",
+				       dft_jdouble(a->stall_t / 1e6));
+		json_object_object_add(o, "stalls", st);
+	}
 
 	json_object *ifc = json_object_new_object();
 	static const char *const ifn[4] = { "posix", "stdio", "mpiio",
@@ -808,7 +816,7 @@ void
 out_table(FILE *out, struct agg *a, const struct run_info *ri,
 	  struct results *res)
 {
-	const int64_t *g = a->g + G_IO_S;
+	const int64_t *g = a->io_raw;	/* as measured */
 	char b1[32], b2[32];
 	int64_t t0 = a->g[G_TS_MIN], t1 = a->g[G_TS_MAX];
 

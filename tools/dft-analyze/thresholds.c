@@ -30,7 +30,7 @@ const char *const thr_name[T_N] = {
 	"redundant_read_ratio", "redundant_read_bytes", "default_bw_mb_s",
 	"system_dominates", "findings_shown", "intervals_max",
 	"verdict_io_bound", "verdict_partly",
-	"hdf5_metadata_operations_absolute",
+	"hdf5_metadata_operations_absolute", "stall_factor",
 };
 
 double thr[T_N] = {
@@ -38,6 +38,7 @@ double thr[T_N] = {
 	0.5, 1000, 0.5, 0.1, 0.5, 0.1, 0.5, 1048576, 0.5, 0.1, 1, 0.25,
 	0.15, 0.1, 1000,
 	0.2, 0.1, 10, 1.5, 1048576, 500, 0.5, 5, 65536, 0.5, 0.1, 1000,
+	16,
 };
 
 int
