@@ -41,14 +41,21 @@ static void *lookup(const char *name)
 
 int dft_mpi_rank(void)
 {
+	/* without MPI one failed lookup, not four (each a walk of every
+	 * loaded object's symbols and an error record) */
 	flag_fn initialized = (flag_fn)lookup("MPI_Initialized");
-	flag_fn finalized = (flag_fn)lookup("MPI_Finalized");
-	version_fn version = (version_fn)lookup("MPI_Get_library_version");
-	void *comm_rank = lookup("MPI_Comm_rank");
+	flag_fn finalized;
+	version_fn version;
+	void *comm_rank;
 	char ver[8192];		/* MPICH's MPI_MAX_LIBRARY_VERSION_STRING */
 	int flag = 0, len = 0, rank = -1;
 
-	if (!initialized || !version || !comm_rank)
+	if (!initialized)
+		return -1;
+	finalized = (flag_fn)lookup("MPI_Finalized");
+	version = (version_fn)lookup("MPI_Get_library_version");
+	comm_rank = lookup("MPI_Comm_rank");
+	if (!version || !comm_rank)
 		return -1;
 	/* MPI_Comm_rank is for the thread that initialised MPI, which under
 	 * MPI_THREAD_SINGLE or FUNNELED is the main thread */
