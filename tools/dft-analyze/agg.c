@@ -473,6 +473,7 @@ struct fninfo {
 	int64_t *func_row, *cat_row;
 	char *fkey;		/* name \x1f cat (for attribution keys) */
 	size_t fkeyn;
+	struct stallc *sc;	/* I/O names: their stall groups by class */
 };
 
 struct filest {
@@ -522,7 +523,13 @@ struct slowc {
 };
 struct slowgrp {
 	int n;
+	int mi;			/* full: the slot of the fastest */
 	struct slowc c[SLOW_K];
+};
+/* a call name's M_DURH row and stream's slowest calls, by class */
+struct stallc {
+	int64_t *durh[16];
+	struct slowgrp *grp[16];
 };
 
 static int
@@ -645,6 +652,7 @@ fn_lookup(struct ctx *c, const struct dft_trace_ev *ev, unsigned slot)
 		f->fkeyn = c->kb.len;
 		f->der_loader = f->der_reader = -1;
 		if (f->kind & FN_IO) {
+			f->sc = dft_xcalloc(1, sizeof(*f->sc));
 			f->layers |= 1u << L_POSIX;
 			if (f->kind & FN_FORK)
 				f->layers |= 1u << L_LOADER_FORK;
@@ -1450,13 +1458,9 @@ aggio_rest(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 static int
 dbucket(int64_t d)
 {
-	int b = 0;
+	int b = d >= 2 ? 63 - __builtin_clzll((unsigned long long)d) : 0;
 
-	while (d >= 2 && b < NDB - 1) {
-		d >>= 1;
-		b++;
-	}
-	return b;
+	return b < NDB ? b : NDB - 1;
 }
 
 /*
@@ -1471,44 +1475,50 @@ stall_note(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	   int ioc, uint32_t mask, int hbin, uint32_t fidx, int64_t bin,
 	   int agg_ev)
 {
-	size_t pkn, gn;
+	size_t pkn;
 	const char *pk;
 
-	if (n <= 0 || dur < 0 || (ioc != IOC_READ && ioc != IOC_WRITE &&
-				  ioc != IOC_META && ioc != IOC_SYNC))
+	if (n <= 0 || dur < 0 || f->sc == NULL ||
+	    (ioc != IOC_READ && ioc != IOC_WRITE && ioc != IOC_META &&
+	     ioc != IOC_SYNC))
 		return;
 	int cls = ioc * 4 + ((mask & ((1u << C_SMALL_R) |
 				       (1u << C_SMALL_W))) ? 2 : 0) +
 		  ((mask & (1u << C_FLUSH)) ? 1 : 0);
+	struct stallc *sc = f->sc;
 
-	dft_buf_reset(&c->kb);
-	dft_buf_add(&c->kb, ev->name.p, ev->name.n);
-	dft_buf_addc(&c->kb, '\x1e');
-	dft_buf_addc(&c->kb, (char)('a' + cls));
-	gn = c->kb.len;
-
-	int64_t *h = agg_row(c->loc, M_DURH, c->kb.s, gn);
+	if (sc->durh[cls] == NULL) {
+		dft_buf_reset(&c->kb);
+		dft_buf_add(&c->kb, ev->name.p, ev->name.n);
+		dft_buf_addc(&c->kb, '\x1e');
+		dft_buf_addc(&c->kb, (char)('a' + cls));
+		sc->durh[cls] = agg_row(c->loc, M_DURH, c->kb.s, c->kb.len);
+		sc->grp[cls] = dft_tmap_get(&c->slow, c->kb.s, c->kb.len, 1,
+					    NULL);
+	}
+	int64_t *h = sc->durh[cls];
 	int b = dbucket(dur / n);
 
 	h[2 * b] += n;
 	h[2 * b + 1] += dur;
 	if (agg_ev || n != 1)
 		return;
-	struct slowgrp *g = dft_tmap_get(&c->slow, c->kb.s, gn, 1, NULL);
+	struct slowgrp *g = sc->grp[cls];
 	int slot;
 
 	if (g->n < SLOW_K) {
 		slot = g->n++;
 	} else {
-		slot = 0;
-		for (int i = 1; i < SLOW_K; i++)
-			if (g->c[i].v[SL_DUR] < g->c[slot].v[SL_DUR])
-				slot = i;
-		if (dur <= g->c[slot].v[SL_DUR])
+		if (dur <= g->c[g->mi].v[SL_DUR])
 			return;
+		slot = g->mi;
 		free(g->c[slot].key);
 	}
-	struct slowc *sc = &g->c[slot];
+	dft_buf_reset(&c->kb);
+	dft_buf_add(&c->kb, ev->name.p, ev->name.n);
+	dft_buf_addc(&c->kb, '\x1e');
+	dft_buf_addc(&c->kb, (char)('a' + cls));
+	struct slowc *sl = &g->c[slot];
 	size_t fkn = 0, tkn = th->keyn;
 	const char *fk = fidx != UINT32_MAX ?
 			 dft_tmap_key(&c->loc->m[M_FILE], fidx, &fkn) : "";
@@ -1521,19 +1531,25 @@ stall_note(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	dft_buf_addf(&c->kb, "\x1e%lld\x1e", (long long)bin);
 	dft_buf_add(&c->kb, th->key, tkn);
 	dft_buf_addf(&c->kb, "\x1e%lld", (long long)ev->ts);
-	sc->key = dft_xmemdup0(c->kb.s, c->kb.len);
-	sc->kn = c->kb.len;
-	sc->v[SL_DUR] = dur;
-	sc->v[SL_IOC] = ioc;
-	sc->v[SL_MASK] = mask;
-	sc->v[SL_BYTES] = bytes;
-	sc->v[SL_HBIN] = hbin + 1;
-	sc->v[SL_FPM] = !(mask & (1u << C_META)) ? 0 :
+	sl->key = dft_xmemdup0(c->kb.s, c->kb.len);
+	sl->kn = c->kb.len;
+	sl->v[SL_DUR] = dur;
+	sl->v[SL_IOC] = ioc;
+	sl->v[SL_MASK] = mask;
+	sl->v[SL_BYTES] = bytes;
+	sl->v[SL_HBIN] = hbin + 1;
+	sl->v[SL_FPM] = !(mask & (1u << C_META)) ? 0 :
 			f->kind & FN_OPEN ? FPM_OPEN + 1 :
 			f->kind & FN_CLOSE ? FPM_CLOSE + 1 :
 			f->kind & FN_STAT ? FPM_STAT + 1 :
 			f->kind & FN_SEEK ? FPM_SEEK + 1 : FPM_META + 1;
-	sc->v[SL_STDIO] = (f->kind & FN_STDIO) != 0;
+	sl->v[SL_STDIO] = (f->kind & FN_STDIO) != 0;
+	if (g->n == SLOW_K) {
+		g->mi = 0;
+		for (int i = 1; i < SLOW_K; i++)
+			if (g->c[i].v[SL_DUR] < g->c[g->mi].v[SL_DUR])
+				g->mi = i;
+	}
 }
 
 /* The stream's slowest calls into its local M_SLOW. */
@@ -2474,7 +2490,10 @@ again:
 		free(th->key);
 	}
 	for (size_t i = 0; i < c.fns.count; i++)
+	{
 		free(((struct fninfo *)dft_tmap_value(&c.fns, i))->fkey);
+		free(((struct fninfo *)dft_tmap_value(&c.fns, i))->sc);
+	}
 	for (size_t i = 0; i < c.npio; i++) {
 		size_t kn;
 		const char *k = dft_tmap_key(&loc.m[M_PROC], i, &kn);

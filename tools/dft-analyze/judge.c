@@ -1824,9 +1824,10 @@ judge(struct agg *a, struct run_info *ri, struct results *r)
 			f->wall_share = 1;
 		f->severity = band(f->wall_share);
 		/* the severity is what the user can save: the band of the
-		 * estimated saving, at least low when the time at stake is
-		 * (shown, at stake but not saved by the model); a model that
-		 * cannot estimate keeps the band of the time at stake */
+		 * estimated saving, but low when that is info and the time
+		 * at stake is medium or more (shown: at stake, not saved by
+		 * the model); a model that cannot estimate keeps the band of
+		 * the time at stake */
 		f->saving_share = fr(f->saving_s, den);
 		if (f->saving_share > 1)
 			f->saving_share = 1;
@@ -1834,7 +1835,7 @@ judge(struct agg *a, struct run_info *ri, struct results *r)
 			const char *sb = band(f->saving_share);
 
 			if (sev_score(sb) < sev_score(f->severity))
-				f->severity = sev_score(f->severity) > 1 &&
+				f->severity = sev_score(f->severity) > 2 &&
 					      sev_score(sb) < 2 ? "low" : sb;
 		}
 		if (cap && sev_score(f->severity) > 3)
