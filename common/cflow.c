@@ -459,18 +459,43 @@ tok_is(struct dft_cflow *c, CXToken t, const char *s)
 	return r;
 }
 
+static int constant_int(CXCursor cond, long long *v);
+
 static int
 always_true(CXCursor cond)
 {
+	long long v;
+
+	return constant_int(cond, &v) && v != 0;
+}
+
+/* the constant value of cond in *v; 0 when it has none */
+static int
+constant_int(CXCursor cond, long long *v)
+{
 	CXEvalResult r = clang_Cursor_Evaluate(cond);
-	int v = 0;
+	int ok = 0;
 
 	if (r) {
-		if (clang_EvalResult_getKind(r) == CXEval_Int)
-			v = clang_EvalResult_getAsLongLong(r) != 0;
+		if (clang_EvalResult_getKind(r) == CXEval_Int) {
+			*v = clang_EvalResult_getAsLongLong(r);
+			ok = 1;
+		}
 		clang_EvalResult_dispose(r);
 	}
-	return v;
+	return ok;
+}
+
+int
+dft_cflow_runs_once(CXCursor loop)
+{
+	struct dft_kids kd;
+	long long v;
+
+	if (clang_getCursorKind(loop) != CXCursor_DoStmt)
+		return 0;
+	dft_cflow_kids(loop, &kd);
+	return kd.n == 2 && constant_int(kd.v[1], &v) && v == 0;
 }
 
 int

@@ -80,4 +80,9 @@ int dft_cflow_cannot_complete(struct dft_cflow *c, CXCursor stmt);
  * return. */
 int dft_cflow_loop_forever(struct dft_cflow *c, CXCursor loop);
 
+/* 1 when loop is a do statement whose condition is a constant false
+ * ("do { ... } while (0)", the statement-like macro idiom): its body runs
+ * once, so it is no loop. */
+int dft_cflow_runs_once(CXCursor loop);
+
 #endif /* DFT_CFLOW_H */

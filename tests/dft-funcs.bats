@@ -430,3 +430,46 @@ main 2 Loader::Loader"
 	assert_line "c.c c"
 	assert_line "e.hpp cpp"
 }
+
+@test "a do { } while (0) or while (false) macro body is no loop; a do loop with a real condition is one" {
+	cd "$BATS_TEST_TMPDIR"
+	cat >once.c <<'SRC'
+#include <stdio.h>
+#include <stdlib.h>
+#define CHECK(x) do { if (!(x)) abort(); } while (0)
+FILE *open_log(const char *p)
+{
+	CHECK(p);
+	return fopen(p, "w");
+}
+int drain(FILE *f)
+{
+	int n = 0;
+	do {
+		n++;
+	} while (fgetc(f) != EOF);
+	return n;
+}
+SRC
+	cat >once.cpp <<'SRC'
+#include <cstdio>
+#include <cstdlib>
+#define CHECK(x) do { if (!(x)) std::abort(); } while (false)
+FILE *open_out(const char *p)
+{
+	CHECK(p);
+	CHECK(p[0]);
+	return std::fopen(p, "w");
+}
+SRC
+	run -0 --separate-stderr dft-funcs once.c once.cpp
+	echo "$output" >out
+	run -0 jq -r 'select(.type == "function") | "\(.name) \(.loops) \(.calls_in_loops | keys | join(","))"' out
+	assert_output "open_log 0 
+drain 1 fgetc
+open_out 0 "
+	# with no loop left, dft-cost sees the 1:1 fopen wrappers they are
+	run -0 bash -o pipefail -c "dft-cost out | jq -r 'select(.type == \"function\" or .decision) | \"\(.name) \(.decision.rule)\"'"
+	assert_line "open_log io-wrapper"
+	assert_line "open_out io-wrapper"
+}

@@ -644,9 +644,14 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 	case CXCursor_ClassDecl:
 	case CXCursor_StructDecl:
 		return;		/* local classes, GNU nested functions */
+	case CXCursor_DoStmt:
+		/* do { ... } while (0): a statement-like macro (an assert,
+		 * a swap), its body runs once */
+		if (dft_cflow_runs_once(c))
+			break;
+		/* fall through */
 	case CXCursor_ForStmt:
 	case CXCursor_WhileStmt:
-	case CXCursor_DoStmt:
 	case CXCursor_CXXForRangeStmt:
 		w->loops++;
 		w->loop_depth++;
