@@ -751,3 +751,30 @@ prog() {
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"metadata\") | \"\\(.severity) \\(.saving_s)\"'"
 	assert_output "info 0"
 }
+
+@test "the STDIO finding's time is its data path's, not the opens the files would cost through POSIX too: expensive creates are the metadata finding's" {
+	# tinyxml2's xmltest: 10 files created through fopen (5 ms each, a
+	# create after many unlinks), 50 fwrites of 100 bytes each, a
+	# flushing fclose
+	t="$BATS_TEST_TMPDIR/stdio.pfw"
+	{
+		ev main C_APP 0 100000
+		for i in $(seq 0 9); do
+			b=$((1000 + i * 9000))
+			ev fopen64 STDIO $b 5000 "\"fname\":\"/out/f$i.xml\",\"ret\":1"
+			for k in $(seq 0 49); do
+				ev fwrite STDIO $((b + 5100 + k * 10)) 1 "\"fname\":\"/out/f$i.xml\",\"ret\":100"
+			done
+			ev fclose STDIO $((b + 5700)) 20 "\"fname\":\"/out/f$i.xml\",\"ret\":0"
+		done
+	} >"$t"
+	# STDIO's data time: every STDIO call but the opens
+	want=$(jq -s -r '[.[] | select(.cat == "STDIO" and (.name | test("open") | not)) | .dur] | add' "$t")
+	[ "$want" = 700 ]
+	got() {
+		jq -r 'select(.type == "bottleneck") | "\(.rank) \(.class) \(.time_s * 1e6 | round)"' "$1"
+	}
+	split_same "$t" got 0.004 0.01
+	assert_line -n 0 --regexp "^1 metadata "
+	assert_line "2 stdio $want"
+}

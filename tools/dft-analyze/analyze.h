@@ -68,6 +68,8 @@ enum {
 	S_SMALL_R, S_SMALL_W, S_SMALL_RT, S_SMALL_WT,
 	S_SEQ_R, S_SEQ_W, S_CONS_R, S_CONS_W, S_RND_R, S_RND_W,
 	S_MISAL, S_ALIGN_CHECKED,
+	/* STDIO's calls, their data time (reads, writes, flushing closes,
+	 * syncs: not opens, stats or clean closes) and bytes */
 	S_STDIO_N, S_STDIO_T, S_STDIO_B,
 	S_SMALL_RB, S_SMALL_WB, S_RND_T, S_RND_B, S_MISAL_T, S_MISAL_B,
 	S_MISAL_SMALL_T, S_MISAL_PAGE_T, S_NONCONS_T, S_NONCONS_B,
