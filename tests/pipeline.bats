@@ -1266,15 +1266,18 @@ traced_throttled true 1"
 }
 
 @test "an overhead over the budget with nothing over TAU's limits: the hot wrapper is throttled by its estimated tracing cost, once" {
-	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsb" w n=1500000 out
+	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsb" w n=3000000 out
 	# put(): fwrite in a write-all loop (one fwrite a call; a 1:1 wrapper
 	# such as tinyxml2's XMLPrinter::Write is skipped by dft-cost's
 	# io-wrapper rule before any run), called $n times through a
 	# pointer: under TAU's call limit and around
 	# every I/O call, so neither TAU's throttle nor the event budget takes
-	# it; its tracing is most of the overhead (1.5 M calls: ~0.15 s of it,
-	# more than a slow untraced run on a loaded machine; with 300,000 one
-	# untraced run 3x slower than usual made the overhead -43.6 %)
+	# it; its tracing is most of the overhead (3 M calls: ~0.3 s of it, over
+	# twice the untraced run's ~0.13 s of CPU): the one timed run a side
+	# must be slower traced than untraced, so a stall of the untraced run
+	# as long as the tracing fails the test (with 300,000 calls one
+	# untraced run 3x slower than usual made the overhead -43.6 %; 1.5 M
+	# left ~0.15 s of margin)
 	mkdir -p "$app"
 	cat >"$app/app.c" <<'C'
 #include <stdio.h>
