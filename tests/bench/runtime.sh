@@ -243,8 +243,7 @@ echo "(main thread: its CPU, exec and loading included, the traced thread's shar
 proc "annotated, DFTRACER_ENABLE unset" p_plain p_off
 proc "annotated and traced (INC_METADATA=1, gzip)" p_plain p_traced
 proc "traced against annotated with tracing off" p_off p_traced
-echo "the same program living 5 ms longer (a writer thread started at the first record, as"
-echo "before, had time to run):"
+echo "the same program living 5 ms longer (time for the writer thread to run):"
 proc "annotated, DFTRACER_ENABLE unset" q_plain q_off
 proc "traced against annotated with tracing off" q_off q_traced
 echo "the same program starting 3 threads (a region around a write each) while"
