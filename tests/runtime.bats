@@ -507,9 +507,7 @@ EOF2
 	# calls (open, write, pwrite, lseek, read, fstat, close, chdir, on new
 	# files, aggregated small writes, a new thread whose first traced call
 	# is open); fopen/fwrite/fclose allocate for themselves: as many as
-	# untraced.  The runtime of before made 55 here (the writer thread's
-	# start at the first full buffer, pthread_create with every signal
-	# blocked, is not counted: no handler can interrupt it).  And inside its
+	# untraced.  The runtime of before made 55 here.  And inside its
 	# annotated calls: a function nesting itself 40 deep (more handles
 	# than a thread keeps spare), 25 UPDATEs a level (args past their
 	# first room), a named region, a metadata event, on three threads
@@ -898,7 +896,7 @@ thread_calls() {
 	awk -v p="$pid" '$1 == p && !/resumed>/ && !/^[0-9]+ +(\+\+\+|---|futex\()/' "$1" | wc -l
 }
 
-@test "start-up: a short process starts no thread; the traced thread makes the trace file, prefaults no buffer; its system calls are counted" {
+@test "start-up: the traced thread neither makes the trace file nor prefaults buffers; its system calls are counted" {
 	command -v strace >/dev/null || skip "no strace"
 	# untraced (DFTRACER_ENABLE unset: the library is loaded, does nothing)
 	DFTRACER_ENABLE= run -0 strace -f -qq -o "$W/u.log" "$B/modes" one data
@@ -906,19 +904,18 @@ thread_calls() {
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
 	echo "$output" | jq -e '.complete and .names.write == 1'
-	# one write of a byte, a few events: no writer thread (before: one,
-	# started at the first record to make the file), so the process
-	# stays single-threaded
-	! grep -E '^[0-9]+ +clone3?\(' "$W/t.log" || fail "a thread was started"
-	[ "$(awk '{ print $1 }' "$W/t.log" | sort -u | wc -l)" -eq 1 ] || fail "more than one thread"
 	local main create
 	main=$(awk 'NR == 1 { print $1 }' "$W/t.log")
+	# the file is made by the writer thread, not by the one that traces
 	create=$(grep -F "\"$f\"" "$W/t.log" | grep 'openat(' | awk '{ print $1 }')
-	[ "$create" = "$main" ] || fail "the trace file made by $create, not by the traced thread $main"
+	[ -n "$create" ] || fail "no openat of $f"
+	[ "$create" != "$main" ] || fail "the traced thread created the trace file"
 	# its directory exists: no mkdir; no buffer is faulted in up front
 	! grep -E '^[0-9]+ +mkdir(at)?\(' "$W/t.log" || fail "mkdir for an existing directory"
 	! grep -q MAP_POPULATE "$W/t.log" || fail "a buffer prefaulted (MAP_POPULATE)"
 	# The traced thread's extra calls, at most:
+	# ("one" sleeps 0.2 s before it exits, traced or not, so that the
+	# writer has run: a process that exits first writes its header itself)
 	#  5 init: getpid, uname (host), getcwd, getrlimit and mmap of the
 	#    descriptor table (the command line is read from memory, not
 	#    /proc/self/cmdline: 4 calls fewer);
@@ -928,14 +925,15 @@ thread_calls() {
 	#    the descriptor >= 900 the file will take over (fcntl F_DUPFD);
 	#  7 localtime for the start record's date (/etc/localtime: openat,
 	#    fstat x2, read x2, lseek, close);
-	#  4 the file and its header: openat, dup3 onto the descriptor, close,
-	#    writev (before: 9 to start a writer thread that did these);
-	#  3 exit: getpid, the last write, close.
+	#  9 pthread_create of the writer (signal masks x5, sigaction, stack
+	#    mmap and mprotect, clone3);
+	#  3 exit: getpid, the last write, close (the writer is let go, not
+	#    joined).
 	local u t
 	u=$(thread_calls "$W/u.log")
 	t=$(thread_calls "$W/t.log")
 	echo "untraced $u, traced $t"
-	[ $((t - u)) -le 27 ] || fail "the traced thread made $((t - u)) more system calls than untraced (at most 27)"
+	[ $((t - u)) -le 32 ] || fail "the traced thread made $((t - u)) more system calls than untraced (at most 32)"
 	# a trace directory that is not there yet is made
 	rm -f "$W"/traces/*
 	DFTRACER_LOG_FILE="$W/new/deeper/trace" run -0 "$B/modes" one data
@@ -1046,74 +1044,7 @@ EOF2
 	done
 }
 
-@test "exit: a thread's last piece of up to 32 KiB is stored by that thread while no writer thread runs" {
-	cat >"$W/texit.c" <<'EOF2'
-#include <fcntl.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <unistd.h>
-#include <dftracer/dftracer.h>
-static int n;
-static void *work(void *arg)
-{
-	(void)arg;
-	DFTRACER_C_REGION_START(work);
-	for (int i = 0; i < n; i++) {
-		int fd = open("data/t.bin", O_WRONLY | O_CREAT, 0600);
-
-		if (fd < 0 || write(fd, "x", 1) != 1)
-			exit(1);
-		close(fd);
-	}
-	DFTRACER_C_REGION_END(work);
-	return NULL;
-}
-int main(int argc, char **argv)
-{
-	pthread_t th;
-
-	(void)argc;
-	n = atoi(argv[1]);
-	DFTRACER_C_INIT(NULL, NULL, NULL);
-	DFTRACER_C_FUNCTION_START();
-	if (pthread_create(&th, NULL, work, NULL) != 0 || pthread_join(th, NULL) != 0)
-		return 1;
-	DFTRACER_C_FUNCTION_END();
-	DFTRACER_C_FINI();
-	return 0;
-}
-EOF2
-	cc -Wall -Wextra -Werror -pthread -o "$W/texit" "$W/texit.c" -I"$RT/include" \
-		-L"$RT/lib" -ldftracer_core -Wl,-rpath,"$RT/lib"
-	local m tp bytes btype
-	# every call an event: 50 calls of each kind, the thread's piece
-	# past the 16 KiB stored at exit, under 32 KiB
-	DFTRACER_THROTTLE_IO=0 run -0 "$W/texit" 50
-	f=$(the_trace)
-	run -0 python3 "$CHECK" "$f"
-	echo "$output" | jq -e '.complete and .tids == 2 and .names.write == 50 and .names.open == 50'
-	m=$(members "$f")
-	echo "members $m"
-	[ "$(gzip -dc "$f" | wc -c)" -eq \
-		"$(echo "$m" | tr ' ' '\n' | awk -F: '{ s += $2 } END { print s }')" ]
-	# header, the thread's piece, main's last piece
-	[ "$(echo "$m" | wc -w)" -eq 3 ] || fail "members: $m"
-	tp=$(echo "$m" | awk '{ print $2 }')
-	btype=${tp%%:*}
-	bytes=${tp##*:}
-	# the thread's lines (its tid), and only them
-	tid=$(body "$f" | jq -r 'select(.name == "work") | .tid')
-	h=$(echo "$m" | awk '{ split($1, a, ":"); print a[2] }')
-	gzip -dc "$f" | head -c $((h + ${tp##*:})) | tail -c "${tp##*:}" > "$W/piece"
-	[ "$(grep -c "\"tid\":$tid," "$W/piece")" -eq "$(wc -l < "$W/piece")" ] || fail "other lines in the thread's piece"
-	[ "$(gzip -dc "$f" | grep -c "\"tid\":$tid,")" -eq "$(wc -l < "$W/piece")" ] || fail "the thread's lines elsewhere"
-	[ "$bytes" -gt 16384 ] && [ "$bytes" -le 32768 ] ||
-		fail "a thread piece of $bytes bytes (wanted 16385-32768)"
-	# before: handed to a writer thread started for it, and deflated there
-	[ "$btype" -eq 0 ] || fail "the thread's piece of $bytes bytes deflated (block type $btype)"
-}
-
-@test "threads: their blocks, states and tables come from one mapping made at the first record; an exiting thread's block is written or handed to the writer as it is" {
+@test "threads: their blocks, states and tables come from one mapping made at the first record; an exiting thread's block goes to the writer as it is" {
 	command -v strace >/dev/null || skip "no strace"
 	run -0 strace -f -qq -e trace=mmap,munmap,madvise -o "$W/t.log" "$B/modes" threads data
 	f=$(the_trace)

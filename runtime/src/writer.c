@@ -9,8 +9,9 @@
  * lock, deflated as independent gzip members of whole lines when
  * compression is on, so a file cut short by a
  * crash or SIGKILL stays readable up to its last flush.  The file header
- * ("[" and the init records) is written, and the file created, by the
- * thread that records first; finalize appends the end event and "]".
+ * ("[" and the init records) is the writer's first job, so it always comes
+ * first; the writer creates the file then, off the traced thread;
+ * finalize appends the end event and "]".
  *
  * Internal I/O uses raw system calls, never the intercepted libc symbols.
  */
@@ -519,21 +520,13 @@ static uLong dft_crc32(const char *data, size_t len)
  * stored too: the exiting thread would deflate it while the process waits,
  * ~330,000 instructions and the first touch of zlib's window and hash for
  * the ~10 KB a 20 ms process leaves (lz4), for ~8 KB more in the file.
- * An exiting thread's last piece, while no writer thread runs, is stored
- * up to DFT_STORED_EXIT by that thread (tbuf_flush_async): starting the
- * writer for it (~75 us) and deflating it there (~330,000 instructions and
- * ~30 first page faults of zlib's state for the 27 KB of lz4 -d's output
- * thread) cost more than the ~24 KB it adds to the file.
  */
 #define DFT_STORED_MAX 4096u
 #define DFT_STORED_TAIL 16384u
-#define DFT_STORED_EXIT 32768u
 
 /* finalize: store pieces up to DFT_STORED_TAIL (a writer mid-job may see
  * it too: a stored member is as valid) */
 static atomic_int store_tail;
-/* pieces up to this are stored (tbuf_flush_stored); under file_lock */
-static size_t store_lim;
 
 static void stored_member(const char *data, size_t len)
 {
@@ -609,7 +602,7 @@ static void deflate_member(const char *data, size_t len)
 {
 	/* without a compressor every piece is stored (at most 65000
 	 * bytes: one stored block) */
-	if (len <= DFT_STORED_MAX || len <= store_lim ||
+	if (len <= DFT_STORED_MAX ||
 	    (len <= DFT_STORED_TAIL &&
 	     atomic_load_explicit(&store_tail, memory_order_relaxed)) ||
 	    z_make() != 0) {
@@ -689,34 +682,14 @@ void tbuf_flush_locked(struct dft_tbuf *b)
 	b->len = 0;
 }
 
-/* tbuf_flush_locked, its pieces stored up to DFT_STORED_EXIT */
-static void tbuf_flush_stored(struct dft_tbuf *b)
-{
-	if (b->len == 0)
-		return;
-	pthread_mutex_lock(&G.file_lock);
-	store_lim = DFT_STORED_EXIT;
-	out_write(b->data, b->len);
-	store_lim = 0;
-	pthread_mutex_unlock(&G.file_lock);
-	b->len = 0;
-}
-
 /*
  * The background writer: a full thread buffer is handed over as a job and
  * the thread goes on with a fresh block, so deflate runs off the traced
  * thread.  At most two jobs wait; past that the thread waits for the
  * writer (bounded memory; order kept: a thread's blocks are written in
- * the order it filled them).  Started at the first full buffer (or the
- * first exiting thread's piece too long to store), not before: a process
- * that writes less never has a second thread.  The thread that records
- * first creates the trace file and writes the header itself
- * (write_header): on this 2-CPU virtual machine a new thread first ran
- * ~200 us after pthread_create (~75 us on the traced thread) and its
- * openat took ~0.9 ms where the traced thread's took ~40 us, a short
- * process's finalize then waited for it, and once a process has a second
- * thread libc locks every stdio call and malloc for the rest of its
- * life.  After fork the child starts its own.
+ * the order it filled them).  Started at the first record, whose header
+ * is its first job: it creates the trace file (trace_create) while the
+ * program goes on; after fork the child starts its own.
  */
 struct dft_job {
 	char *data;
@@ -738,6 +711,11 @@ static struct {
 	.work = PTHREAD_COND_INITIALIZER,
 	.done = PTHREAD_COND_INITIALIZER,
 };
+
+/* the header's job (queue_copy), when it fits */
+static struct dft_job hdr_job;
+static char hdr_data[16384];
+static int hdr_busy;
 
 /* A job head, from the unused ones or dft_perm (no malloc: flushes
  * happen inside intercepted calls).  Caller holds W.lock. */
@@ -766,12 +744,14 @@ static void job_free(struct dft_job *j)
 static void job_done_locked(struct dft_job *j)
 {
 	W.pending--;
-	if (j->cap && W.nspare < 2) {
+	if (j == &hdr_job) {
+		hdr_busy = 0;
+	} else if (j->cap && W.nspare < 2) {
 		j->next = W.spare;
 		W.spare = j;
 		W.nspare++;
 	} else {
-		job_free(j);	/* a block without a buffer, or a spare too many */
+		job_free(j);	/* a copy (queue_copy), or a spare too many */
 	}
 }
 
@@ -914,13 +894,6 @@ static int tbuf_flush_async(struct dft_tbuf *b, int last)
 	pthread_mutex_lock(&W.lock);
 	if (W.failed || W.stop)
 		goto inline_write;
-	/* an exiting thread's last piece while no writer runs: stored by
-	 * that thread when it is short enough (DFT_STORED_EXIT) */
-	if (last && !W.started && b->len <= DFT_STORED_EXIT) {
-		pthread_mutex_unlock(&W.lock);
-		tbuf_flush_stored(b);
-		return -1;
-	}
 	/* back-pressure: wait rather than write past the queued jobs.  A
 	 * finalize or exec may stop the writer meanwhile (writer_take): then
 	 * write inline, never start a writer after the stop (it would find
@@ -969,6 +942,44 @@ inline_write:
 	pthread_mutex_unlock(&W.lock);
 	tbuf_flush_locked(b);
 	return -1;
+}
+
+/* Hands a copy of b's data to the writer (the header: the thread keeps
+ * its block, and a short process never needs a second one).  Caller holds
+ * b->lock. */
+static void queue_copy(struct dft_tbuf *b)
+{
+	struct dft_job *j;
+
+	if (b->len == 0)
+		return;
+	pthread_mutex_lock(&W.lock);
+	if (W.failed || W.stop || writer_start_locked() != 0)
+		goto inline_write;
+	if (!hdr_busy && b->len <= sizeof(hdr_data)) {
+		/* static: the writer frees nothing it did not allocate */
+		j = &hdr_job;
+		j->data = hdr_data;
+		hdr_busy = 1;
+	} else {
+		j = job_new_locked();
+		if (!j)
+			goto inline_write;
+		if (!(j->data = blk_alloc(b->len, 0))) {
+			job_free(j);
+			goto inline_write;
+		}
+	}
+	memcpy(j->data, b->data, b->len);
+	j->len = b->len;
+	j->cap = 0;	/* not a block */
+	b->len = 0;
+	writer_enqueue_locked(j);
+	pthread_mutex_unlock(&W.lock);
+	return;
+inline_write:
+	pthread_mutex_unlock(&W.lock);
+	tbuf_flush_locked(b);
 }
 
 /* Every queued job written (by the caller, if the writer has not taken
@@ -1022,8 +1033,10 @@ void writer_reset_child(void)
 	pthread_cond_init(&W.done, NULL);
 	for (j = W.head; j; j = n) {
 		n = j->next;
-		job_free(j);
+		if (j != &hdr_job)
+			job_free(j);
 	}
+	hdr_busy = 0;
 	W.head = W.tail = NULL;
 	W.pending = 0;
 	W.started = 0;
@@ -1608,12 +1621,10 @@ static void mkdir_parents(const char *path)
 /*
  * The trace's name, fixed at the first record (absolute: the program may
  * chdir before the file is made).  The file itself is created by the
- * first write (trace_create), the header's, right after.  (It was made by
- * the background writer to overlap the program: creating a file can cost
- * 0.1-1.5 ms of system time on ext4 without a journal, whose inode
- * allocator skips recently deleted inodes; but on this 2-CPU machine the
- * writer's openat took ~0.9 ms against ~40 us on the traced thread, and
- * the thread cost more than it saved: see tbuf_flush_async.)
+ * first write (trace_create), in the background writer: creating a file
+ * cost 0.1-1.5 ms of system time on this ext4 (its inode allocator skips
+ * recently deleted inodes), the largest part of a short traced process's
+ * cost, and it now overlaps the program instead of delaying it.
  */
 static void trace_name(void)
 {
@@ -1787,10 +1798,9 @@ static void write_header(void)
 			ev_hash(t, "cwd", cwd->hash);
 	}
 	ev_end(t, args);
-	/* written now, by this thread, which creates the file (the writer
-	 * thread starts at the first full buffer: see tbuf_flush_async) */
+	/* the writer's first job: it creates the file and writes this */
 	tb_lock(t->buf);
-	tbuf_flush_locked(t->buf);
+	queue_copy(t->buf);
 	tb_unlock(t->buf);
 }
 
