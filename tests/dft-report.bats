@@ -163,6 +163,30 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	refute_output --partial "GB/s"
 }
 
+@test "a candidate is reported against the configuration timed beside it, not iteration 0's old median" {
+	# iteration 0 timed at 0.106 s; the machine then slowed down: the loop
+	# timed the accepted configuration again next to each candidate
+	printf '%s\n' \
+		'{"type":"iteration","v":2,"iteration":0,"kind":"baseline","change":"baseline","applied":[],"bottlenecks":["small_write_pct:app"],"new":[],"resolved":[],"raw_write_rate_gbs":0.02,"completion_s":0.106,"samples":{"median_s":0.106,"spread_pct":20,"runs":5},"test":null,"verdict":null,"status":"baseline","reason":null}' \
+		'{"type":"iteration","v":2,"iteration":1,"kind":"L2","change":"applying L2 a","applied":[],"new":[],"resolved":[],"raw_write_rate_gbs":0.09,"completion_s":0.202,"samples":{"median_s":0.202,"spread_pct":18,"runs":5},"test":{"p":0.84,"significant":false,"pct":3.4,"before_s":0.195},"verdict":"unchanged","status":"rolled_back","reason":"no significant gain"}' \
+		'{"type":"iteration","v":2,"iteration":2,"kind":"L2","change":"applying L2 b","applied":[],"new":[],"resolved":[],"raw_write_rate_gbs":0.05,"completion_s":0.150,"samples":{"median_s":0.150,"spread_pct":10,"runs":5},"test":{"p":0.0079,"significant":true,"pct":-40,"before_s":0.250},"verdict":"improved","status":"accepted","reason":null}' \
+		'{"type":"iteration","v":2,"iteration":3,"kind":"L2","change":"applying L2 c","applied":[],"new":[],"resolved":[],"raw_write_rate_gbs":0.07,"completion_s":0.120,"samples":{"median_s":0.120,"spread_pct":10,"runs":5},"test":{"p":0.0079,"significant":true,"pct":-25,"before_s":0.160},"verdict":"improved","status":"accepted","reason":null}' \
+		>"$BATS_TEST_TMPDIR/it.ndjson"
+	run -0 dft-report -o "$BATS_TEST_TMPDIR/it.md" "$BATS_TEST_TMPDIR/it.ndjson"
+	local f=$BATS_TEST_TMPDIR/it.md b a ratio c0
+	run -0 grep -c '^| 1 | .* | +3.4 % against 0.195 s, p = 0.84 (not significant) | ' "$f"
+	run -0 grep -c '^| 3 | .* | -25.0 % against 0.160 s, p = 0.0079 | accepted' "$f"
+	# each result line compares the two medians the test compared
+	while read -r it b a; do
+		run -0 grep -c "^- Result: .*(completion $(printf '%.3f s → %.3f s' "$b" "$a"), timed side by side, verdict " "$f"
+	done < <(jq -r 'select(.iteration > 0) | "\(.iteration) \(.test.before_s) \(.completion_s)"' "$BATS_TEST_TMPDIR/it.ndjson")
+	# the summary chains the accepted steps' own ratios up to the best (iteration 3)
+	ratio=$(jq -s '[.[] | select(.status == "accepted") | .completion_s / .test.before_s] | reduce .[] as $r (1; . * $r)' "$BATS_TEST_TMPDIR/it.ndjson")
+	c0=$(jq -s '.[0].completion_s' "$BATS_TEST_TMPDIR/it.ndjson")
+	run -0 grep -c "^| Observed completion improvement | $(awk -v r="$ratio" -v c="$c0" 'BEGIN { printf "%+.1f %% (%.3f s → %.3f s", (1 - r) * 100, c, c * r }'), each step timed side by side) |$" "$f"
+	refute_output --partial "0.106 s → 0.120 s"
+}
+
 @test "option combinations are checked before any work" {
 	checklist_usage_error dft-report "--html and --no-html exclude each other" --html x.html --no-html
 	checklist_bad_value dft-report --workspace "$BATS_TEST_TMPDIR/nope" "a directory"
