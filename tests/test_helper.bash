@@ -267,3 +267,18 @@ hits = sum(1 for c in splits if abs(sum(c) - e) >= abs(w - e) - 1e-9)
 print('%.6g' % (hits / len(splits)))
 PY
 }
+
+# box_lines: the lines of dft-pipeline's annotation box in the output on
+# stdin, each line the box wrapped (its rest indented by two) joined again.
+box_lines() {
+	sed -n 's/^│ \(.*\)│$/\1/p' | sed 's/ *$//' |
+		awk 'NR > 1 && /^  / { sub(/^ +/, ""); line = line " " $0; next }
+			NR > 1 { print line } { line = $0 } END { if (NR) print line }'
+}
+
+# box_too_wide: the box lines on stdin wider than 100 columns (the box wraps
+# at 96 plus its frame) that hold a space, where the box could have wrapped.
+box_too_wide() {
+	LC_ALL=C awk '/^(│|┌|└|├)/ { c = $0; gsub(/[\200-\277]/, "", c)
+		if (length(c) > 100 && substr(c, 3, length(c) - 4) ~ /[^ ] +[^ ]/) print }'
+}
