@@ -284,12 +284,42 @@ offline() {
 caveat"
 }
 
+@test "the strategy that saves the largest part of a metadata finding's time comes first" {
+	# many tiny files (B1) against repeated stats of a few files (B2), the
+	# parts as dft-analyze writes them in evidence.parts
+	printf '%s\n' \
+		'{"type":"bottleneck","v":4,"id":"B1","rank":1,"metric":"metadata_time_share","class":"metadata","layer":"posix","view":"app","scope":"all","value":0.95,"score":5,"label":"critical","bottleneck":true,"component":"io","insight":"P17","source":"drishti","functions":[],"forced":false,"evidence":{"parts":{"small_files":{"files":256,"directories":1,"time_s":0.2425,"saving_s":0.2416},"repeated":{"calls":3,"saving_s":0.0001},"not_saved":{"time_s":0.0146}}}}' \
+		'{"type":"bottleneck","v":4,"id":"B2","rank":2,"metric":"metadata_time_share","class":"metadata","layer":"posix","view":"app","scope":"all","value":0.6,"score":4,"label":"high","bottleneck":true,"component":"io","insight":"P17","source":"drishti","functions":[],"forced":false,"evidence":{"parts":{"repeated":{"calls":900,"saving_s":0.05},"not_saved":{"time_s":0.01}}}}' \
+		>"$BATS_TEST_TMPDIR/b.ndjson"
+	local id want
+	for id in B1 B2; do
+		# one finding a run (the papers of a class are cited once a run)
+		jq -c --arg id "$id" 'select(.id == $id)' "$BATS_TEST_TMPDIR/b.ndjson" >"$BATS_TEST_TMPDIR/in"
+		offline "$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/out.$id" 2>"$BATS_TEST_TMPDIR/err" ||
+			fail "dft-papers exited $?: $(cat "$BATS_TEST_TMPDIR/err")"
+		# the catalogue's metadata L1 strategies, those saving a part of
+		# this finding first (largest saving first), those naming a part it
+		# does not have last, catalogue order otherwise
+		want=$(jq -r -s --arg id "$id" --slurpfile b "$BATS_TEST_TMPDIR/b.ndjson" '
+			($b[] | select(.id == $id) | .evidence.parts) as $parts
+			| [to_entries[] | .value as $s | select($s.type == "strategy" and $s.class == "metadata" and $s.level == "L1")
+			   | ($parts[$s.addresses // ""].saving_s // 0) as $sv
+			   | {id: $s.id, k: [(if $s.addresses == null then -1 elif $sv > 0 then -2 else 0 end), - $sv, .key]}]
+			| sort_by(.k) | .[:3][] | .id' "$REPO/share/dft/proposals.ndjson")
+		run -0 jq -r --arg id "$id" 'select(.type == "proposal" and .bottleneck == $id and .level == "L1") | .strategy' "$BATS_TEST_TMPDIR/out.$id"
+		assert_output "$want"
+	done
+	run -0 jq -r -s 'map(select(.type == "proposal" and .level == "L1" and .rank == 1)) | map("\(.bottleneck) \(.strategy)") | join(",")' \
+		"$BATS_TEST_TMPDIR/out.B1" "$BATS_TEST_TMPDIR/out.B2"
+	assert_output "B1 metadata.L1.fewer_files,B2 metadata.L1.cache"
+}
+
 @test "--learn stores verdicts and later runs rank what worked first" {
 	local s="$BATS_TEST_TMPDIR/store.ndjson"
 	# without a store the catalogue order holds: caching stat results first
 	run -0 bash -o pipefail -c "$(declare -f offline); offline --store '$s' '$P/bottlenecks.ndjson' 2>/dev/null |
 		jq -r 'select(.type==\"proposal\" and .bottleneck==\"B2\" and .level==\"L1\") | .strategy'"
-	assert_output "$(printf 'metadata.L1.cache\nmetadata.L1.open_once')"
+	assert_output "$(printf 'metadata.L1.cache\nmetadata.L1.open_once\nmetadata.L1.fewer_files')"
 	# the second L1 strategy was applied and the run improved
 	offline --store "$s" "$P/bottlenecks.ndjson" 2>/dev/null |
 		jq -c 'select(.type=="proposal" and .strategy=="metadata.L1.open_once") | .applied = true' >"$BATS_TEST_TMPDIR/p"

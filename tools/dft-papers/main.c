@@ -517,8 +517,35 @@ learned_json(const struct learn_count *lc, const char *ctxkey)
 struct ranked {
 	const struct strategy *s;
 	int net, order;
+	int fit;	/* 2 saves a part of this finding, 1 unknown, 0 none */
+	double fit_saving_s;
 	const struct learn_count *lc;
 };
+
+/*
+ * How well a strategy fits the finding: a strategy that names the part of
+ * the time it saves ("addresses", a key of dft-analyze's evidence.parts)
+ * fits when that part saves something in this finding and does not when it
+ * saves nothing; without either side's word it is unknown.  The demo's
+ * 256 tiny files are 94 % of their metadata time and the repeated stats 0.1
+ * %: "cache stat and existence checks" first would point the user at the
+ * wrong code.
+ */
+static int
+strategy_fit(const struct strategy *s, json_object *b, double *saving_s)
+{
+	const char *part = dft_json_str(s->rec, "addresses", NULL);
+	json_object *parts = dft_json_path(b, "evidence.parts"), *p;
+
+	*saving_s = 0;
+	if (part == NULL || parts == NULL ||
+	    !json_object_is_type(parts, json_type_object))
+		return 1;
+	if (!json_object_object_get_ex(parts, part, &p))
+		return 0;
+	*saving_s = dft_json_double(p, "saving_s", 0);
+	return *saving_s > 0 ? 2 : 0;
+}
 
 static int
 ranked_cmp(const void *a, const void *b)
@@ -527,6 +554,11 @@ ranked_cmp(const void *a, const void *b)
 	int gx = x->net > 0 ? 0 : x->net == 0 ? 1 : 2;
 	int gy = y->net > 0 ? 0 : y->net == 0 ? 1 : 2;
 
+	/* what this finding's own time says first, then what was learned */
+	if (x->fit != y->fit)
+		return y->fit - x->fit;
+	if (x->fit_saving_s != y->fit_saving_s)
+		return x->fit_saving_s < y->fit_saving_s ? 1 : -1;
 	if (gx != gy)
 		return gx - gy;
 	if (x->net != y->net)
@@ -648,6 +680,7 @@ emit_proposals(struct state *st, json_object *b, const struct bclass *bc,
 			rk[n].s = s;
 			rk[n].order = i;
 			rk[n].net = strat_net(st, s, &rk[n].lc);
+			rk[n].fit = strategy_fit(s, b, &rk[n].fit_saving_s);
 			n++;
 		}
 		qsort(rk, (size_t)n, sizeof(*rk), ranked_cmp);
