@@ -174,6 +174,8 @@ PROF
 }
 
 @test "--profile: functions around no I/O over the event budget are skipped, the least called kept; functions around I/O never" {
+	# (--event-margin 0 here and in the next two: the budget's
+	# arithmetic; the margin has its own test)
 	# 40 I/O events; budget (1.5 - 1) x 40 = 20 events, minus the 11 of
 	# the functions around I/O (put 10, load 1): 9 left for the others,
 	# least called first: main (1), rare (2) and mid (5) fit, hot (100)
@@ -189,7 +191,7 @@ PROF
 	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
 {"type":"summary","v":2,"functions":[{"name":"write","cat":"POSIX","io_cat":"write","count":38,"time_s":0.1},{"name":"read","cat":"POSIX","io_cat":"read","count":2,"time_s":0.1},{"name":"put","cat":"C_APP","io_cat":"app","count":10,"time_s":0.1,"io_calls":38},{"name":"load","cat":"C_APP","io_cat":"app","count":1,"time_s":0.1,"io_calls":2},{"name":"main","cat":"C_APP","io_cat":"app","count":1,"time_s":1,"io_calls":0},{"name":"rare","cat":"C_APP","io_cat":"app","count":2,"time_s":0.1,"io_calls":0},{"name":"mid","cat":"C_APP","io_cat":"app","count":5,"time_s":0.1,"io_calls":0},{"name":"hot","cat":"C_APP","io_cat":"app","count":100,"time_s":0.1,"io_calls":0},{"name":"start","cat":"dftracer","io_cat":"none","count":1,"time_s":0}]}
 PROF
-	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	dft-cost --event-margin 0 --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
 	run -0 decisions "$BATS_TEST_TMPDIR/out"
 	assert_output "put true score
 load true score
@@ -201,20 +203,20 @@ main true main"
 	assert_output "called 100 times in the profile (100 events), around no I/O call: over the event budget (1.5 events per I/O event, 40 I/O events)"
 	# a tighter budget (1.2 x 40 = 8 extra, all taken by the functions
 	# around I/O) skips every other one but main
-	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
+	run -0 bash -o pipefail -c "dft-cost --event-margin 0 --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
 	assert_output "put
 load
 main"
 	# 0, --no-rule, and a profile without io_calls: nothing by volume
-	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 0 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	run -0 bash -o pipefail -c "dft-cost --event-margin 0 --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 0 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
 	assert_output ""
-	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --no-rule profile-volume '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	run -0 bash -o pipefail -c "dft-cost --event-margin 0 --profile '$BATS_TEST_TMPDIR/prof' --no-rule profile-volume '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
 	assert_output ""
 	sed 's/,"io_calls":[0-9]*//g' "$BATS_TEST_TMPDIR/prof" >"$BATS_TEST_TMPDIR/prof0"
-	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof0' '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
+	run -0 bash -o pipefail -c "dft-cost --event-margin 0 --profile '$BATS_TEST_TMPDIR/prof0' '$BATS_TEST_TMPDIR/f' | jq -r 'select(.decision.rule == \"profile-volume\") | .name'"
 	assert_output ""
 	# a function around I/O is not throttled by TAU's rule either
-	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --throttle-calls 5 --throttle-us 1000000 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"put\") | .decision.rule'"
+	run -0 bash -o pipefail -c "dft-cost --event-margin 0 --profile '$BATS_TEST_TMPDIR/prof' --throttle-calls 5 --throttle-us 1000000 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"put\") | .decision.rule'"
 	assert_output score
 	checklist_bad_value dft-cost --event-ratio 0.5 "0 or a number >= 1"
 }
@@ -236,7 +238,7 @@ main"
 	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
 {"type":"summary","v":6,"functions":[{"name":"fwrite","cat":"STDIO","io_cat":"write","count":34000,"events":100,"time_s":0.2},{"name":"fopen","cat":"STDIO","io_cat":"metadata","count":10,"events":10,"time_s":0.1},{"name":"put","cat":"C_APP","io_cat":"app","count":3000,"events":20,"time_s":0.3,"io_calls":34000,"io_time_s":0.2},{"name":"load","cat":"C_APP","io_cat":"app","count":10,"events":10,"time_s":0.2,"io_calls":10,"io_time_s":0.1},{"name":"rare","cat":"C_APP","io_cat":"app","count":2,"events":2,"time_s":0.1,"io_calls":0},{"name":"mid","cat":"C_APP","io_cat":"app","count":500,"events":20,"time_s":0.1,"io_calls":0},{"name":"walk","cat":"C_APP","io_cat":"app","count":3000,"events":150,"time_s":0.1,"io_calls":0},{"name":"tau","cat":"C_APP","io_cat":"app","count":200000,"events":15,"time_s":0.01,"io_calls":0},{"name":"main","cat":"C_APP","io_cat":"app","count":1,"events":1,"time_s":1,"io_calls":0},{"name":"start","cat":"dftracer","io_cat":"none","count":1,"events":1,"time_s":0}]}
 PROF
-	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	dft-cost --event-margin 0 --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
 	run -0 decisions "$BATS_TEST_TMPDIR/out"
 	assert_output "put true score
 load true score
@@ -274,7 +276,7 @@ main true main"
 	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
 {"type":"summary","v":3,"functions":[{"name":"write","cat":"POSIX","io_cat":"write","count":16,"time_s":0.5},{"name":"lseek","cat":"POSIX","io_cat":"metadata","count":16,"time_s":0.01},{"name":"unlink","cat":"POSIX","io_cat":"metadata","count":1,"time_s":0.3},{"name":"close","cat":"POSIX","io_cat":"metadata","count":4,"time_s":0.01},{"name":"stat","cat":"POSIX","io_cat":"metadata","count":3,"time_s":0.001},{"name":"xfer","cat":"C_APP","io_cat":"app","count":16,"time_s":0.52,"io_calls":32,"io_time_s":0.51},{"name":"del","cat":"C_APP","io_cat":"app","count":1,"time_s":0.3,"io_calls":1,"io_time_s":0.3},{"name":"shut","cat":"C_APP","io_cat":"app","count":4,"time_s":0.01,"io_calls":4,"io_time_s":0.01},{"name":"look","cat":"C_APP","io_cat":"app","count":3,"time_s":0.001,"io_calls":3,"io_time_s":0.001},{"name":"rare","cat":"C_APP","io_cat":"app","count":2,"time_s":0.1,"io_calls":0,"io_time_s":0},{"name":"main","cat":"C_APP","io_cat":"app","count":1,"time_s":1,"io_calls":0,"io_time_s":0},{"name":"start","cat":"dftracer","io_cat":"none","count":1,"time_s":0},{"name":"end","cat":"dftracer","io_cat":"none","count":1,"time_s":0}]}
 PROF
-	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	dft-cost --event-margin 0 --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
 	run -0 decisions "$BATS_TEST_TMPDIR/out"
 	assert_output "xfer true score
 del true score
@@ -298,12 +300,55 @@ main true main"
 	assert_output "called 4 times in the profile (4 events) around 4 I/O calls (0.010000 s), less I/O time than the functions kept: over the event budget (1.5 events per I/O event, 40 I/O events); its I/O goes to a traced caller"
 	# a budget that cannot hold xfer (1.2 x 40: 8 events, 2 of them
 	# start/end, 1 main) keeps every function around I/O, as before
-	run -0 bash -o pipefail -c "dft-cost --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
+	run -0 bash -o pipefail -c "dft-cost --event-margin 0 --profile '$BATS_TEST_TMPDIR/prof' --event-ratio 1.2 '$BATS_TEST_TMPDIR/f' | jq -r 'select(.type == \"function\" and .decision.annotate) | .name'"
 	assert_output "xfer
 del
 shut
 look
 main"
+}
+
+@test "--event-margin: the budget is for a run with a fifth fewer I/O records than the profile's; 0 is the profile's own" {
+	# 200 I/O events (fwrite's 160 records, fopen's 40); the re-annotated
+	# run may hold fewer (a skipped function's aggregated records join
+	# its caller's: tinyxml2's 360 were 315). Budget (1.5 - 1) x 200 x
+	# (1 - 0.2) = 80, less main's and the tracer's 3: 77. put (20) and
+	# wrap (30) around I/O, then rare (2): 52; walk's 40 do not fit. With
+	# no margin (97) walk fits, and a run with 160 I/O records would hold
+	# 3 + 92 + 160 = 255 events, over 1.5 x 160 = 240
+	{
+		fn put put '{"fwrite":1}' 1 0 0 60
+		fn wrap wrap '{"fwrite":1}' 1 0 0 60
+		for f in rare walk; do fn $f $f '{"memcpy":1}' 1 1 0 60 | jq -c '.loops = 1'; done
+		fn main main '{"put":1}' 1 0 0 60 | jq -c '.is_entry = true'
+	} >"$BATS_TEST_TMPDIR/f"
+	cat >"$BATS_TEST_TMPDIR/prof" <<PROF
+{"type":"summary","v":6,"functions":[{"name":"fwrite","cat":"STDIO","io_cat":"write","count":34000,"events":160,"time_s":0.2},{"name":"fopen","cat":"STDIO","io_cat":"metadata","count":40,"events":40,"time_s":0.1},{"name":"put","cat":"C_APP","io_cat":"app","count":3000,"events":20,"time_s":0.3,"io_calls":30000,"io_time_s":0.2},{"name":"wrap","cat":"C_APP","io_cat":"app","count":500,"events":30,"time_s":0.2,"io_calls":4040,"io_time_s":0.1},{"name":"rare","cat":"C_APP","io_cat":"app","count":2,"events":2,"time_s":0.1,"io_calls":0},{"name":"walk","cat":"C_APP","io_cat":"app","count":3000,"events":40,"time_s":0.1,"io_calls":0},{"name":"main","cat":"C_APP","io_cat":"app","count":1,"events":1,"time_s":1,"io_calls":0},{"name":"start","cat":"dftracer","io_cat":"none","count":1,"events":1,"time_s":0},{"name":"end","cat":"dftracer","io_cat":"none","count":1,"events":1,"time_s":0}]}
+PROF
+	# kept: "fits" when the kept functions, the fixed events and a fifth
+	# fewer I/O records are within 1.5 x those records; est_events
+	kept() {
+		jq -r -s '
+		(.[0].functions) as $p | (.[1:] | map(select(.type == "function" and .decision.annotate) | .name)) as $k
+		| ([$p[] | select(.io_cat != "app" and .io_cat != "none") | .events] | add * 0.8) as $io
+		| ([$p[] | select(.io_cat == "none" or (.name | IN($k[]))) | .events] | add) as $rest
+		| "\($k | join(" ")) \(if $io + $rest <= 1.5 * $io then "fits" else "over" end) \(.[-2].est_events)"' \
+			"$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/out"
+	}
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 kept
+	assert_output "put wrap rare main fits 53"
+	run -0 jq -r 'select(.name == "walk") | .decision.reason' "$BATS_TEST_TMPDIR/out"
+	assert_output "called 3000 times in the profile (40 events), around no I/O call: over the event budget (1.5 events per I/O event, 200 I/O events less a 20 % margin)"
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" --event-margin 0 "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 kept
+	assert_output "put wrap rare walk main over 93"
+	# a margin of a half: 50 - 3 = 47: wrap (30) no longer fits after put
+	dft-cost --profile "$BATS_TEST_TMPDIR/prof" --event-margin 0.5 "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 jq -r 'select(.name == "wrap") | .decision.reason' "$BATS_TEST_TMPDIR/out"
+	assert_output "called 500 times in the profile (30 events) around 4040 I/O calls (0.100000 s), less I/O time than the functions kept: over the event budget (1.5 events per I/O event, 200 I/O events less a 50 % margin); its I/O goes to a traced caller"
+	checklist_bad_value dft-cost --event-margin 1 "a number from 0 to 0.9"
+	checklist_bad_value dft-cost --event-margin -0.1 "a number from 0 to 0.9"
 }
 
 @test "--overhead-profile: the costliest functions are skipped until the estimate is within the budget, those around I/O only when the others cannot make it" {

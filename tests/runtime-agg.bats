@@ -9,6 +9,9 @@ load test_helper
 
 RT="$REPO/runtime/build"
 CHECK="$REPO/tests/fixtures/runtime/check_trace.py"
+# the complete events of a function nearly always short before the throttle
+# folds it (its early decision)
+EARLY=$(throttle_early) || exit 1
 
 setup_file() {
 	make_locked -s -C "$REPO/runtime" all >/dev/null
@@ -224,7 +227,7 @@ setup() {
 	cd "$W"
 	head -c $((64 * 32768)) /dev/zero >data/in.bin
 	export DFTRACER_ENABLE=1 DFTRACER_INC_METADATA=1 DFTRACER_DATA_DIR="$W/data"
-	# the throttle decides after 100 calls (its early rule: every call counts
+	# the throttle decides after $EARLY calls (its early rule: every call counts
 	# as short; the limit of 200 is never reached), so which
 	# calls are aggregated does not depend on the machine's speed
 	export DFTRACER_THROTTLE_CALLS=200 DFTRACER_THROTTLE_US=1000000
@@ -329,9 +332,11 @@ view() {
 	t=$(jq -s 'map(select((.cat == "POSIX" or .cat == "STDIO") and (.ph == "X" or .ph == "C")) |
 	    if .ph == "C" then .args.dur_sum else .dur end) | add' "$W/b.ndjson")
 	jq -s -e --argjson t "$t" 'map(select(.type == "summary"))[0].io.time_s * 1e6 | . - $t | fabs < 0.5' "$W/b.out"
-	# a dft-split with small chunks changes nothing, time included
-	run -0 dft-split -s 0.02 -o "$W/split" "$b"
-	[ "$(ls "$W"/split/*.pfw.gz | wc -l)" -gt 2 ]
+	# a dft-split into chunks of a quarter of the trace's text changes
+	# nothing, time included
+	mb=$(gzip -dc "$b" | wc -c | awk '{ printf "%.6f", $1 / 4 / 1e6 }')
+	run -0 dft-split -s "$mb" -o "$W/split" "$b"
+	[ "$(ls "$W"/split/*.pfw.gz | wc -l)" -gt 2 ] || fail "$(ls -l "$W"/split)"
 	dft-analyze --all -c "$W/thr.conf" "$W"/split/*.pfw.gz >"$W/s.out" ||
 		fail "dft-analyze split: status $?"
 	view "$W/s.out" >"$W/s.view"
@@ -369,7 +374,7 @@ view() {
 	n=2000
 	t=$(run_traced 1 "$n" names)
 	# calls per name: complete events plus the dft_cnt of the aggregated
-	# records (the throttle folds all three after 100 calls)
+	# records (the throttle folds all three after $EARLY calls)
 	run -0 bash -o pipefail -c "$(declare -f body); body '$t' | jq -s -r 'map(select(.cat == \"C_APP\")) |
 	  group_by(.name) | map(\"\\(.[0].name) \\(map(if .ph == \"C\" then .args.dft_cnt else 1 end) | add) \\(map(select(.ph == \"C\")) | length > 0)\") | .[]'"
 	assert_output "$(printf '%s\n' "even_fn $((n / 2)) true" "lit_fn $n true" "odd_fn $((n / 2)) true")"
@@ -431,7 +436,7 @@ fns() {
 	mkdir -p "$W/1"
 	DFTRACER_THROTTLE_IO=1 DFTRACER_LOG_FILE="$W/1/t" "$B/agg" "$n" refork ||
 		fail "agg: status $?"
-	# the parent's trace aggregates its fwrites (past 100), the child's has
+	# the parent's trace aggregates its fwrites (past $EARLY), the child's has
 	# one event per call: the parent's hot-path caches were dropped
 	calls() {
 		body "$1" | jq -s -r 'map(select(.name == "fwrite")) |
@@ -451,9 +456,9 @@ fns() {
 	mkdir -p "$W/1"
 	run -0 env DFTRACER_THROTTLE_IO=1 DFTRACER_LOG_FILE="$W/1/t" "$B/agg" "$n" errno
 	assert_output 0
-	# most of both kinds were aggregated (past 100: every call short)
+	# most of both kinds were aggregated (past $EARLY: every call short)
 	run -0 bash -o pipefail -c "$(declare -f body); body '$W'/1/t-*.pfw.gz | jq -s -r '[map(select(.ph == \"C\" and (.name == \"write\" or .name == \"pwrite\"))) | group_by(.name)[] | \"\\(.[0].name) \\(map(.args.dft_cnt) | add)\"] | .[]'"
-	assert_output "$(printf 'pwrite %d\nwrite %d\n' $((n - 100)) $((n - 100)))"
+	assert_output "$(printf 'pwrite %d\nwrite %d\n' $((n - EARLY)) $((n - EARLY)))"
 }
 
 @test "position model per thread: two threads positioning one file in turns give the same access kinds per call and aggregated" {

@@ -9,6 +9,9 @@ load test_helper
 RT="$REPO/runtime/build"
 FX="$REPO/tests/fixtures/runtime"
 CHECK="$FX/check_trace.py"
+# the complete events of a function nearly always short before the throttle
+# folds it (its early decision)
+EARLY=$(throttle_early) || exit 1
 
 setup_file() {
 	make_locked -s -C "$REPO/runtime" all >/dev/null
@@ -128,7 +131,7 @@ for s in ("node001", "/data/train/img_0001.npz", "myapp-node001-12345", ""):
 	jq_ok "$f"
 	run -0 python3 "$CHECK" "$f"
 	echo "$output" | jq -e '.files == ["'"$W"'", "'"$W"'/data/records.bin"]'
-	# every write traced: past 100 (all short) they are aggregated
+	# every write traced: past $EARLY (all short) they are aggregated
 	echo "$output" | jq -e '.names.write + .agg.write == 500 and .names.open == 2 and .names.read == 2'
 	echo "$output" | jq -e '.names.fopen == 1 and .names.fread == 1 and .names.fclose == 1'
 	echo "$output" | jq -e '.names.main == 1 and .names.write_records == 2 and .names.read_back == 2'
@@ -187,7 +190,11 @@ for s in ("node001", "/data/train/img_0001.npz", "myapp-node001-12345", ""):
 	f=$(the_trace)
 	run -0 gzip -t "$f"
 	run -0 members "$f"
-	[ "$(wc -w <<<"$output")" -gt 5 ]
+	# a member per flush of the 4 KiB buffer: at least as many as the
+	# text fills buffers
+	n=$(wc -w <<<"$output")
+	bytes=$(tr ' ' '\n' <<<"$output" | awk -F: '{ s += $2 } END { print s }')
+	[ "$n" -gt 1 ] && [ "$n" -ge $((bytes / 4096)) ] || fail "$n members of $bytes bytes"
 	run -0 python3 "$CHECK" "$f"
 }
 
@@ -564,18 +571,18 @@ EOF2
 	n=20000
 	limit=1000
 	DFTRACER_THROTTLE_CALLS=$limit run -0 "$B/guard" hot data "$n"
-	# hot()'s UPDATE is a call in its 100 complete calls only: a folded
+	# hot()'s UPDATE is a call in its $EARLY complete calls only: a folded
 	# call's handle keeps no args, the header checks it inline
-	assert_output "updates 100"
+	assert_output "updates $EARLY"
 	f=$(the_trace)
 	jq_ok "$f"
 	run -0 python3 "$CHECK" "$f"
 	# slow() (50 us a call) is over the time limit and never throttled;
 	# mixed() (a quarter of its calls 20 us) is throttled by the median
 	# rule: its first $limit calls are complete events, the rest
-	# aggregated; hot() (every call short) is decided early, after 100
-	echo "$output" | jq -e --argjson c "$limit" --argjson a "$((n - 100))" \
-		'.complete and .names.hot == 100 and .names.mixed == $c and
+	# aggregated; hot() (every call short) is decided early, after $EARLY
+	echo "$output" | jq -e --argjson c "$limit" --argjson e "$EARLY" --argjson a "$((n - EARLY))" \
+		'.complete and .names.hot == $e and .names.mixed == $c and
 		 .agg == {hot: $a, mixed: (1100 - $c)} and .names.slow == 300'
 	body "$f" | jq -e -s 'map(select(.ph=="C")) | length >= 1 and all(.cat == "C_APP" and .args.dur_sum >= 0)'
 	# dft-analyze attributes the aggregated calls to the function
@@ -586,7 +593,7 @@ EOF2
 	DFTRACER_THROTTLE_CALLS=$limit DFTRACER_TRACE_INTERVAL_MS=1 run -0 "$B/guard" hot data 200000
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
-	echo "$output" | jq -e --argjson a "$((200000 - 100))" '.names.hot == 100 and .agg.hot == $a'
+	echo "$output" | jq -e --argjson e "$EARLY" --argjson a "$((200000 - EARLY))" '.names.hot == $e and .agg.hot == $a'
 	[ "$(body "$f" | jq -r 'select(.ph=="C") | .ts' | wc -l)" -gt 1 ]
 	rm -f "$W"/traces/*
 	# 0 switches it off
@@ -599,6 +606,18 @@ EOF2
 	rm -f "$W"/traces/*
 	DFTRACER_ENABLE=0 run -0 "$B/guard" hot data 1000
 	assert_output "updates 0"
+	# DFTRACER_THROTTLE_EARLY moves the early decision (0: at the limit
+	# only; at or over the limit: the same); mixed() is decided at the
+	# limit whatever it says
+	for e in 100 0 "$limit" 5000; do
+		rm -f "$W"/traces/*
+		DFTRACER_THROTTLE_EARLY=$e DFTRACER_THROTTLE_CALLS=$limit run -0 "$B/guard" hot data "$n"
+		if [ "$e" = 100 ]; then k=100; else k=$limit; fi
+		assert_output "updates $k"
+		run -0 python3 "$CHECK" "$(the_trace)"
+		echo "$output" | jq -e --argjson k "$k" --argjson c "$limit" --argjson n "$n" \
+			'.names.hot == $k and .agg.hot == $n - $k and .names.mixed == $c'
+	done
 }
 
 @test "throttle: a TSC calibration whose clock readings keep coming late stops retrying; folded calls read no clock" {
@@ -606,7 +625,7 @@ EOF2
 		skip "no invariant TSC"
 	# after INIT every clock_gettime waits 5 us, so no reading pair of the
 	# calibration is close; 20000 calls of a short function, folded past
-	# 100.  The runtime of before retried on every folded call (8 clock
+	# $EARLY.  The runtime of before retried on every folded call (8 clock
 	# readings each: 80,000 in the last 10,000 calls, 2.3 s)
 	DFTRACER_THROTTLE_CALLS=100 run -0 timeout 60 "$B/guard" slowclock data 20000
 	reads=$(echo "$output" | awk '$1 == "reads" { print $2 }')
@@ -614,14 +633,14 @@ EOF2
 	[ "$reads" -le 100 ] || fail "$reads clock readings in 10000 folded calls"
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
-	echo "$output" | jq -e '.complete and .names.hot == 100 and .agg.hot == 19900'
+	echo "$output" | jq -e --argjson e "$EARLY" '.complete and .names.hot == $e and .agg.hot == 20000 - $e'
 	# the durations add up to no more than the loop took (microseconds)
 	body "$f" | jq -s -e --argjson w "$wall" \
 		'map(select(.name == "hot" and .ph == "C") | .args.dur_sum) | add | . > 0 and . <= $w'
 }
 
 @test "throttle: folded calls named by one event take their starts from one clock reading: each inside its parent" {
-	# outer > middle > inner, 300 calls each, folded past 100; inner's last
+	# outer > middle > inner, 300 calls each, folded past $EARLY; inner's last
 	# call writes, which names the three; meanwhile each clock reading
 	# comes later than the one before (100, 80, 60, 40, 20 us: a thread
 	# preempted between the tracer's readings).  The runtime of before
@@ -630,7 +649,7 @@ EOF2
 	DFTRACER_THROTTLE_IO=0 DFTRACER_THROTTLE_CALLS=100 run -0 "$B/guard" jitter data 300
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
-	echo "$output" | jq -e '.complete and .names.write == 1 and ([.names.outer, .names.middle, .names.inner] | all(. > 100)) and .names.outer + .agg.outer == 300 and .names.middle + .agg.middle == 300 and .names.inner + .agg.inner == 300'
+	echo "$output" | jq -e --argjson e "$EARLY" '.complete and .names.write == 1 and ([.names.outer, .names.middle, .names.inner] | all(. > $e)) and .names.outer + .agg.outer == 300 and .names.middle + .agg.middle == 300 and .names.inner + .agg.inner == 300'
 	# the write's parents: inner in middle in outer, starts in that order
 	body "$f" | jq -e -s '(map(select(.ph == "X")) | INDEX(.id)) as $e | [.[] | select(.name == "write")][0] as $w | $e[$w.args.p_idx | tostring] as $i | $e[$i.args.p_idx | tostring] as $m | $e[$m.args.p_idx | tostring] as $o | $i.name == "inner" and $m.name == "middle" and $o.name == "outer" and $o.ts <= $m.ts and $m.ts <= $i.ts and $i.ts <= $w.ts' >/dev/null
 }
@@ -643,14 +662,14 @@ EOF2
 		run -0 "$B/guard" hotio data "$n"
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
-	# put_rec: every call complete (each encloses a write); mostly: 100
+	# put_rec: every call complete (each encloses a write); mostly: $EARLY
 	# complete, then folded, but its last 5 calls (each around a write)
 	# complete again; early: its first call wrote, the others did not:
-	# folded after 100 like any short function (the runtime of before
+	# folded after $EARLY like any short function (the runtime of before
 	# kept every call of a function that had once enclosed I/O)
-	echo "$output" | jq -e --argjson n "$n" \
-		'.names.put_rec == $n and .names.mostly == 105 and .agg.mostly == $n - 105 and
-		 .names.early == 100 and .agg.early == $n - 100 and .names.write == $n + 6'
+	echo "$output" | jq -e --argjson n "$n" --argjson e "$EARLY" \
+		'.names.put_rec == $n and .names.mostly == $e + 5 and .agg.mostly == $n - $e - 5 and
+		 .names.early == $e and .agg.early == $n - $e and .names.write == $n + 6'
 	# each write's parent (p_idx) is a complete put_rec, mostly or early
 	# event of its thread, one level up, that encloses it in time
 	# (check_trace.py checked every p_idx exists; dft-analyze below finds
@@ -689,16 +708,16 @@ put_rec $n"
 	assert_output --partial "put_rec $n $n"
 	assert_output --partial "mostly $n 5"
 	assert_output --partial "early $n 1"
-	# the writes aggregated too (the default): past 100 they are records
+	# the writes aggregated too (the default): past $EARLY they are records
 	# that name their function (parent, no id), which then stays folded;
 	# the same functions, counts and I/O calls for dft-analyze
 	rm -f "$W"/traces/*
 	DFTRACER_THROTTLE_CALLS=100 DFTRACER_THROTTLE_US=1000000 run -0 "$B/guard" hotio data "$n"
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
-	echo "$output" | jq -e --argjson n "$n" \
-		'.names.put_rec == 100 and .names.mostly == 100 and .names.early == 100 and
-		 .names.write == 100 and .agg.write == $n + 6 - 100'
+	echo "$output" | jq -e --argjson n "$n" --argjson e "$EARLY" \
+		'.names.put_rec == $e and .names.mostly == $e and .names.early == $e and
+		 .names.write == $e and .agg.write == $n + 6 - $e'
 	run -0 bash -o pipefail -c "$(declare -f body); body '$f' | jq -r 'select(.ph == \"C\" and .name == \"write\") | .args.parent' | sort | uniq -c | awk '{ print \$2, \$1 }'"
 	# one record each (one interval, alike calls)
 	assert_output "early 1
@@ -747,10 +766,10 @@ put_rec 1"
 	done
 	rm -f "$W"/traces/*
 	# the default limit: 1000 complete events of a function mostly
-	# short, 100 of one nearly always short
+	# short, $EARLY of one nearly always short
 	run -0 "$B/guard" hot data 5000
 	run -0 python3 "$CHECK" "$(the_trace)"
-	echo "$output" | jq -e '.names.hot == 100 and .agg.hot == 4900 and
+	echo "$output" | jq -e --argjson e "$EARLY" '.names.hot == $e and .agg.hot == 5000 - $e and
 		.names.mixed == 1000 and .agg.mixed == 100 and .names.slow == 300'
 }
 
@@ -1266,10 +1285,10 @@ print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._li
 	assert_output ""
 	f=$(the_trace)
 	run -0 python3 "$CHECK" "$f"
-	# hot and early: 100 complete calls, the other n - 100 aggregated
-	echo "$output" | jq -e --argjson n "$n" '.names.outer == 1 and .names.inner == 3 and
-		.names["Box.put"] == 1 and .names.hot == 100 and .agg.hot == $n - 100 and
-		.names.early == 100 and .agg.early == $n - 100'
+	# hot and early: $EARLY complete calls, the other n - $EARLY aggregated
+	echo "$output" | jq -e --argjson n "$n" --argjson e "$EARLY" '.names.outer == 1 and .names.inner == 3 and
+		.names["Box.put"] == 1 and .names.hot == $e and .agg.hot == $n - $e and
+		.names.early == $e and .agg.early == $n - $e'
 	body "$f" | jq -c 'select(.ph == "X")' >"$W/x.ndjson"
 	# outer(epoch=7) by keyword, inner(i, step=i) three times inside it,
 	# Box().put(4, 5, image_size=9): image_idx bound, image_size in **kw
@@ -1300,7 +1319,7 @@ print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._li
 			.args.date, .args.cmd_hash, .args.time_interval, .args.dur_min, .args.dur_max, .args.dur_sum)' >"$W/$b.ndjson"
 	done
 	[ "$(grep -c '"name":"write"' "$W/cext.ndjson")" -eq 4 ]
-	[ "$(grep -c '"cat":"PY"' "$W/cext.ndjson")" -ge 205 ]
+	[ "$(grep -c '"cat":"PY"' "$W/cext.ndjson")" -ge $((2 * EARLY + 5)) ]
 	diff "$W/cext.ndjson" "$W/ctypes.ndjson"
 }
 

@@ -34,6 +34,17 @@ export DFT_SHARE_DIR="$REPO/share/dft"
 export XDG_CACHE_HOME="${BATS_FILE_TMPDIR:-/tmp}/xdg-cache"
 export XDG_DATA_HOME="${BATS_FILE_TMPDIR:-/tmp}/xdg-data"
 
+# throttle_early: the runtime's early throttle decision (DFT_THROTTLE_EARLY in
+# runtime/src/core.h, DFTRACER_THROTTLE_EARLY's default): the complete events a
+# function nearly always short gets on a thread before it is folded; fails
+# when the definition is not found
+throttle_early() {
+	local e
+	e=$(sed -n 's/^#define DFT_THROTTLE_EARLY \([1-9][0-9]*\)$/\1/p' "$REPO/runtime/src/core.h")
+	[ -n "$e" ] || { echo "no DFT_THROTTLE_EARLY in runtime/src/core.h" >&2; return 1; }
+	echo "$e"
+}
+
 # bats_library DIR: the files DIR/load.bash sources, in its order, without
 # its `$(dirname ...)` per file (fifteen processes for the two libraries,
 # in every test: about 20 ms of CPU a test); load.bash itself when it has

@@ -185,6 +185,11 @@ void read_config(const char *data_dirs)
 	}
 	G.throttle_calls = env_u64("DFTRACER_THROTTLE_CALLS", 1000);
 	G.throttle_us = env_u64("DFTRACER_THROTTLE_US", 10);
+	G.throttle_early = env_u64("DFTRACER_THROTTLE_EARLY",
+				   DFT_THROTTLE_EARLY);
+	/* the early rule decides below the limit only */
+	if (G.throttle_early >= G.throttle_calls)
+		G.throttle_early = 0;
 	G.throttle_io = !env_is("DFTRACER_THROTTLE_IO", "0");
 	dft_tick_init(!env_is("DFTRACER_TSC", "0"));
 	G.interval_us = env_u64("DFTRACER_TRACE_INTERVAL_MS", 1000) * 1000;

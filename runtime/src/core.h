@@ -78,6 +78,7 @@ struct dft_state {
 	int io, posix, stdio, mpiio, hdf5;
 	size_t bufsize;
 	uint64_t throttle_calls, throttle_us, interval_us;
+	uint64_t throttle_early;	/* DFTRACER_THROTTLE_EARLY (0: none) */
 	int throttle_io;	/* DFTRACER_THROTTLE_IO: hot I/O aggregated */
 	_Atomic long long next_id;
 	pthread_mutex_t file_lock, reg_lock, intern_lock;
@@ -159,16 +160,17 @@ void fn_count(struct dft_thread *t, struct dft_region *r, uint64_t dur);
 /* The throttle's decision once a call has been counted into e (fn_count,
  * dft_io_count): at DFTRACER_THROTTLE_CALLS calls when more than half of
  * them were short (the median under DFTRACER_THROTTLE_US), or early, at
- * DFT_THROTTLE_EARLY calls, when nine in ten of them were: a sample of 100
- * with 90 short says the median is short as surely as 1000 would, and
- * each of the 900 complete events it saves costs ~1,000 instructions and
- * ~230 trace bytes (tinyxml2's Write and fwrite).  A limit of 100 or less
- * decides at the limit, as before. */
-#define DFT_THROTTLE_EARLY 100
+ * DFTRACER_THROTTLE_EARLY calls (default DFT_THROTTLE_EARLY; only below
+ * the limit), when nine in ten of them were: with 23 of 25 calls short,
+ * a median that is not short is as unlikely as 1 in 10,000 (binomial, p
+ * 1/2), and each complete event it saves costs ~1,000 instructions and
+ * ~230 trace bytes (tinyxml2's Write and fwrite).  0 decides at the limit
+ * only. */
+#define DFT_THROTTLE_EARLY 25
 static inline int dft_throttle_due(const struct dft_fnstat *e)
 {
 	return (e->calls >= G.throttle_calls && 2 * e->shorts > e->calls) ||
-	       (e->calls == DFT_THROTTLE_EARLY &&
+	       (e->calls == G.throttle_early &&
 		10 * e->shorts >= 9 * e->calls);
 }
 
