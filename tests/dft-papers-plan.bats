@@ -340,10 +340,12 @@ catalogue_proposal() {
 		mkdir -p "$D/$mode/data" "$D/$mode/traces"
 		(
 			[ "$mode" = after ] && . "$RUN/env"
-			DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 \
+			# every write a complete event with its MPI-IO parent (an
+			# aggregated record names no MPI-IO span: DFTRACER_THROTTLE_IO)
+			DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 DFTRACER_THROTTLE_IO=0 \
 				DFTRACER_DATA_DIR="$D/$mode/data" DFTRACER_LOG_FILE="$D/$mode/traces/trace" \
 				timeout 60 mpirun --oversubscribe -np "$NP" -x DFTRACER_ENABLE -x DFTRACER_INIT \
-				-x DFTRACER_INC_METADATA -x DFTRACER_DATA_DIR -x DFTRACER_LOG_FILE \
+				-x DFTRACER_INC_METADATA -x DFTRACER_THROTTLE_IO -x DFTRACER_DATA_DIR -x DFTRACER_LOG_FILE \
 				-x LD_PRELOAD="$REPO/runtime/build/lib/libdftracer_preload.so" \
 				"$D/mpiio_view" "$D/$mode/data/v.dat" "$N" "$B"
 		)
