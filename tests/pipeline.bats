@@ -785,6 +785,28 @@ interrupt_smoke() {
 	run -0 sh -n "$w/scripts/env.sh"
 }
 
+@test "an application dft-clone finds without MPI is built without the MPI compiler, whatever other files say" {
+	# leveldb: dft-clone said mpi false, the pipeline read that false as
+	# missing and grepped the whole tree (a pack in .git matched MPI_Init):
+	# it built a program without MPI with mpicxx and said "MPI: Open MPI"
+	local repo="$BATS_TEST_TMPDIR/nompi" root="$BATS_TEST_TMPDIR/wsn" w
+	command -v mpicc >/dev/null || skip "no mpicc"
+	cp -R "$APPREPO" "$repo"
+	mkdir -p "$repo/docs"
+	printf 'Ported from a code that called MPI_Init from mpi.h.\n' >"$repo/docs/HISTORY.txt"
+	git -C "$repo" add . && git -C "$repo" -c user.email=t@example.org -c user.name=t commit -qm docs
+	run -0 dft-pipeline run -y --offline --stop-after detect -w "$root" "$repo"
+	refute_output --partial "MPI:"
+	w="$root/$(head -n 1 "$root/nompi/.current_run")"
+	run -0 jq -r '.features.mpi' "$w/session.json"
+	assert_output false
+	run -0 grep -c "^mpi: false" "$w/artifacts/02_detect.log"
+	run -0 jq -r '.mpi' "$w/records/pipeline.json"
+	assert_output null
+	run -0 cat "$w/scripts/env.sh"
+	refute_output --partial "MPICC"
+}
+
 @test "dft.mk runs each stage through dft-pipeline" {
 	run -0 make -n -f "$REPO/scripts/dft.mk" dft-annotate DFT_URL=/src/app DFT_SMOKE='./app out'
 	assert_output --partial "dft-pipeline run -y -w 'workspaces'"
