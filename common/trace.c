@@ -1038,6 +1038,9 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 		} else if (KEY("pcat")) {
 			if (v->kind == V_STR)
 				ev->pcat = v->s;
+		} else if (KEY("mode")) {
+			if (v->kind == V_STR)
+				ev->fmode = v->s;
 		}
 		break;
 	case 5:
@@ -1060,6 +1063,8 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			set_num(ev, v, &ev->pline, DFT_EV_PLINE);
 		else if (KEY("p_idx"))
 			set_num(ev, v, &ev->pidx, DFT_EV_PIDX);
+		else if (KEY("flags"))
+			set_num(ev, v, &ev->oflags, DFT_EV_FLAGS);
 		break;
 	case 6:
 		if (KEY("offset"))

@@ -74,6 +74,7 @@ enum {	/* dft_trace_ev.has */
 	DFT_EV_SIZE_MIN = 1 << 24,	/* args.size_min */
 	DFT_EV_PLINE = 1 << 25,		/* args.pline */
 	DFT_EV_PIDX = 1 << 26,		/* args.p_idx (the parent's id) */
+	DFT_EV_FLAGS = 1 << 27,		/* args.flags (open's O_* flags) */
 };
 enum {	/* dft_trace_ev.style: what the line looked like */
 	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
@@ -112,6 +113,8 @@ struct dft_trace_ev {
 	int64_t extent, end_ts, pos, rd_end, wr_end;
 	struct dft_str parent, pcat, pfile;
 	int64_t pline;
+	int64_t oflags;			/* args.flags of an open */
+	struct dft_str fmode;		/* args.mode of fopen, a string */
 };
 #define DFT_TRACE_KEEP_BAD 5	/* bad lines remembered for messages */
 struct dft_trace_priv;		/* input, gzip state, line buffers: trace.c's */

@@ -778,3 +778,50 @@ prog() {
 	assert_line -n 0 --regexp "^1 metadata "
 	assert_line "2 stdio $want"
 }
+
+@test "a file removed or truncated and written again holds new data: no redundant writes; the same offsets written twice in one open still are" {
+	# leveldb's db_bench: each benchmark destroys the database and writes
+	# 000003.log again (open O_TRUNC|O_CREAT|O_WRONLY = 577 after an
+	# unlink); the writes come from a worker thread (tid 2, 3) and so lie
+	# in the trace before the main thread's opens and unlinks
+	w() {	# w TID T0: 100 writes of 1000 B
+		for i in $(seq 0 99); do
+			ev write POSIX $(($2 + i * 20)) 10 '"fname":"/scratch/db/000003.log","ret":1000' |
+				sed "s/\"tid\":1/\"tid\":$1/"
+		done
+	}
+	base="$BATS_TEST_TMPDIR/base.pfw" t="$BATS_TEST_TMPDIR/db.pfw"
+	{ ev main C_APP 0 20000; w 2 1000; w 3 11000; } >"$base"
+	{
+		cat "$base"
+		ev open POSIX 900 20 '"fname":"/scratch/db/000003.log","flags":577,"mode":420'
+		ev unlink POSIX 10000 50 '"fname":"/scratch/db/000003.log","ret":0'
+		ev open POSIX 10900 20 '"fname":"/scratch/db/000003.log","flags":577,"mode":420'
+	} >"$t"
+	red() {
+		jq -r 'select(.type == "bottleneck" and (.metric == "redundant_write_ratio" or
+		  (.facets | index("redundant_write_ratio")))) | "\(.class) \(.evidence.redundant_bytes // "facet")"' "$1"
+	}
+	split_same "$t" red 0.004 0.01
+	assert_output ""
+	# the same writes with no removal or truncation: the second 100 are
+	# written again over the first (bytes written less the highest offset)
+	want=$(jq -s '([.[] | select(.name == "write") | .args.ret] | add) - 100 * 1000' "$base")
+	[ "$want" -eq 100000 ]
+	run -0 bash -o pipefail -c "dft-analyze --all '$base' >'$BATS_TEST_TMPDIR/b.out'"
+	run -0 red "$BATS_TEST_TMPDIR/b.out"
+	assert_output "write_time $want"
+	# an open for reading and writing that does not truncate keeps the data:
+	# still redundant; so is an fopen "r+", while fopen "w" truncates
+	for o in '"flags":66,"mode":420' '"mode":"r+"' '"mode":"w"'; do
+		case $o in *flags*) n=open ;; *) n=fopen ;; esac
+		{
+			cat "$base"
+			ev $n POSIX 900 20 "\"fname\":\"/scratch/db/000003.log\",$o"
+			ev $n POSIX 10900 20 "\"fname\":\"/scratch/db/000003.log\",$o"
+		} >"$BATS_TEST_TMPDIR/o.pfw"
+		run -0 bash -o pipefail -c "dft-analyze --all '$BATS_TEST_TMPDIR/o.pfw' >'$BATS_TEST_TMPDIR/o.out'"
+		run -0 red "$BATS_TEST_TMPDIR/o.out"
+		case $o in *'"w"'*) assert_output "" ;; *) assert_output "write_time $want" ;; esac
+	done
+}

@@ -13,6 +13,7 @@
  * One pass may cover several files: the chunks of one split trace, read
  * as one stream (agg_trace's next callback), share this state.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -46,6 +47,7 @@ const struct map_def map_defs[M_N] = {
 	[M_MPICB] = { "mpicb", 1, 1, "FH" },
 	[M_DURH] = { "durh", 2 * NDB, 0, "SS" },
 	[M_SLOW] = { "slow", SL_NF, 1, "SSPFSTS" },
+	[M_FILEC] = { "filec", 2, 0, "F" },
 };
 
 const char *const ioc_name[IOC_N] = {
@@ -307,6 +309,10 @@ static const char *const meta_names[] = {
 	"readdir64", "readlink", "readlinkat", "remove", "rename", "renameat",
 	"seek", NULL
 };
+static const char *const remove_names[] = {
+	"unlink", "unlinkat", "remove", "rename", "renameat", "renameat2",
+	NULL
+};
 static const char *const positional[] = {
 	"pread", "pread64", "preadv", "preadv2", "pwrite", "pwrite64",
 	"pwritev", "pwritev2", NULL
@@ -355,6 +361,8 @@ fn_kind(const char *name, size_t n, const char *cat, size_t cn, int *ioc)
 		}
 		if (*ioc == IOC_META && contains(name, n, "dir"))
 			k |= FN_DIRFN;
+		if (name_in(name, n, remove_names))
+			k |= FN_REMOVE;
 		if (name_in(name, n, positional))
 			k |= FN_POSITIONAL;
 		if (n == 5 && (memcmp(name, "fread", 5) == 0 ||
@@ -478,6 +486,7 @@ struct fninfo {
 
 struct filest {
 	int64_t *row, *xrow;
+	int64_t *crow;		/* M_FILEC, made at the first such call */
 	int pathclass;
 	uint32_t idx;		/* entry number in c->files and local M_FILE */
 };
@@ -1575,6 +1584,33 @@ stall_flush(struct ctx *c)
 	}
 }
 
+/* Whether an open starts its file empty: creat, an open with O_TRUNC and
+ * write access, fopen/freopen "w" or "w+" */
+static int
+opens_empty(const struct dft_trace_ev *ev)
+{
+	const char *nm = ev->name.p;
+	size_t n = ev->name.n;
+
+	if ((n == 5 && memcmp(nm, "creat", 5) == 0) ||
+	    (n == 7 && memcmp(nm, "creat64", 7) == 0))
+		return 1;
+	if (ev->has & DFT_EV_FLAGS)
+		return (ev->oflags & O_TRUNC) &&
+		       (ev->oflags & O_ACCMODE) != O_RDONLY;
+	return ev->fmode.n > 0 && ev->fmode.p[0] == 'w' && n >= 5 &&
+	       (memcmp(nm, "fopen", 5) == 0 || memcmp(nm, "freopen", 5) == 0);
+}
+
+int64_t
+file_contents(struct agg *a, const char *k, size_t kn)
+{
+	const int64_t *r = dft_tmap_get(&a->m[M_FILEC], k, kn, 0, NULL);
+	int64_t m = r == NULL ? 1 : r[0] > r[1] ? r[0] : r[1];
+
+	return m > 1 ? m : 1;
+}
+
 static void
 io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	 const struct fninfo *f, int64_t n, int64_t dur)
@@ -1666,6 +1702,20 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 			pf->dirty = 0;
 			pf = NULL;
 		}
+	}
+	/* a file truncated or removed and made again holds new contents:
+	 * writing or reading them is no redundant traffic (leveldb's
+	 * 000003.log, written again after DestroyDB by the next benchmark) */
+	if (fs != NULL && ((f->kind & FN_REMOVE) ||
+			   ((f->kind & FN_OPEN) && opens_empty(ev)))) {
+		if (fs->crow == NULL) {
+			size_t kn;
+			const char *k = dft_tmap_key(&c->loc->m[M_FILE], fidx,
+						     &kn);
+
+			fs->crow = agg_row(c->loc, M_FILEC, k, kn);
+		}
+		fs->crow[(f->kind & FN_REMOVE) ? 1 : 0] += n;
 	}
 	if (fs != NULL) {
 		ps = pos_get(c, th, fidx);

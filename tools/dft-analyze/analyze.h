@@ -58,7 +58,8 @@ enum {
 	FN_IO = 1, FN_STDIO = 2, FN_MPIIO = 4, FN_APP = 8, FN_OPEN = 16,
 	FN_CLOSE = 32, FN_SEEK = 64, FN_STAT = 128, FN_POSITIONAL = 256,
 	FN_ELEMENTS = 512, FN_FORK = 1024, FN_COLLECTIVE = 2048,
-	FN_MPI = 4096, FN_DIRFN = 8192, FN_HDF5 = 16384, FN_NONBLOCK = 32768
+	FN_MPI = 4096, FN_DIRFN = 8192, FN_HDF5 = 16384, FN_NONBLOCK = 32768,
+	FN_REMOVE = 65536	/* unlink, remove, rename: the path's file goes */
 };
 
 /* ---- the per-row counters of an I/O sum (files, processes, bins) ------ */
@@ -190,6 +191,9 @@ enum map_id {
 	M_SLOW,		/* call \x1e class \x1e proc \x1e file \x1e bin \x1e
 			 * thread \x1e ts -> SL_* (max): the slowest
 			 * single calls of each stream, SLOW_K a group */
+	M_FILEC,	/* file -> opens that truncate it (O_TRUNC with write
+			 * access, creat, fopen "w"), removals (unlink,
+			 * remove, rename away): its contents, file_contents */
 	M_N
 };
 #define NDB 40
@@ -232,6 +236,10 @@ typedef int (*next_fn)(struct dft_trace *t, int status, void *ctx);
 int agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *ctx,
 	      next_fn next, void *nctx);
 int64_t *agg_row(struct agg *a, int map, const char *k, size_t n);
+/* How many contents the file of key k held (M_FILEC): its opens that
+ * truncate it or its removals, whichever are more, at least 1; each can
+ * reach its highest offset (M_FILEX) once without moving a byte twice. */
+int64_t file_contents(struct agg *a, const char *k, size_t kn);
 void layer_add(struct agg *a, int l, int ioc, int64_t n, int64_t dur,
 	       int64_t bytes);
 void der_add(struct agg *a, int l, int slot, int64_t n, int64_t dur,

@@ -1170,10 +1170,11 @@ stake_write_time(struct jctx *j, struct finding *f)
 		if (s == NULL)
 			continue;
 		const int64_t *x = dft_tmap_get(&a->m[M_FILEX], k, kn, 0, NULL);
+		int64_t e = x == NULL ? 0 : x[1] * file_contents(a, k, kn);
 
-		if (x == NULL || s[S_WB] <= x[1] || x[1] <= 0)
+		if (s[S_WB] <= e || e <= 0)
 			continue;
-		t += s[S_WT] / 1e6 * (double)(s[S_WB] - x[1]) / (double)s[S_WB];
+		t += s[S_WT] / 1e6 * (double)(s[S_WB] - e) / (double)s[S_WB];
 	}
 	f->time_s = t;
 	f->saving_s = t;

@@ -672,7 +672,8 @@ i_misaligned(struct rules_ctx *c, const struct insight *d)
 }
 
 /* P09 / P10 (d->w) redundant traffic (Drishti: bytes above the highest
- * offset); X03 measures distinct bytes */
+ * offset, once per contents of the file: a file truncated or removed and
+ * made again holds new data); X03 measures distinct bytes */
 static void
 i_redundant(struct rules_ctx *c, const struct insight *d)
 {
@@ -687,7 +688,7 @@ i_redundant(struct rules_ctx *c, const struct insight *d)
 		const int64_t *x = dft_tmap_get(&a->m[M_FILEX], fk, strlen(fk),
 						0, NULL);
 		int64_t b = s[w ? S_WB : S_RB];
-		int64_t e = x ? x[w] : 0;
+		int64_t e = x ? x[w] * file_contents(a, fk, strlen(fk)) : 0;
 
 		if (skip_file(fk, strlen(fk)))
 			continue;
