@@ -25,10 +25,9 @@
  * intercepted call may still be reading it. */
 static void parse_dirs(const char *s)
 {
-	const char *p = s;
 	char *cwd = atomic_load(&dft_hot.cwd)->path;
 	char *block = NULL;
-	size_t used = 0;
+	size_t need = 0;
 
 	dft_hot.all = 0;
 	if (!s || !*s) {
@@ -39,50 +38,51 @@ static void parse_dirs(const char *s)
 		dft_hot.all = 1;
 		return;
 	}
-	while (*p) {
-		const char *e = strchr(p, ':');
-		size_t l = e ? (size_t)(e - p) : strlen(p);
-		char one[DFT_PATH], abs[DFT_PATH];
-		size_t n;
+	/* two passes, the size then the entries, into the hot page (or the
+	 * tracer's own memory): no malloc, which would leave a chunk freed
+	 * in the application's heap at INIT (see store_inline, writer.c) */
+	for (int pass = 0; pass < 2; pass++) {
+		const char *p = s;
+		size_t used = 0;
 
-		if (l > 0 && l < sizeof(one)) {
-			memcpy(one, p, l);
-			one[l] = '\0';
-			if (strcmp(one, "all") == 0)
-				dft_hot.all = 1;
-			n = norm_path(cwd, one, abs, sizeof(abs));
-			if (n > 0) {
-				/* room for this entry and the end marker */
-				char *grown = realloc(block, used + DFT_DIR_SIZE(n) +
-							     DFT_DIR_SIZE(0));
-				struct dft_dir *d;
+		while (*p) {
+			const char *e = strchr(p, ':');
+			size_t l = e ? (size_t)(e - p) : strlen(p);
+			char one[DFT_PATH], abs[DFT_PATH];
+			size_t n;
 
-				if (!grown)
-					break;
-				block = grown;
-				d = (struct dft_dir *)(block + used);
-				d->len = (unsigned)n;
-				memcpy(d->path, abs, n + 1);
-				used += DFT_DIR_SIZE(n);
-				d = (struct dft_dir *)(block + used);
-				d->len = 0;
-				d->path[0] = '\0';
+			if (l > 0 && l < sizeof(one)) {
+				memcpy(one, p, l);
+				one[l] = '\0';
+				if (strcmp(one, "all") == 0)
+					dft_hot.all = 1;
+				n = norm_path(cwd, one, abs, sizeof(abs));
+				if (n > 0) {
+					if (block) {
+						struct dft_dir *d =
+							(struct dft_dir *)(block + used);
+
+						d->len = (unsigned)n;
+						memcpy(d->path, abs, n + 1);
+					}
+					used += DFT_DIR_SIZE(n);
+				}
 			}
+			p += l;
+			if (*p == ':')
+				p++;
 		}
-		p += l;
-		if (*p == ':')
-			p++;
-	}
-	if (block) {	/* into the hot page when it fits */
-		char *hot;
+		if (pass == 0) {
+			if (used == 0)
+				break;
+			need = used + DFT_DIR_SIZE(0);	/* the end marker */
+			if (!(block = dft_hot_alloc(need)))
+				break;
+		} else {
+			struct dft_dir *d = (struct dft_dir *)(block + used);
 
-		used += DFT_DIR_SIZE(0);	/* the end marker */
-		hot = dft_hot_alloc(used);
-
-		if (hot) {
-			memcpy(hot, block, used);
-			free(block);
-			block = hot;
+			d->len = 0;
+			d->path[0] = '\0';
 		}
 	}
 	atomic_store_explicit(&dft_hot.dirs, (const struct dft_dir *)block,

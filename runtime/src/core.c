@@ -608,6 +608,8 @@ void dft_init(const char *log_file, const char *data_dirs, const int *pid,
 	}
 	fds_alloc();
 	begin_trace();
+	if (strcmp(suffix, "preload") != 0)
+		writer_start_early();	/* before the program allocates */
 	if (!G.atexit_done) {
 		atexit(at_exit);
 		G.atexit_done = 1;

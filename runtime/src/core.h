@@ -189,6 +189,7 @@ void commit(struct dft_thread *t);
 void writer_stop(void);
 void writer_reset_child(void);
 void writer_resume(void);
+void writer_start_early(void);
 int writer_busy(void);
 void writer_lock(void);
 void writer_unlock(void);

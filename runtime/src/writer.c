@@ -528,6 +528,27 @@ static uLong dft_crc32(const char *data, size_t len)
  * it too: a stored member is as valid) */
 static atomic_int store_tail;
 
+/*
+ * A last piece (an exiting thread's, finalize's) is stored, whatever its
+ * size, while the file holds less than DFT_STORED_PROC bytes of events: by
+ * the exiting thread itself, not handed to the writer (tbuf_flush_async),
+ * whose deflate of it, ~330,000 instructions and ~30 first page faults of
+ * zlib's state for the 27 KB of lz4 -d's output thread, the exit would
+ * wait for; for ~25 KB more in the file.  out_total counts the file's
+ * events (trace_name resets it); store_last is set, under file_lock, for
+ * such a piece.
+ */
+#define DFT_STORED_PROC (256u << 10)
+static atomic_size_t out_total;
+static int store_last;
+
+/* a last piece of len bytes is stored */
+static int last_fits(size_t len)
+{
+	return atomic_load_explicit(&out_total, memory_order_relaxed) + len <=
+	       DFT_STORED_PROC;
+}
+
 static void stored_member(const char *data, size_t len)
 {
 	unsigned char head[15], tail[8];
@@ -598,11 +619,11 @@ static int z_make(void)
 	return G.z_ready > 0 ? 0 : -1;
 }
 
-static void deflate_member(const char *data, size_t len)
+static void deflate_member(const char *data, size_t len, int store)
 {
 	/* without a compressor every piece is stored (at most 65000
 	 * bytes: one stored block) */
-	if (len <= DFT_STORED_MAX ||
+	if (store || len <= DFT_STORED_MAX ||
 	    (len <= DFT_STORED_TAIL &&
 	     atomic_load_explicit(&store_tail, memory_order_relaxed)) ||
 	    z_make() != 0) {
@@ -651,10 +672,17 @@ static void deflate_member(const char *data, size_t len)
  * file_lock. */
 void out_write(const char *data, size_t len)
 {
+	int store;
+
 	if (len == 0)
 		return;
 	if (DFT_UNLIKELY(G.fd < 0) && (!G.want_open || trace_create() < 0))
 		return;
+	/* a last piece of a short file: stored (see last_fits) */
+	store = (store_last ||
+		 atomic_load_explicit(&store_tail, memory_order_relaxed)) &&
+		last_fits(len);
+	atomic_fetch_add_explicit(&out_total, len, memory_order_relaxed);
 	if (!G.compress) {
 		if (write_all(G.fd, data, len) < 0)
 			rt_msg(LOG_ERROR, "cannot write '%s': %s", G.path,
@@ -665,11 +693,11 @@ void out_write(const char *data, size_t len)
 		const char *nl = memrchr(data, '\n', DFT_MEMBER);
 		size_t n = nl ? (size_t)(nl - data) + 1 : DFT_MEMBER;
 
-		deflate_member(data, n);
+		deflate_member(data, n, store);
 		data += n;
 		len -= n;
 	}
-	deflate_member(data, len);
+	deflate_member(data, len, store);
 }
 
 void tbuf_flush_locked(struct dft_tbuf *b)
@@ -678,6 +706,19 @@ void tbuf_flush_locked(struct dft_tbuf *b)
 		return;
 	pthread_mutex_lock(&G.file_lock);
 	out_write(b->data, b->len);
+	pthread_mutex_unlock(&G.file_lock);
+	b->len = 0;
+}
+
+/* tbuf_flush_locked of an exiting thread's last piece, stored */
+static void tbuf_flush_last(struct dft_tbuf *b)
+{
+	if (b->len == 0)
+		return;
+	pthread_mutex_lock(&G.file_lock);
+	store_last = 1;
+	out_write(b->data, b->len);
+	store_last = 0;
 	pthread_mutex_unlock(&G.file_lock);
 	b->len = 0;
 }
@@ -894,6 +935,14 @@ static int tbuf_flush_async(struct dft_tbuf *b, int last)
 	pthread_mutex_lock(&W.lock);
 	if (W.failed || W.stop)
 		goto inline_write;
+	if (last && !W.head && !W.active && last_fits(b->len)) {
+		/* written, stored, by the exiting thread (see last_fits);
+		 * only once nothing waits for the writer: the header, its
+		 * first job, comes first, and a thread's pieces in order */
+		pthread_mutex_unlock(&W.lock);
+		tbuf_flush_last(b);
+		return -1;
+	}
 	/* back-pressure: wait rather than write past the queued jobs.  A
 	 * finalize or exec may stop the writer meanwhile (writer_take): then
 	 * write inline, never start a writer after the stop (it would find
@@ -995,6 +1044,29 @@ void writer_stop(void)
 {
 	atomic_store_explicit(&store_tail, 1, memory_order_relaxed);
 	writer_take(1);
+}
+
+/*
+ * A program's own INIT (annotated main, not the preload library's
+ * constructor) starts the writer thread there, before the program has
+ * allocated: pthread_create callocs the new thread's DTV (320 bytes, kept)
+ * in the calling thread's arena, and a chunk kept from the middle of a
+ * run decides which of the program's freed chunks stay in glibc's
+ * per-thread cache and where the top of the heap ends after a large
+ * free, and so how often glibc trims and regrows the heap: tinyxml2's
+ * xmltest made 58 brk calls untraced, 122 with the writer started at its
+ * first full buffer, and a program whose first record comes in the middle
+ * of its allocations made 8 against 1,363 with it started there (its
+ * heap never given back: the heap test of tests/runtime.bats).  The
+ * preload library's processes (a shell, cp, Python) start it at their
+ * first record, so one that records nothing makes no thread.
+ */
+void writer_start_early(void)
+{
+	pthread_mutex_lock(&W.lock);
+	if (!W.stop)
+		writer_start_locked();
+	pthread_mutex_unlock(&W.lock);
 }
 
 /* Tracing (re)starts: writes go to the writer thread again. */
@@ -1648,6 +1720,7 @@ static void trace_name(void)
 		snprintf(G.path, sizeof(G.path), "%s%s-%s-%s.pfw%s", dir,
 			 G.prefix, hash, G.suffix, G.compress ? ".gz" : "");
 	G.want_open = 1;
+	atomic_store_explicit(&out_total, 0, memory_order_relaxed);
 	/* The descriptor the file will have, out of the way of programs that
 	 * close or reuse low ones: taken now (a duplicate of one of the
 	 * standard descriptors), replaced by the file with dup3.  Growing
@@ -1748,6 +1821,162 @@ void dft_rank_late(void)
 	dft_guard--;
 }
 
+/*
+ * The start record's date, local time in asctime's form, as localtime_r
+ * and asctime_r give it, without them when the zone is a TZif file:
+ * libc's time zone code mallocs (a FILE and its 4 KiB buffer to read
+ * /etc/localtime, kept strings), and the first record would leave those
+ * chunks in the application's heap (see store_inline).  Read here: TZ
+ * unset (/etc/localtime) or ":/absolute/file"; a file without leap
+ * seconds whose transitions cover now, or whose zone has no daylight
+ * saving rule after them.  Anything else (a POSIX TZ string, a zone name,
+ * a rule needed for now) goes to libc.  0 when done.
+ */
+static int32_t be32(const unsigned char *p)
+{
+	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+			 (uint32_t)p[2] << 8 | p[3]);
+}
+
+static int tz_offset(time_t t, long *off)
+{
+	const char *tz = getenv("TZ");
+	const char *path = "/etc/localtime";
+	unsigned char d[6144];	/* the largest zone file is under 4 KB */
+	ssize_t n = 0, r;
+	int fd, rc = -1;
+
+	if (tz) {
+		if (tz[0] != ':' || tz[1] != '/')
+			return -1;
+		path = tz + 1;
+	}
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (n < (ssize_t)sizeof(d) &&
+	       (r = syscall(SYS_read, fd, d + n, sizeof(d) - n)) > 0)
+		n += r;
+	syscall(SYS_close, fd);
+	if (n >= 44 && n < (ssize_t)sizeof(d) && memcmp(d, "TZif", 4) == 0) {
+		const unsigned char *h = d, *p, *end = d + n;
+		int v2 = d[4] >= '2', tsz = 4;
+		long isut, isstd, leap, tcnt, types, chars;
+
+		for (;;) {
+			isut = be32(h + 20);
+			isstd = be32(h + 24);
+			leap = be32(h + 28);
+			tcnt = be32(h + 32);
+			types = be32(h + 36);
+			chars = be32(h + 40);
+			if (isut < 0 || isstd < 0 || leap < 0 || tcnt < 0 ||
+			    types <= 0 || chars < 0 || types > 256)
+				goto out;
+			p = h + 44;
+			if (!v2 || tsz == 8)
+				break;
+			/* the 64-bit data after the version 1 block */
+			h = p + tcnt * 5 + types * 6 + chars + leap * 8 + isstd +
+			    isut;
+			if (h + 44 > end || memcmp(h, "TZif", 4) != 0)
+				goto out;
+			tsz = 8;
+		}
+		{
+			const unsigned char *times = p, *idx = p + tcnt * tsz;
+			const unsigned char *ti = idx + tcnt, *foot;
+			long k = -1, lo = 0, hi = tcnt - 1;
+			int64_t last = 0;
+
+			foot = ti + types * 6 + chars + leap * (tsz + 4) + isstd +
+			       isut;
+			if (leap > 0 || foot > end)
+				goto out;
+#define TZ_AT(i)                                                          \
+	(tsz == 8 ? (int64_t)((uint64_t)(uint32_t)be32(times + 8 * (i)) << 32 | \
+			      (uint32_t)be32(times + 8 * (i) + 4)) :           \
+		    (int64_t)be32(times + 4 * (i)))
+			if (tcnt > 0)
+				last = TZ_AT(tcnt - 1);
+			if (tcnt > 0 && (int64_t)t >= last) {
+				/* past the transitions: the footer's rule
+				 * governs; only a rule without daylight saving
+				 * (no ',') is read here */
+				const unsigned char *f = foot;
+
+				if (v2) {
+					if (f >= end || *f != '\n')
+						goto out;
+					for (f++; f < end && *f != '\n'; f++)
+						if (*f == ',')
+							goto out;
+				}
+				k = idx[tcnt - 1];
+			} else if (tcnt > 0 && (int64_t)t >= TZ_AT(0)) {
+				while (lo < hi) {	/* last transition <= t */
+					long mid = (lo + hi + 1) / 2;
+
+					if (TZ_AT(mid) <= (int64_t)t)
+						lo = mid;
+					else
+						hi = mid - 1;
+				}
+				k = idx[lo];
+			} else {
+				/* before the first transition (or none): the
+				 * first standard time type, as glibc does */
+				for (k = 0; k < types && ti[k * 6 + 4]; k++)
+					;
+				if (k == types)
+					k = 0;
+			}
+#undef TZ_AT
+			if (k < 0 || k >= types)
+				goto out;
+			*off = be32(ti + k * 6);
+			rc = 0;
+		}
+	}
+out:
+	return rc;
+}
+
+/* "Wed Dec  2 05:07:00 2026", as asctime_r of localtime_r */
+static void local_date(time_t t, char *out, size_t cap)
+{
+	static const char wd[] = "SunMonTueWedThuFriSat";
+	static const char mo[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+	struct tm tm;
+	long off;
+
+	if (tz_offset(t, &off) == 0) {
+		/* days to a civil date (H. Hinnant's algorithm) */
+		long long s = (long long)t + off;
+		long long days = s >= 0 ? s / 86400 : -((-s + 86399) / 86400);
+		long long sec = s - days * 86400, z = days + 719468;
+		long long era = (z >= 0 ? z : z - 146096) / 146097;
+		long long doe = z - era * 146097;
+		long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) /
+				365;
+		long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+		long long mp = (5 * doy + 2) / 153;
+		long long dd = doy - (153 * mp + 2) / 5 + 1;
+		long long mm = mp < 10 ? mp + 3 : mp - 9;
+		long long yy = yoe + era * 400 + (mm <= 2);
+		int w = (int)((days % 7 + 11) % 7);	/* 1970-01-01: Thursday */
+
+		snprintf(out, cap, "%.3s %.3s%3d %.2d:%.2d:%.2d %lld",
+			 wd + 3 * w, mo + 3 * (mm - 1), (int)dd,
+			 (int)(sec / 3600), (int)(sec / 60 % 60), (int)(sec % 60),
+			 yy);
+		return;
+	}
+	localtime_r(&t, &tm);
+	asctime_r(&tm, out);
+	out[strcspn(out, "\n")] = '\0';
+}
+
 /* Records every file starts with: "[", HH, thread_name, FH of the working
  * directory, SH of the command line and exec name, start. */
 static void write_header(void)
@@ -1756,7 +1985,6 @@ static void write_header(void)
 	char num[32], date[64];
 	char cmdh[17], exech[17];
 	struct dft_file *cwd;
-	struct tm tm;
 	time_t now = G.start_time;
 	int args;
 	long long id;
@@ -1782,9 +2010,7 @@ static void write_header(void)
 	if (G.rank < 0)		/* no launcher said: ask MPI, if it is up */
 		G.rank = dft_mpi_rank();
 	rank_records(t);
-	localtime_r(&now, &tm);
-	asctime_r(&tm, date);
-	date[strcspn(date, "\n")] = '\0';
+	local_date(now, date, sizeof(date));
 	id = dft_next_id();
 	args = ev_begin(t, id, "start", "dftracer", G.start_ts, 0);
 	if (args) {

@@ -150,7 +150,7 @@ while [ "$i" -lt "$ROUNDS" ]; do
 	spawned p_plain "$TMP/startup_plain"
 	spawned p_off "$TMP/startup"
 	spawned p_traced "$TMP/startup" $APP_ON $META
-	# the same, living 5 ms longer (the writer thread has had a CPU)
+	# the same, living 5 ms longer
 	spawned q_plain "$TMP/startup_plain" STARTUP_SLEEP_US=5000
 	spawned q_off "$TMP/startup" STARTUP_SLEEP_US=5000
 	spawned q_traced "$TMP/startup" STARTUP_SLEEP_US=5000 $APP_ON $META
@@ -243,7 +243,7 @@ echo "(main thread: its CPU, exec and loading included, the traced thread's shar
 proc "annotated, DFTRACER_ENABLE unset" p_plain p_off
 proc "annotated and traced (INC_METADATA=1, gzip)" p_plain p_traced
 proc "traced against annotated with tracing off" p_off p_traced
-echo "the same program living 5 ms longer (time for the writer thread to run):"
+echo "the same program living 5 ms longer:"
 proc "annotated, DFTRACER_ENABLE unset" q_plain q_off
 proc "traced against annotated with tracing off" q_off q_traced
 echo "the same program starting 3 threads (a region around a write each) while"
