@@ -938,7 +938,8 @@ void dft_exec_hook(void)
  * category) that has had DFTRACER_THROTTLE_CALLS complete events on a
  * thread, most of them (more than half) with an own time under
  * DFTRACER_THROTTLE_US, stops getting complete events there (nine in ten
- * of its first 100: then, dft_throttle_due).  Its calls are folded into
+ * of its first DFTRACER_THROTTLE_EARLY: then, dft_throttle_due).  Its
+ * calls are folded into
  * one dftracer 2.0.x
  * aggregated record per DFTRACER_TRACE_INTERVAL_MS interval ("ph":"C",
  * args.dft_cnt and dur_min/_max/_sum; ts is the start of the first call
