@@ -483,12 +483,16 @@ table_labels() {
 
 # start_bg OUT ERR COMMAND...: COMMAND in the background, as a terminal's
 # shell starts it: SIGINT not ignored (bash ignores it in the background
-# jobs of a script) and no descriptor of bats left open. Sets BG_PID.
+# jobs of a script), nor SIGHUP and SIGTERM (ignored for the whole run when
+# it was started by nohup or a launcher that ignores them: a shell cannot
+# trap a signal ignored when it started, so the pipeline would run on and
+# the test wait for the smoke command's sleep), and no descriptor of bats
+# left open. Sets BG_PID.
 start_bg() {
 	local out=$1 err=$2
 	shift 2
 	if env --default-signal=INT true 2>/dev/null; then
-		env --default-signal=INT "$@" >"$out" 2>"$err" </dev/null 3>&- &
+		env --default-signal=INT,HUP,TERM "$@" >"$out" 2>"$err" </dev/null 3>&- &
 	else
 		"$@" >"$out" 2>"$err" </dev/null 3>&- &
 	fi
