@@ -307,7 +307,11 @@ view() {
 	# 0.8-0.95 on a quiet machine, but a loaded one takes the CPU from the
 	# per-call run between its calls (0.4-0.6, once 0.16 under load 7), so
 	# at 0.5 the verdict would say which side of it one measurement fell.
-	printf "metadata_time_share = 1\nwisio_metadata_time = 1\nverdict_partly = 0.02\nverdict_io_bound = 0.1\n" >"$W/thr.conf"
+	# No stalls either (a stall_factor no call reaches): dft-analyze judges
+	# stalls on single calls only (an aggregated record's calls count at
+	# their mean), so one write held up 16 times the median under load is
+	# left out of the per-call run's rules and kept in the aggregated one's.
+	printf "metadata_time_share = 1\nwisio_metadata_time = 1\nverdict_partly = 0.02\nverdict_io_bound = 0.1\nstall_factor = 1048576\n" >"$W/thr.conf"
 	dft-analyze --all -c "$W/thr.conf" "$a" >"$W/a.out" || fail "dft-analyze a: status $?"
 	dft-analyze --all -c "$W/thr.conf" "$b" >"$W/b.out" || fail "dft-analyze b: status $?"
 	# dft-analyze of the per-call trace says what jq says
@@ -322,7 +326,7 @@ view() {
 	view "$W/a.out" >"$W/a.view"
 	view "$W/b.out" >"$W/b.view"
 	run diff "$W/a.view" "$W/b.view"
-	[ "$status" -eq 0 ] || { cp "$W"/a.out "$W"/b.out "$W"/a.view "$W"/b.view /tmp/s6agg/; fail "per-call and aggregated differ: $output"; }
+	[ "$status" -eq 0 ] || fail "per-call and aggregated differ: $output"
 	jq -e '.insights | index("P05") and index("P06") and index("P11") and index("X03")' "$W/b.view"
 	jq -e '.where == [{name: "put", file: "agg.c", line: 20}]' "$W/b.view"
 	jq -e '.functions | map(select(.name == "put"))[0] | .count == 1000 and .io_calls == 3000' "$W/b.view"
