@@ -95,8 +95,9 @@ runtime:
 # The order is the files' measured cost (wall time, each file alone under
 # bats --timing); the others take under 11 s each.
 CHECK_JOBS ?= $(shell n=$$(nproc 2>/dev/null) || n=1; echo $$((n + 1)))
-CHECK_FIRST = tests/pipeline.bats tests/runtime.bats tests/dft-annotate.bats \
-	tests/dft-analyze.bats tests/optimize.bats tests/slurm.bats \
+CHECK_FIRST = tests/pipeline.bats tests/dft-annotate.bats \
+	tests/dft-analyze.bats tests/pipeline-trace.bats tests/pipeline-apps.bats \
+	tests/runtime.bats tests/optimize.bats tests/slurm.bats \
 	tests/bottlenecks.bats tests/optimize-l1.bats tests/runtime-mpi.bats \
 	tests/hostile.bats tests/dft-funcs.bats tests/tune.bats \
 	tests/dft-papers.bats tests/analyze-judge.bats tests/make.bats

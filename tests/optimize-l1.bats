@@ -24,7 +24,7 @@ setup_file() {
 		rm -rf "$ROOT"
 	fi
 	# the tracing overhead on one timed run a side: the file tests the
-	# loop's timing (--repeat), not the overhead's (pipeline.bats does);
+	# loop's timing (--repeat), not the overhead's (pipeline-trace.bats does);
 	# with one run a side the overhead budget judges nothing, so one slow
 	# traced run of fsyncs cannot take journal_append out
 	export DFT_PIPELINE_TIMING_RUNS=1
