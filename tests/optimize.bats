@@ -17,7 +17,7 @@ setup_file() {
 	export ROOT="$BATS_FILE_TMPDIR/ws"
 	export XDG_DATA_HOME="$BATS_FILE_TMPDIR/xdg-data" XDG_CACHE_HOME="$BATS_FILE_TMPDIR/xdg-cache"
 	# the tracing overhead on one timed run a side: the file tests the
-	# loop's timing (--repeat), not the overhead's (pipeline.bats does)
+	# loop's timing (--repeat), not the overhead's (pipeline-trace.bats does)
 	export DFT_PIPELINE_TIMING_RUNS=1
 	local rc=0
 	LC_ALL=C dft-pipeline run -y --offline --smoke 'make run' --max-iters 0 \
