@@ -825,3 +825,35 @@ prog() {
 		case $o in *'"w"'*) assert_output "" ;; *) assert_output "write_time $want" ;; esac
 	done
 }
+
+@test "findings are ranked by severity, then by time at stake: a low finding with more time at stake comes after a high one" {
+	# one truncate of 40 ms (metadata: at stake, nothing to save: low) and
+	# 20 fsyncs of 1.5 ms after 20 writes (sync: all but one saved: high)
+	t="$BATS_TEST_TMPDIR/rank.pfw"
+	{
+		ev main C_APP 0 200000
+		ev open64 POSIX 10 50 '"fname":"/scratch/j","flags":66,"ret":3'
+		ev ftruncate64 POSIX 100 40000 '"fname":"/scratch/j","length":0,"ret":0'
+		for i in $(seq 0 19); do
+			ev write POSIX $((50000 + i * 2000)) 100 "\"fname\":\"/scratch/j\",\"ret\":4096"
+			ev fsync POSIX $((50100 + i * 2000)) 1500 "\"fname\":\"/scratch/j\",\"ret\":0"
+		done
+	} >"$t"
+	# the bands, derived: metadata's stake and saving (0), sync's saving
+	# all but one fsync; over the process time 200 ms
+	want=$(jq -s -r 'def band: if . >= 0.25 then "critical" elif . >= 0.1 then "high" elif . >= 0.03 then "medium" elif . >= 0.01 then "low" else "info" end;
+	  (map(select(.name | test("open|truncate")) | .dur) | add) as $m
+	  | (map(select(.name == "fsync") | .dur) | add) as $s
+	  | "sync \($s * 19 / 20 / 200000 | band) \($s)", "metadata \(if ($m / 200000) >= 0.03 then "low" else "info" end) \($m)"' "$t")
+	[ "$(printf '%s\n' "$want" | sed -n 1p | cut -d' ' -f2)" = high ]
+	[ "$(printf '%s\n' "$want" | sed -n 2p | cut -d' ' -f3)" -gt "$(printf '%s\n' "$want" | sed -n 1p | cut -d' ' -f3)" ]
+	got() {
+		jq -r 'select(.type == "bottleneck" and (.class == "sync" or .class == "metadata")) |
+		  "\(.class) \(.severity) \(.time_s * 1e6 | round)"' "$1"
+	}
+	split_same "$t" got 0.002 0.004
+	assert_output "$want"
+	# the rank field and the table follow the same order
+	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type == \"bottleneck\") | \"\\(.rank) \\(.class)\"' | head -n 2"
+	assert_output "$(printf '1 sync\n2 metadata')"
+}

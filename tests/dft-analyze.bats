@@ -102,12 +102,13 @@ same() {
 
 @test "the DLIO trace yields its findings: fetch pressure, stragglers, bandwidth" {
 	run -0 bash -o pipefail -c "dft-analyze '$TRACES/gen0-dlio-unet3d.pfw.gz' | jq -r 'select(.type==\"bottleneck\") | \"\(.class) \(.insight) \(.severity) \(.forced) \(.functions[0].name) \(.insights|join(\",\"))\"'"
-	# the stall first: the straggler rule is a facet of it; its severity
-	# is what overlapping loading with compute saves (below), reading at
-	# the file system's bandwidth saves most of the run
-	assert_line --index 0 --regexp "^data_loader D01 [a-z]+ true NPZReader.open D01,D02$"
-	assert_line --partial "fs_bw D04 critical true"
-	sev=${lines[0]#data_loader D01 }
+	# reading at the file system's bandwidth saves most of the run: it
+	# comes first (critical); the stall next, the straggler rule a facet
+	# of it, its severity what overlapping loading with compute saves
+	# (below: medium)
+	assert_line --index 0 --partial "fs_bw D04 critical true"
+	assert_line --index 1 --regexp "^data_loader D01 [a-z]+ true NPZReader.open D01,D02$"
+	sev=${lines[1]#data_loader D01 }
 	sev=${sev%% *}
 	# the wait: per epoch (DLIOBenchmark._train) the time outside
 	# TorchFramework.compute, both de-duplicated (the fixture repeats
@@ -206,7 +207,7 @@ same() {
 	[[ "$stderr" == *"bad.conf:1: unknown threshold 'no_such_threshold'"* ]]
 }
 
-@test "bottlenecks are ranked by time at stake, ties by the data-loader stall, then the class name" {
+@test "bottlenecks are ranked by severity, then time at stake, ties by the data-loader stall, then the class name" {
 	# two processes at the same time writing 100 kB and 10 kB requests:
 	# a size imbalance between processes (the two fixtures alone ran
 	# years apart), whose time at stake ties with the DLIO fs_bw finding
@@ -216,15 +217,18 @@ same() {
 				"$p" "$p" $(( (p - 1) * 500 + i * 20000 )) "$p" $(( p == 1 ? 100000 : 10000 ))
 		done
 	done >"$BATS_TEST_TMPDIR/imb.pfw"
-	run -0 bash -o pipefail -c "dft-analyze --all '$TRACES/gen0-dlio-unet3d.pfw.gz' '$GEN2' '$BATS_TEST_TMPDIR/imb.pfw' | jq -c 'select(.type==\"bottleneck\") | [.rank, .time_s, .class]'"
+	run -0 bash -o pipefail -c "dft-analyze --all '$TRACES/gen0-dlio-unet3d.pfw.gz' '$GEN2' '$BATS_TEST_TMPDIR/imb.pfw' | jq -c 'select(.type==\"bottleneck\") | [.rank, .time_s, .class, .score]'"
 	[ "${#lines[@]}" -gt 3 ]
-	# the input can fail the rule: several times at stake and a tie
+	# the input can fail the rule: several times at stake and a tie, and
+	# a finding of a lower severity with more at stake than a higher one
 	[ "$(printf '%s\n' "$output" | jq -s '[.[][1]] | unique | length')" -gt 3 ]
 	[ "$(printf '%s\n' "$output" | jq -s 'group_by(.[1]) | map(select(length > 1)) | length')" -ge 1 ]
-	# dft-analyze(1): time_s highest first; a tie puts data_loader first,
-	# then the class names in order; ranks 1, 2, ... in that order
-	want=$(printf '%s\n' "$output" | jq -s -c 'sort_by(-.[1], (if .[2] == "data_loader" then 0 else 1 end), .[2])
-		| to_entries[] | [.key + 1, .value[1], .value[2]]')
+	[ "$(printf '%s\n' "$output" | jq -s '[.[] as $a | .[] | select(.[3] > $a[3] and .[1] < $a[1])] | length')" -ge 1 ]
+	# dft-analyze(1): severity first, then time_s highest first; a tie
+	# puts data_loader first, then the class names in order; ranks 1, 2,
+	# ... in that order
+	want=$(printf '%s\n' "$output" | jq -s -c 'sort_by(-.[3], -.[1], (if .[2] == "data_loader" then 0 else 1 end), .[2])
+		| to_entries[] | [.key + 1, .value[1], .value[2], .value[3]]')
 	assert_output "$want"
 }
 

@@ -1346,6 +1346,10 @@ cmp_stake(const void *x, const void *y)
 {
 	const struct finding *a = x, *b = y;
 
+	/* the severity first (what can be saved), then the time at stake:
+	 * a low finding never comes before a high one */
+	if (a->score != b->score)
+		return b->score - a->score;
 	if (a->time_s != b->time_s)
 		return a->time_s > b->time_s ? -1 : 1;
 	if (a->forced != b->forced)

@@ -609,7 +609,7 @@ finding_rec(const struct finding *f, size_t i)
 
 	snprintf(id, sizeof(id), "B%zu", i + 1);
 	json_object_object_add(o, "type", dft_jstr("bottleneck"));
-	json_object_object_add(o, "v", dft_jint(4));
+	json_object_object_add(o, "v", dft_jint(5));
 	json_object_object_add(o, "class", dft_jstr(f->cls));
 	json_object_object_add(o, "time_s", dft_jdouble(f->time_s));
 	json_object_object_add(o, "io_share", dft_jdouble(f->io_time_share));
