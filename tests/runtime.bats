@@ -934,6 +934,14 @@ thread_calls() {
 	# its directory exists: no mkdir; no buffer is faulted in up front
 	! grep -E '^[0-9]+ +mkdir(at)?\(' "$W/t.log" || fail "mkdir for an existing directory"
 	! grep -q MAP_POPULATE "$W/t.log" || fail "a buffer prefaulted (MAP_POPULATE)"
+	# the descriptor >= 900 is taken before the writer thread exists:
+	# growing the table of a process with two threads waits for an RCU
+	# grace period (9 ms in lz4 with the writer started at INIT first)
+	local dup clone
+	dup=$(grep -nE '^[0-9]+ +fcntl\([0-9]+, F_DUPFD_CLOEXEC, 900' "$W/t.log" | head -1 | cut -d: -f1)
+	clone=$(grep -nE '^[0-9]+ +clone3?\(' "$W/t.log" | head -1 | cut -d: -f1)
+	[ -n "$dup" ] && [ -n "$clone" ] && [ "$dup" -lt "$clone" ] ||
+		fail "the descriptor taken at line ${dup:-none}, the writer started at line ${clone:-none}"
 	# the zone file is read by the tracer, not by libc's localtime (which
 	# mallocs; it seeks back in the file: an lseek untraced runs lack)
 	[ "$(grep -c 'lseek(' "$W/t.log")" -eq "$(grep -c 'lseek(' "$W/u.log")" ] ||

@@ -608,8 +608,12 @@ void dft_init(const char *log_file, const char *data_dirs, const int *pid,
 	}
 	fds_alloc();
 	begin_trace();
-	if (strcmp(suffix, "preload") != 0)
-		writer_start_early();	/* before the program allocates */
+	if (strcmp(suffix, "preload") != 0) {
+		/* before the program allocates; the file's descriptor while
+		 * the process has one thread (trace_reserve_fd) */
+		trace_reserve_fd();
+		writer_start_early();
+	}
 	if (!G.atexit_done) {
 		atexit(at_exit);
 		G.atexit_done = 1;

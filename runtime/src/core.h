@@ -200,6 +200,7 @@ void ev_meta(struct dft_thread *t, const char *rec, const char *name,
 	     int name_upstream, const char *value);
 int open_and_write_header(void);
 void trace_release_fd(void);
+void trace_reserve_fd(void);
 
 /* config.c */
 void read_config(const char *data_dirs);

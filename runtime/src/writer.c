@@ -1721,13 +1721,22 @@ static void trace_name(void)
 			 G.prefix, hash, G.suffix, G.compress ? ".gz" : "");
 	G.want_open = 1;
 	atomic_store_explicit(&out_total, 0, memory_order_relaxed);
-	/* The descriptor the file will have, out of the way of programs that
-	 * close or reuse low ones: taken now (a duplicate of one of the
-	 * standard descriptors), replaced by the file with dup3.  Growing
-	 * the descriptor table past 900 from the writer thread, once the
-	 * process has two threads, waited for an RCU grace period (the
-	 * kernel does that for a shared table): 10-20 ms here. */
-	G.fd_hi = -1;
+	trace_reserve_fd();
+}
+
+/*
+ * The descriptor the file will have, out of the way of programs that
+ * close or reuse low ones: taken at the first record, or at INIT before
+ * the writer thread starts there (a duplicate of one of the standard
+ * descriptors), replaced by the file with dup3.  Growing the descriptor
+ * table past 900 once the process has two threads waits for an RCU grace
+ * period (the kernel does that for a shared table): 10-20 ms here, so it
+ * is taken while the process has one.
+ */
+void trace_reserve_fd(void)
+{
+	if (G.fd_hi >= 0)
+		return;
 	for (int k = 2; k >= 0 && G.fd_hi < 0; k--)
 		G.fd_hi = (int)syscall(SYS_fcntl, k, F_DUPFD_CLOEXEC, 900);
 	if (G.fd_hi >= 0)
