@@ -187,6 +187,25 @@ Platform: Linux 6.1.0 / x86_64 / node01"
 	refute_output --partial "0.106 s → 0.120 s"
 }
 
+@test "an iteration lists the L1 proposal of the bottleneck its change was applied for, not its own analysis' first" {
+	# leveldb: gathering the small writes (L2) left the syncs first in that
+	# iteration's own analysis; its L1 is still the small writes' one
+	printf '%s\n' \
+		'{"type":"proposal","v":1,"id":"B1.small_write.L1.batch","bottleneck":"B1","metric":"small_write_pct","level":"L1","strategy":"small_write.L1.batch","change":"Accumulate small writes in a buffer"}' \
+		'{"type":"proposal","v":1,"id":"B1.sync.L1.fewer","bottleneck":"B1","metric":"sync_time_share","level":"L1","strategy":"sync.L1.fewer","change":"Move fsync out of the record loop"}' \
+		'{"type":"iteration","v":2,"iteration":0,"kind":"baseline","change":"baseline","applied":[],"listed_l1":["B1.small_write.L1.batch"],"bottlenecks":["small_write_pct:app"],"new":[],"resolved":[],"samples":{"median_s":0.437,"spread_pct":33,"runs":5},"test":null,"verdict":null,"status":"baseline","reason":null}' \
+		'{"type":"iteration","v":2,"iteration":1,"kind":"L2","change":"applying L2 small_write.L2.tune_gather","applied":[{"id":"small_write.L2.tune_gather","level":"L2","bottleneck":"small_write_pct","change":"gather small writes"}],"listed_l1":["B1.sync.L1.fewer"],"new":["sync_time_share:app"],"resolved":["small_write_pct:app"],"samples":{"median_s":0.341,"spread_pct":85,"runs":5},"test":{"p":0.84,"significant":false,"pct":-14.1,"before_s":0.397},"verdict":"unchanged","status":"rolled_back","reason":"no significant gain"}' \
+		'{"type":"iteration","v":2,"iteration":2,"kind":"L1","change":"rewrite sync.L1.fewer","applied":[],"listed_l1":["B1.sync.L1.fewer"],"new":[],"resolved":[],"samples":{"median_s":0.44,"spread_pct":20,"runs":5},"test":{"p":0.5,"significant":false,"pct":1,"before_s":0.43},"verdict":"unchanged","status":"rolled_back","reason":"no significant gain"}' \
+		>"$BATS_TEST_TMPDIR/it.ndjson"
+	run -0 dft-report -o "$BATS_TEST_TMPDIR/it.md" "$BATS_TEST_TMPDIR/it.ndjson"
+	run -0 sed -n '/^### Iteration 1 /,/^### Iteration 2 /p' "$BATS_TEST_TMPDIR/it.md"
+	assert_line "- L1 (app): not applied automatically; listed for people: $(jq -r 'select(.id == "B1.small_write.L1.batch") | .change' "$BATS_TEST_TMPDIR/it.ndjson") (\`B1.small_write.L1.batch\`)"
+	refute_output --partial "Move fsync"
+	# an iteration that applied no action keeps the first listed
+	run -0 sed -n '/^### Iteration 2 /,$p' "$BATS_TEST_TMPDIR/it.md"
+	assert_line --partial "listed for people: Move fsync out of the record loop (\`B1.sync.L1.fewer\`)"
+}
+
 @test "option combinations are checked before any work" {
 	checklist_usage_error dft-report "--html and --no-html exclude each other" --html x.html --no-html
 	checklist_bad_value dft-report --workspace "$BATS_TEST_TMPDIR/nope" "a directory"

@@ -592,6 +592,72 @@ proposal_for(struct run *r, const char *id)
 	return p;
 }
 
+/* How many actions iteration it applied. */
+static size_t
+n_applied(json_object *it)
+{
+	json_object *ap;
+
+	return json_object_object_get_ex(it, "applied", &ap) &&
+	       json_object_is_type(ap, json_type_array) ?
+	       json_object_array_length(ap) : 0;
+}
+
+/* Whether proposal p is for a bottleneck one of it's applied actions
+ * names (by metric). */
+static int
+for_applied(json_object *it, json_object *p)
+{
+	json_object *ap = json_object_object_get(it, "applied");
+	size_t n = n_applied(it);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *a = json_object_array_get_idx(ap, i);
+		const char *m = json_object_is_type(a, json_type_object) ?
+				dft_json_str(a, "bottleneck", NULL) : NULL;
+
+		if (m == NULL || strcmp(m, dft_json_str(p, "metric", "")) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The L1 proposal listed for people beside iteration it. When it applied
+ * actions: the first of the ids listed with the configuration its change
+ * was chosen from (prev), then its own, whose bottleneck is the one its
+ * actions were applied for; its own analysis may lead with another
+ * finding (leveldb: the gathered writes left the syncs first, and the
+ * iteration of small_write.L2.tune_gather listed "move fsync out of the
+ * record loop"). Else the first it lists.
+ */
+static json_object *
+listed_l1(struct run *r, json_object *it, json_object *prev, const char **id)
+{
+	int acts = n_applied(it) > 0;
+	json_object *src[2] = { acts ? prev : NULL, it };
+
+	for (int k = 0; k < 2; k++) {
+		json_object *lst;
+
+		if (src[k] == NULL ||
+		    !json_object_object_get_ex(src[k], "listed_l1", &lst) ||
+		    !json_object_is_type(lst, json_type_array))
+			continue;
+		for (size_t i = 0; i < json_object_array_length(lst); i++) {
+			const char *x = json_object_get_string(
+				json_object_array_get_idx(lst, i));
+			json_object *p = x != NULL ? proposal_for(r, x) : NULL;
+
+			if (!acts || (p != NULL && for_applied(it, p))) {
+				*id = x;
+				return p;
+			}
+		}
+	}
+	return NULL;
+}
+
 /* "change" texts of the applied proposals of one level. */
 static char *
 applied_changes(struct run *r, json_object *it, const char *level,
@@ -823,15 +889,9 @@ iteration_sections(struct doc *d, struct run *r, json_object *its, int n)
 			free(s3);
 		}
 		if (*c1 == '\0') {
-			json_object *lst;
 			const char *id = NULL;
 
-			if (json_object_object_get_ex(it, "listed_l1", &lst) &&
-			    json_object_array_length(lst) > 0) {
-				id = json_object_get_string(
-					json_object_array_get_idx(lst, 0));
-				l1 = proposal_for(r, id);
-			}
+			l1 = listed_l1(r, it, prev, &id);
 			if (l1 != NULL)
 				doc_uli(d, "L1 (app): not applied automatically; "
 					"listed for people: %s (`%s`)",
