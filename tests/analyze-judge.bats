@@ -634,6 +634,35 @@ split_same() {
 	assert_line -n 2 --partial "create fewer, larger files: 40 files of at most 8 B written by one process in /scratch/m ("
 }
 
+@test "nine output files are no 'many small files' (small_files_min, 16): their creates are not saved, the log's repeated opens are" {
+	# tinyxml2's shape: a test program writes its 9 results of ~1 kB in
+	# /scratch/out (creates of 500 us); /scratch/log opened three times
+	t="$BATS_TEST_TMPDIR/out9.pfw"
+	{
+		ev main C_APP 0 60000
+		for i in $(seq 0 8); do
+			ev fopen64 STDIO $((1000 + i * 5000)) 500 "\"fname\":\"/scratch/out/r$i.xml\",\"mode\":\"w\""
+			ev fwrite STDIO $((1600 + i * 5000)) 5 "\"fname\":\"/scratch/out/r$i.xml\",\"ret\":1024"
+			ev fclose STDIO $((1700 + i * 5000)) 30 "\"fname\":\"/scratch/out/r$i.xml\",\"ret\":0"
+		done
+		for i in 0 1 2; do
+			ev open64 POSIX $((50000 + i * 1000)) 30 '"fname":"/scratch/log","flags":0,"ret":3'
+			ev read POSIX $((50100 + i * 1000)) 40 '"fname":"/scratch/log","ret":100'
+			ev close POSIX $((50200 + i * 1000)) 4 '"fname":"/scratch/log","ret":0'
+		done
+	} >"$t"
+	want=$(jq -s -r '[.[] | select(.args.fname == "/scratch/log" and .name != "read")] | group_by(.name) | map((map(.dur) | add) * (length - 1) / length) | add | round' "$t")
+	got() {
+		jq -r 'select(.type == "bottleneck" and .class == "metadata") | "\(.saving_s * 1e6 | round) \(.evidence.parts.small_files.files)"' "$1"
+	}
+	split_same "$t" got 0.002 0.004
+	assert_output "$want 0"
+	# with the threshold at 9 they are many again
+	printf 'small_files_min = 9\n' >"$BATS_TEST_TMPDIR/thr.conf"
+	run -0 bash -o pipefail -c "dft-analyze --all -c '$BATS_TEST_TMPDIR/thr.conf' '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"metadata\") | .evidence.parts.small_files.files'"
+	assert_output 9
+}
+
 @test "one expensive truncate at create: the metadata finding is at most low (nothing to save) and its advice names the ftruncate calls" {
 	# h5bench's shape: two ranks create an HDF5 file that exists from a
 	# former run; each truncates it to 0 (~50 ms: the old blocks freed),
@@ -734,6 +763,61 @@ prog() {
 	assert_output 0
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"small_read\") | .time_s * 1e6 | round'"
 	assert_output "$(jq -s 'map(select(.name == "pread64") | .dur) | add' "$t")"
+}
+
+# xml N "I:D J:D ...": tinyxml2's shape: N fopen/fread/fclose of 7 files
+# in turn, each fopen ~30 us but those at the indexes given, held up D us
+xml() {
+	local n=$1 st=" ${2:-} " t=1000 i d
+	for i in $(seq 0 $((n - 1))); do
+		d=$((28 + i % 5))
+		case $st in *" $i:"*) d=${st#* "$i":} d=${d%% *} ;; esac
+		ev fopen STDIO $t $d "\"fname\":\"/scratch/x/doc$((i % 7)).xml\",\"mode\":\"rb\""
+		ev fread STDIO $((t + d + 10)) 5 "\"fname\":\"/scratch/x/doc$((i % 7)).xml\",\"ret\":512"
+		ev fclose STDIO $((t + d + 30)) 5 "\"fname\":\"/scratch/x/doc$((i % 7)).xml\",\"ret\":0"
+		t=$((t + d + 1500))
+	done
+	ev main C_APP 0 $((t + 1000))
+}
+
+@test "in a group of 16 to 63 calls a call held up far beyond the rest is a stall, one in 16 at most: fopens of 24 and 9 ms among 35" {
+	xml 35 >"$BATS_TEST_TMPDIR/x1.pfw"
+	xml 35 "17:24000 30:9000" >"$BATS_TEST_TMPDIR/x2.pfw"
+	# three held up; one far out beside one only 30 times the median; one
+	# of a group of 15
+	xml 35 "5:24000 17:9000 30:24000" >"$BATS_TEST_TMPDIR/x3.pfw"
+	xml 35 "5:24000 17:1000" >"$BATS_TEST_TMPDIR/x4.pfw"
+	xml 15 "7:24000" >"$BATS_TEST_TMPDIR/x5.pfw"
+	got() {
+		jq -r 'if .type == "summary" then "stalls \(.stalls.count) \(.stalls.time_s * 1e6 | round)"
+		  elif .type == "bottleneck" then "\(.class) \(.severity) \(.insights | join(","))" else empty end' "$1"
+	}
+	for r in 1 2 3 4 5; do
+		run -0 bash -o pipefail -c "dft-analyze --all '$BATS_TEST_TMPDIR/x$r.pfw' >'$BATS_TEST_TMPDIR/x$r.out'"
+	done
+	# their time beyond 16 x the upper edge of the median's power of two
+	# bucket is left out (both are over 16 x that again), and the findings
+	# are the undisturbed run's
+	cap=$(jq -s 'map(select(.name == "fopen") | .dur) | sort | .[(length - 1) / 2 | floor] | pow(2; (log2 | floor) + 1) * 16' "$BATS_TEST_TMPDIR/x2.pfw")
+	jq -e -s --argjson c "$cap" 'map(select(.name == "fopen" and .dur > $c) | .dur >= 16 * $c) | length == 2 and all' "$BATS_TEST_TMPDIR/x2.pfw" >/dev/null
+	run -0 got "$BATS_TEST_TMPDIR/x2.out"
+	assert_line -n 0 "stalls 2 $((24000 + 9000 - 2 * cap))"
+	printf '%s\n' "${lines[@]:1}" >"$BATS_TEST_TMPDIR/f2"
+	run -0 got "$BATS_TEST_TMPDIR/x1.out"
+	assert_line -n 0 "stalls 0 0"
+	printf '%s\n' "${lines[@]:1}" | diff - "$BATS_TEST_TMPDIR/f2"
+	# the same after dft-split at two sizes, read with -j 1 and 2
+	split_same "$BATS_TEST_TMPDIR/x2.pfw" got 0.002 0.004
+	assert_line -n 0 "stalls 2 $((24000 + 9000 - 2 * cap))"
+	# three of 35, a tail of slowish calls, or one of 15: not told from the
+	# program's own slow calls; they count in full
+	for r in 3 4 5; do
+		run -0 jq -r 'select(.type == "summary") | .stalls.count' "$BATS_TEST_TMPDIR/x$r.out"
+		assert_output 0
+		run -0 jq -r 'select(.type == "bottleneck" and .class == "metadata") | .time_s * 1e6 | round' "$BATS_TEST_TMPDIR/x$r.out"
+		# (a close of a file only read is metadata too)
+		assert_output "$(jq -s 'map(select(.name == "fopen" or .name == "fclose") | .dur) | add' "$BATS_TEST_TMPDIR/x$r.pfw")"
+	done
 }
 
 @test "a finding with little at stake (under 3 % of the run) that saves nothing is info: the control's one slow open" {

@@ -364,7 +364,10 @@ stake_hdf5_metadata(struct jctx *j, struct finding *f)
  * The metadata class's time at stake is its calls' time; its saving is
  * what fewer calls could save, in two parts (diagnosis-rules.md §8):
  *  - many small files: the files of at most small_bytes of data that one
- *    process writes in one directory, two or more, held in one file
+ *    process writes in one directory, small_files_min (16) or more (nine
+ *    outputs of a test program are its results, not a pattern to merge:
+ *    tinyxml2 was told to "create fewer, larger files" for nine files of up
+ *    to 396 kB), held in one file
  *    instead: their metadata calls (the create, stat, unlink, ... of each)
  *    but one file's share are saved;
  *  - on every other file, the opens, closes, stats and seeks beyond one of
@@ -377,6 +380,14 @@ stake_hdf5_metadata(struct jctx *j, struct finding *f)
 struct sfgrp {
 	int64_t files, n, t, maxb;
 };
+
+/* Whether a group holds many small files (at least two, whatever the
+ * threshold says: one file is no group). */
+static int
+sf_many(const struct sfgrp *r)
+{
+	return r->files >= 2 && (double)r->files >= thr[T_SMALL_FILES_MIN];
+}
 
 /* The directory part of file key k (n bytes), or 0 when it has none. */
 static size_t
@@ -494,7 +505,7 @@ stake_metadata(struct jctx *j, struct finding *f)
 			continue;
 		if (sep != NULL && small_written(s) && sf_key(&kb, k, kn) &&
 		    (r = dft_tmap_get(&g, kb.s, kb.len, 0, NULL)) != NULL &&
-		    r->files > 1)
+		    sf_many(r))
 			continue;	/* saved with its group */
 		for (int x = 0; x < 4; x++) {
 			int64_t n = s[kind[x]], t = s[kind[x] + 1];
@@ -514,7 +525,7 @@ stake_metadata(struct jctx *j, struct finding *f)
 		const char *k = dft_tmap_key(&g, i, &kn);
 		const struct sfgrp *r = dft_tmap_value(&g, i);
 
-		if (r->files < 2)
+		if (!sf_many(r))
 			continue;
 		ssave += r->t / 1e6 * (1 - 1.0 / (double)r->files);
 		sfiles += r->files;

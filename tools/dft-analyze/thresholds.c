@@ -31,6 +31,7 @@ const char *const thr_name[T_N] = {
 	"system_dominates", "findings_shown", "intervals_max",
 	"verdict_io_bound", "verdict_partly",
 	"hdf5_metadata_operations_absolute", "stall_factor",
+	"small_files_min",
 };
 
 double thr[T_N] = {
@@ -38,7 +39,7 @@ double thr[T_N] = {
 	0.5, 1000, 0.5, 0.1, 0.5, 0.1, 0.5, 1048576, 0.5, 0.1, 1, 0.25,
 	0.15, 0.1, 1000,
 	0.2, 0.1, 10, 1.5, 1048576, 500, 0.5, 5, 65536, 0.5, 0.1, 1000,
-	16,
+	16, 16,
 };
 
 int
