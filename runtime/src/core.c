@@ -943,8 +943,7 @@ void dft_exec_hook(void)
  * thread, most of them (more than half) with an own time under
  * DFTRACER_THROTTLE_US, stops getting complete events there (nine in ten
  * of its first DFTRACER_THROTTLE_EARLY: then, dft_throttle_due).  Its
- * calls are folded into
- * one dftracer 2.0.x
+ * calls are folded into one dftracer 2.0.x
  * aggregated record per DFTRACER_TRACE_INTERVAL_MS interval ("ph":"C",
  * args.dft_cnt and dur_min/_max/_sum; ts is the start of the first call
  * folded in, not the interval's start, so that the trace's span stays that

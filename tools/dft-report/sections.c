@@ -738,6 +738,14 @@ iteration_median(json_object *it, char *out, size_t n)
 		snprintf(out, n, "—");
 }
 
+/* The accepted configuration's median as the loop timed it next to
+ * candidate it (test.before_s), or 0 when the record has none. */
+static double
+timed_beside_s(json_object *it)
+{
+	return dft_json_double(dft_json_path(it, "test"), "before_s", 0);
+}
+
 /*
  * The completion time a candidate was judged against: the accepted
  * configuration's median as the loop timed it next to the candidate
@@ -750,7 +758,7 @@ iteration_median(json_object *it, char *out, size_t n)
 static double
 judged_before_s(json_object *it, json_object *prev)
 {
-	double b = dft_json_double(dft_json_path(it, "test"), "before_s", 0);
+	double b = timed_beside_s(it);
 
 	return b > 0 ? b : dft_json_double(prev, "completion_s", 0);
 }
@@ -761,7 +769,7 @@ static void
 iteration_test(json_object *it, char *out, size_t n)
 {
 	json_object *t = dft_json_path(it, "test"), *p = NULL;
-	double b;
+	double b = timed_beside_s(it);
 	char against[48] = "";
 
 	if (t == NULL || !json_object_is_type(t, json_type_object) ||
@@ -769,7 +777,7 @@ iteration_test(json_object *it, char *out, size_t n)
 		snprintf(out, n, "—");
 		return;
 	}
-	if ((b = dft_json_double(t, "before_s", 0)) > 0)
+	if (b > 0)
 		snprintf(against, sizeof(against), " against %.3f s", b);
 	snprintf(out, n, "%+.1f %%%s, p = %.2g%s",
 		 dft_json_double(t, "pct", 0), against,
@@ -915,9 +923,8 @@ iteration_sections(struct doc *d, struct run *r, json_object *its, int n)
 				"After: raw_write_rate=%.3f GB/s, Δ = %+.1f%% "
 				"(completion %.3f s → %.3f s%s%s%s)", b, a,
 				(a - b) / b * 100, cb, ca,
-				dft_json_double(dft_json_path(it, "test"),
-						"before_s", 0) > 0 ?
-				", timed side by side" : "",
+				timed_beside_s(it) > 0 ? ", timed side by side" :
+				"",
 				dft_json_str(it, "verdict", NULL) ? ", verdict " :
 				"", dft_json_str(it, "verdict", ""));
 		else
@@ -1054,8 +1061,7 @@ summary_table(struct doc *d, struct run *r, json_object *its, int n,
 				   "rolled_back") == 0)
 				continue;
 			b = judged_before_s(it, prev_accepted(its, i));
-			side |= dft_json_double(dft_json_path(it, "test"),
-						"before_s", 0) > 0;
+			side |= timed_beside_s(it) > 0;
 			if (b > 0)
 				ratio *= dft_json_double(it, "completion_s", 0) /
 					 b;
