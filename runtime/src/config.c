@@ -19,6 +19,91 @@
 
 /* ---- configuration ------------------------------------------------------ */
 
+/*
+ * INIT reads some 50 variables (DFTRACER_*, the launchers' ranks).  getenv
+ * scans the whole environment for each, ~20,000 instructions with the 40
+ * to 60 entries of a shell's; instead one pass over environ (env_take)
+ * keeps the entries that can be one of them, and env_get looks among
+ * those, the first of a name winning as with getenv.  Only for the rest of
+ * that INIT (env_drop): the program may change its environment after.
+ */
+#define DFT_ENV_KEPT 64
+static const char *env_kept[DFT_ENV_KEPT];
+static unsigned env_klen[DFT_ENV_KEPT];	/* its name's length */
+static int env_nkept = -1;	/* -1: no pass taken, getenv */
+
+#define DFT_RANK_VAR(s) { s, sizeof(s) - 1 }
+static const struct {
+	const char *name;
+	size_t len;
+} rank_vars[] = {
+	DFT_RANK_VAR("OMPI_COMM_WORLD_RANK"), DFT_RANK_VAR("PMI_RANK"),
+	DFT_RANK_VAR("PMIX_RANK"), DFT_RANK_VAR("MV2_COMM_WORLD_RANK"),
+	DFT_RANK_VAR("MPI_RANKID"), DFT_RANK_VAR("PALS_RANKID"),
+	DFT_RANK_VAR("ALPS_APP_PE"), DFT_RANK_VAR("JSM_NAMESPACE_RANK"),
+	DFT_RANK_VAR("FLUX_TASK_RANK"), DFT_RANK_VAR("SLURM_PROCID"),
+};
+
+/* s ("NAME=value") may be a variable INIT reads: DFTRACER_*, or a rank
+ * variable (the first letter tells most entries apart) */
+static int env_wanted(const char *s)
+{
+	switch (s[0]) {
+	case 'D':
+		return strncmp(s, "DFTRACER_", 9) == 0;
+	case 'A': case 'F': case 'J': case 'M': case 'O': case 'P': case 'S':
+		break;
+	default:
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(*rank_vars); i++)
+		if (s[0] == rank_vars[i].name[0] &&
+		    strncmp(s, rank_vars[i].name, rank_vars[i].len) == 0 &&
+		    s[rank_vars[i].len] == '=')
+			return 1;
+	return 0;
+}
+
+void env_take(void)
+{
+	extern char **environ;
+	int k = 0;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *s = *e, *eq;
+
+		if (!env_wanted(s))
+			continue;
+		if (k == DFT_ENV_KEPT) {	/* more than expected: getenv */
+			env_nkept = -1;
+			return;
+		}
+		eq = strchr(s, '=');
+		env_kept[k] = s;
+		env_klen[k++] = eq ? (unsigned)(eq - s) : (unsigned)strlen(s);
+	}
+	env_nkept = k;
+}
+
+void env_drop(void)
+{
+	env_nkept = -1;
+}
+
+const char *env_get(const char *name)
+{
+	size_t l;
+
+	if (env_nkept < 0)
+		return getenv(name);
+	l = strlen(name);
+	for (int i = 0; i < env_nkept; i++)
+		if (env_klen[i] == l && memcmp(env_kept[i], name, l) == 0 &&
+		    env_kept[i][l] == '=')
+			return env_kept[i] + l + 1;
+	return NULL;
+}
+
 /* DFTRACER_DATA_DIR ("a:b", or "all") into the packed list that
  * dft_dir_match reads; entries made absolute against the working directory
  * and normalised.  A replaced list is never freed: another thread's
@@ -105,7 +190,7 @@ static void warn_unsupported(void)
 		return;
 	G.warned = 1;
 	for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
-		const char *v = getenv(names[i]);
+		const char *v = env_get(names[i]);
 
 		if (!v || !*v || strcmp(v, "0") == 0)
 			continue;
@@ -132,7 +217,7 @@ static void warn_unsupported(void)
 /* a non-negative integer variable, or def when unset or not a number */
 static uint64_t env_u64(const char *name, uint64_t def)
 {
-	const char *v = getenv(name);
+	const char *v = env_get(name);
 	char *end;
 	unsigned long long n;
 
@@ -150,7 +235,7 @@ void read_config(const char *data_dirs)
 {
 	const char *v;
 
-	v = getenv("DFTRACER_LOG_LEVEL");
+	v = env_get("DFTRACER_LOG_LEVEL");
 	G.log_level = LOG_ERROR;
 	if (v) {
 		if (strcasecmp(v, "WARN") == 0 || strcasecmp(v, "WARNING") == 0)
@@ -172,7 +257,7 @@ void read_config(const char *data_dirs)
 		   env_is("DFTRACER_DISABLE_TIDS", "1"));
 	G.bind_signals = env_is("DFTRACER_BIND_SIGNALS", "1");
 	G.bufsize = 16u << 20;
-	v = getenv("DFTRACER_WRITE_BUFFER_SIZE");
+	v = env_get("DFTRACER_WRITE_BUFFER_SIZE");
 	if (v && *v) {
 		char *end;
 		unsigned long long n = strtoull(v, &end, 10);
@@ -196,7 +281,7 @@ void read_config(const char *data_dirs)
 	if (G.interval_us == 0)
 		G.interval_us = 1000000;
 	if (!data_dirs)
-		data_dirs = getenv("DFTRACER_DATA_DIR");
+		data_dirs = env_get("DFTRACER_DATA_DIR");
 	parse_dirs(data_dirs);
 	warn_unsupported();
 }
@@ -282,17 +367,11 @@ void read_cmdline(void)
  * Cray PALS and ALPS, LSF jsrun), which non-MPI tasks get too. */
 void rank_from_env(void)
 {
-	static const char *const vars[] = {
-		"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-		"MV2_COMM_WORLD_RANK", "MPI_RANKID", "PALS_RANKID",
-		"ALPS_APP_PE", "JSM_NAMESPACE_RANK", "FLUX_TASK_RANK",
-		"SLURM_PROCID",
-	};
 	size_t i;
 
 	G.rank = -1;
-	for (i = 0; i < sizeof(vars) / sizeof(*vars); i++) {
-		const char *v = getenv(vars[i]);
+	for (i = 0; i < sizeof(rank_vars) / sizeof(*rank_vars); i++) {
+		const char *v = env_get(rank_vars[i].name);
 
 		if (v && *v && isdigit((unsigned char)*v)) {
 			G.rank = atoi(v);

@@ -105,7 +105,7 @@ uint64_t dft_now(void)
 
 int env_is(const char *name, const char *val)
 {
-	const char *v = getenv(name);
+	const char *v = env_get(name);
 
 	return v && strcmp(v, val) == 0;
 }
@@ -579,6 +579,7 @@ void dft_init(const char *log_file, const char *data_dirs, const int *pid,
 	if (!G.key_made && pthread_key_create(&G.key, thread_exit) == 0)
 		G.key_made = 1;
 	dft_hot.cwd = dup_cwd();
+	env_take();	/* one pass over environ, for this INIT */
 	read_config(data_dirs);
 	G.bind = bind;
 	G.pid_given = pid && *pid >= 0;
@@ -601,11 +602,12 @@ void dft_init(const char *log_file, const char *data_dirs, const int *pid,
 			*dot = '\0';
 		G.explicit_log = 1;
 	} else {
-		v = getenv("DFTRACER_LOG_FILE");
+		v = env_get("DFTRACER_LOG_FILE");
 		snprintf(G.prefix, sizeof(G.prefix), "%s",
 			 v && *v ? v : "./trace");
 		G.explicit_log = 0;
 	}
+	env_drop();
 	fds_alloc();
 	begin_trace();
 	if (strcmp(suffix, "preload") != 0) {

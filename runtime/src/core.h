@@ -203,6 +203,9 @@ void trace_release_fd(void);
 void trace_reserve_fd(void);
 
 /* config.c */
+void env_take(void);
+void env_drop(void);
+const char *env_get(const char *name);
 void read_config(const char *data_dirs);
 void read_cmdline(void);
 void rank_from_env(void);
