@@ -252,3 +252,104 @@ put 3002"
 	run -0 jq -r 'select(.type == "bottleneck" and .class == "small_write") | .functions[0].name' "$W/a-wrapper.ndjson"
 	assert_output emit_rows
 }
+
+@test "a retry loop around one write (EINTR, a partial write) is a 1:1 I/O wrapper: the small writes are named in the log writer that calls it, at its file:line" {
+	mkdir "$W/src"
+	# leveldb's shape: log_append frames a record (length, checksum) and
+	# flushes it with one write_all, whose loop retries write() on EINTR
+	# and writes the rest of a partial write; dump writes one row a call
+	# in a loop of its own
+	cat >"$W/src/wal.c" <<'EOF'
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+log_append(int fd, const char *rec, size_t n)
+{
+	char buf[256];
+	unsigned sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum = sum * 31 + (unsigned char)rec[i];
+	buf[0] = (char)n;
+	buf[1] = (char)sum;
+	memcpy(buf + 2, rec, n);
+	return write_all(fd, buf, n + 2);
+}
+
+int
+dump(int fd, const char (*rows)[8], int n)
+{
+	for (int i = 0; i < n; i++)
+		if (write(fd, rows[i], 8) != 8)
+			return -1;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const char rows[4][8] = { "a", "b", "c", "d" };
+	int fd = open(argc > 1 ? argv[1] : "wal.log",
+		      O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	if (fd < 0)
+		return 1;
+	for (int i = 0; i < 2000; i++)
+		if (log_append(fd, "key=value;", 10))
+			return 1;
+	if (dump(fd, rows, 4))
+		return 1;
+	return close(fd) != 0;
+}
+EOF
+	printf '[{"directory":"%s","file":"wal.c","arguments":["cc","-c","wal.c"]}]\n' "$W/src" >"$W/src/compile_commands.json"
+	(cd "$W/src" && dft-funcs -p . wal.c) >"$W/f.ndjson"
+	# one retry loop in write_all, none in dump's loop over rows
+	run -0 jq -r 'select(.type == "function") | "\(.name) \(.loops) \(.retry_loops)"' "$W/f.ndjson"
+	assert_output "write_all 1 1
+log_append 1 0
+dump 1 0
+main 1 0"
+	dft-cost "$W/f.ndjson" >"$W/r.ndjson"
+	run -0 jq -r 'select(.type == "function") | "\(.name) \(.decision.annotate) \(.decision.rule)"' "$W/r.ndjson"
+	assert_output "write_all false io-wrapper
+log_append true io-reach
+dump true io-direct
+main true main"
+	run -0 jq -r 'select(.name == "write_all") | .decision.reason' "$W/r.ndjson"
+	assert_output --partial "a loop that retries it, 1 call besides errno"
+	dft-annotate --in-place "$W/r.ndjson" >/dev/null
+	traced "$W/t" "$W/src/wal.c"
+	mkdir "$W/tr"
+	DFTRACER_ENABLE=1 DFTRACER_LOG_FILE="$W/tr/t" DFTRACER_DATA_DIR=all \
+		DFTRACER_INC_METADATA=1 "$W/t" "$W/wal.log"
+	# 2,000 records of 12 bytes and 4 rows of 8 (the program's arithmetic)
+	[ "$(stat -c %s "$W/wal.log")" -eq $((2000 * 12 + 4 * 8)) ]
+	dft-analyze "$W/tr" >"$W/a.ndjson"
+	# the small writes are named in log_append, at its file:line
+	want=$(jq -r 'select(.name == "log_append") | "log_append \(.file):\(.name_pos.line)"' "$W/f.ndjson")
+	run -0 jq -r 'select(.type == "bottleneck" and .class == "small_write") | .functions[0] | "\(.name) \(.file):\(.line)"' "$W/a.ndjson"
+	assert_output "$want"
+	run -0 jq -r 'select(.type == "bottleneck" and .class == "small_write") | .functions[0].count' "$W/a.ndjson"
+	assert_output 2000
+}
