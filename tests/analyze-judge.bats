@@ -72,12 +72,12 @@ bottlenecks() {
 
 @test "a run with I/O at 6 % of wall time is not I/O-bound and has nothing above medium" {
 	t="$BATS_TEST_TMPDIR/light.pfw"
-	{
+	( untraced
 		ev main C_APP 0 1000000
 		for i in $(seq 0 59); do
 			ev write POSIX $((i * 10000)) 1000 "\"fname\":\"/scratch/out.bin\",\"ret\":100"
 		done
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | [.io_wall_share, .verdict, .verdict_text] | @tsv'"
 	assert_output "$(printf '0.06\tnot-io-bound\tI/O is 6.0 %% of wall time: not I/O-bound')"
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\") | .severity' | sort -u"
@@ -91,11 +91,12 @@ bottlenecks() {
 	# two runs 10 s apart, each 1 s long with 60 writes of 5 ms (0.3 s)
 	for p in 1 2; do
 		t0=$(( (p - 1) * 11000000 ))
-		ev main C_APP $t0 1000000 | sed "s/\"pid\":1/\"pid\":$p/"
-		for i in $(seq 0 59); do
-			ev write POSIX $((t0 + i * 15000)) 5000 "\"fname\":\"/scratch/r$p.bin\",\"ret\":100" |
-				sed "s/\"pid\":1/\"pid\":$p/"
-		done
+		( untraced
+			ev main C_APP $t0 1000000
+			for i in $(seq 0 59); do
+				ev write POSIX $((t0 + i * 15000)) 5000 "\"fname\":\"/scratch/r$p.bin\",\"ret\":100"
+			done
+		) | sed "s/\"pid\":1/\"pid\":$p/"
 	done >"$t"
 	share=$(jq -s '([.[] | select(.cat == "POSIX") | .dur] | add) / ([.[] | select(.cat == "C_APP") | .dur] | add)' "$t")
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | [.io_wall_share, .process_wall_s, .verdict_text] | @tsv'"
@@ -108,20 +109,20 @@ bottlenecks() {
 
 @test "a process alone in a higher band than the run is named in the verdict" {
 	t="$BATS_TEST_TMPDIR/straggler.pfw"
-	{
+	( untraced
 		ev main C_APP 0 1000000
 		for i in $(seq 0 59); do
 			ev write POSIX $((i * 15000)) 10000 "\"fname\":\"/scratch/ckpt.bin\",\"ret\":100"
 		done
 		ev main C_APP 0 1000000 | sed 's/"pid":1/"pid":2/'
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | [.io_wall_share, .verdict, .verdict_text] | @tsv'"
 	assert_output "$(printf '0.3\tpartly\tI/O is 30.0 %% of process time (2 processes'"'"' spans summed): partly I/O-bound; busiest process unknown#1 60.0 %%: I/O-bound')"
 }
 
 @test "sync storm: fsync after every write is one sync finding with the saving of all but one sync" {
 	t="$BATS_TEST_TMPDIR/journal.pfw"
-	{
+	( untraced
 		ts=0
 		for i in $(seq 1 50); do
 			ev write POSIX $ts 100 "\"fname\":\"/scratch/journal\",\"ret\":4096"
@@ -129,7 +130,7 @@ bottlenecks() {
 			ts=$((ts + 2200))
 		done
 		ev append_record C_APP 0 $ts
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, .insight, .time_s, .saving_s, .evidence.syncs_per_write, .functions[0].name] | @tsv' | sed -n 1p"
 	# 50 syncs of 2 ms; keeping one: 49 x 2 ms
 	assert_output "$(printf 'sync\tX02\t0.1\t0.098\t1\tappend_record')"
@@ -137,7 +138,7 @@ bottlenecks() {
 
 @test "metadata storm: open/stat/unlink on many files is the metadata finding with its calls and directory" {
 	t="$BATS_TEST_TMPDIR/meta.pfw"
-	{
+	( untraced
 		ts=0
 		for i in $(seq 1 300); do
 			for c in open64 __xstat64 unlink; do
@@ -146,14 +147,14 @@ bottlenecks() {
 			done
 		done
 		ev make_files C_APP 0 $ts
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, .io_share, (.time_s * 1e6 | round), .functions[0].name, .evidence.directories[0].dir, .evidence.directories[0].files, ([.calls[].name] | sort | join(\",\"))] | @tsv' | sed -n 1p"
 	assert_output "$(printf 'metadata\t1\t%s\tmake_files\t/scratch/tmp\t300\t__xstat64,open64,unlink' $((900 * 30)))"
 }
 
 @test "the same 1 MiB read 8 times is a redundant read, charged to the function that re-reads" {
 	t="$BATS_TEST_TMPDIR/reread.pfw"
-	{
+	( untraced
 		ts=0
 		for pass in $(seq 1 8); do
 			for off in $(seq 0 65536 983040); do
@@ -162,7 +163,7 @@ bottlenecks() {
 			done
 		done
 		ev load_again C_APP 0 $ts
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"redundant_read\") | [.insight, .evidence.bytes_read, .evidence.distinct_bytes, .value, (.time_s * 1e6 | round), .functions[0].name] | @tsv'"
 	# 7 of the 8 passes re-read: 7 x 16 reads x 50 us
 	assert_output "$(printf 'X03\t%s\t%s\t8\t%s\tload_again' $((8 * 1048576)) 1048576 $((7 * 16 * 50)))"
@@ -170,7 +171,7 @@ bottlenecks() {
 
 @test "a data-loader stall is fetch.iter's wait against fetch.block's compute, per epoch" {
 	t="$BATS_TEST_TMPDIR/loader.pfw"
-	{
+	( untraced
 		ts=0
 		for e in 1 2; do
 			start=$ts
@@ -181,7 +182,7 @@ bottlenecks() {
 			done
 			ev epoch.block pipeline $start $((ts - start)) "\"count\":$e"
 		done
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"data_loader\") | [.insight, .evidence.epochs, .evidence.wait_time_s, .evidence.compute_time_s, .saving_s, .evidence.per_epoch[0].waits] | @tsv'"
 	# 2 epochs x 10 waits of 3 ms and 10 bodies of 1 ms; overlap hides
 	# the smaller: 20 ms
@@ -190,23 +191,23 @@ bottlenecks() {
 
 @test "checkpoint findings come from checkpoint functions, never from other large writes" {
 	t="$BATS_TEST_TMPDIR/ckpt.pfw"
-	{
+	( untraced
 		ev write POSIX 100 50000 "\"fname\":\"/scratch/dataset.bin\",\"ret\":8388608"
 		ev make_dataset py 0 60000
 		ev write POSIX 70000 20000 "\"fname\":\"/scratch/model.pt\",\"ret\":8388608"
 		ev save_checkpoint py 65000 30000
 		ev train py 0 200000
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\" and .class==\"checkpoint\") | [.time_s, ([.functions[].name] | join(\",\"))] | @tsv'"
 	assert_output "$(printf '0.03\tsave_checkpoint')"
 }
 
 @test "a file is shared by two processes in overlapping time; a writer then a reader is not sharing" {
 	t="$BATS_TEST_TMPDIR/handoff.pfw"
-	{
+	( untraced
 		ev write POSIX 0 100 "\"fname\":\"/scratch/x\",\"ret\":10"
 		printf '{"id":0,"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":1000,"dur":100,"ph":"X","args":{"fname":"/scratch/x","ret":10}}\n'
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"summary\") | .sharing.shared_files'"
 	assert_output 0
 	printf '{"id":0,"name":"read","cat":"POSIX","pid":2,"tid":2,"ts":50,"dur":100,"ph":"X","args":{"fname":"/scratch/x","ret":10}}\n' >>"$t"
@@ -224,12 +225,12 @@ bottlenecks() {
 	assert_line "bottleneck src/rec.c"
 	# a Python qualified name
 	t="$BATS_TEST_TMPDIR/py.pfw"
-	{
+	( untraced
 		for i in $(seq 1 2000); do
 			ev read POSIX $((i * 10)) 5 "\"fname\":\"/data/a.npz\",\"ret\":100"
 		done
 		ev NpzDataset.__getitem__ py 0 30000
-	} >"$t"
+	) >"$t"
 	printf '{"type":"function","v":1,"file":"train.py","name":"__getitem__","qualified_name":"NpzDataset.__getitem__","lines":{"start":7,"end":9}}\n' >"$BATS_TEST_TMPDIR/p.ndjson"
 	run -0 bash -o pipefail -c "dft-analyze --functions '$BATS_TEST_TMPDIR/p.ndjson' '$t' | jq -r 'select(.type==\"bottleneck\") | .functions[0] | [.qualname, .file, .line] | @tsv' | sed -n 1p"
 	assert_output "$(printf 'NpzDataset.__getitem__\ttrain.py\t7')"
@@ -248,14 +249,14 @@ bottlenecks() {
 @test "small and scattered, small and shifted, small and appended: one finding whose class is the cause" {
 	# 400 reads of 4 KiB in a shuffled block order: the order is the cost
 	t="$BATS_TEST_TMPDIR/scatter.pfw"
-	{
+	( untraced
 		ts=0
 		for b in $(seq 0 399 | awk 'BEGIN { srand(7) } { print rand() "\t" $1 }' | sort -n | cut -f 2); do
 			ev pread64 POSIX $ts 100 "\"fname\":\"/scratch/db\",\"ret\":4096,\"offset\":$((b * 4096))"
 			ts=$((ts + 110))
 		done
 		ev random_lookup C_APP 0 $ts
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\")), ((.evidence.nonconsecutive_time_s // 0) * 1e6 | round), (.time_s * 1e6 | round), .functions[0].name] | @tsv' | sed -n 1p"
 	# the reads that do not start where the previous one ended (the
 	# position starts at 0)
@@ -264,35 +265,35 @@ bottlenecks() {
 	assert_output "$(printf 'random_access\tP05,P11\t%s\t%s\trandom_lookup' $((nc * 100)) $((400 * 100)))"
 	# 200 writes of 64 KiB, each 512 bytes past a page boundary
 	t="$BATS_TEST_TMPDIR/shifted.pfw"
-	{
+	( untraced
 		for i in $(seq 0 199); do
 			ev pwrite64 POSIX $((i * 300)) 250 "\"fname\":\"/scratch/img\",\"ret\":65536,\"offset\":$((i * 65536 + 512))"
 		done
 		ev patch_blocks C_APP 0 60000
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\")), (.time_s * 1e6 | round)] | @tsv' | sed -n 1p"
 	assert_output "$(printf 'misaligned\tP06,P08\t%s' $((200 * 250)))"
 	# 300 appended records of 100 bytes: misaligned by their size
 	t="$BATS_TEST_TMPDIR/append.pfw"
-	{
+	( untraced
 		for i in $(seq 0 299); do
 			ev write POSIX $((i * 20)) 10 "\"fname\":\"/scratch/log\",\"ret\":100"
 		done
 		ev append_records C_APP 0 6000
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | jq -r 'select(.type==\"bottleneck\") | [.class, (.insights | sort | join(\",\"))] | @tsv' | sed -n 1p"
 	assert_output "$(printf 'small_write\tP06,P08')"
 }
 
 @test "dft-papers takes the finding's class: a sync storm gets the sync catalogue, cited" {
 	t="$BATS_TEST_TMPDIR/journal.pfw"
-	{
+	( untraced
 		for i in $(seq 0 49); do
 			ev write POSIX $((i * 2200)) 100 "\"fname\":\"/scratch/journal\",\"ret\":4096"
 			ev fsync POSIX $((i * 2200 + 100)) 2000 "\"fname\":\"/scratch/journal\",\"ret\":0"
 		done
 		ev append_record C_APP 0 110000
-	} >"$t"
+	) >"$t"
 	run -0 bash -o pipefail -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"literature\" and .bottleneck==\"B1\") | [.class, .status, (.best.doi // .best.arxiv)] | @tsv'"
 	assert_output --regexp $'^sync\tcited\t10\\.'
 	run -0 bash -o pipefail -c "dft-analyze '$t' | dft-papers --offline --no-cache --store '$BATS_TEST_TMPDIR/l.ndjson' 2>/dev/null | jq -r 'select(.type==\"proposal\" and .bottleneck==\"B1\") | .strategy'"
@@ -303,16 +304,18 @@ bottlenecks() {
 	t="$BATS_TEST_TMPDIR/imb.pfw"
 	# process 1 writes 10 x 100 kB to its own file, process 2 10 x 10 kB
 	# to its own, starting at $1 us (process 1 runs 0 .. 1 s)
-	gen() {
+	gen() (
+		untraced
 		for p in 1 2; do
 			t0=$(( (p - 1) * $1 ))
-			ev main C_APP "$t0" 1000000 | sed "s/\"pid\":1/\"pid\":$p/"
-			for i in $(seq 0 9); do
-				ev write POSIX $((t0 + 1000 + i * 20000)) 1000 "\"fname\":\"/scratch/out$p\",\"ret\":$(( p == 1 ? 100000 : 10000 ))" |
-					sed "s/\"pid\":1/\"pid\":$p/"
-			done
+			{
+				ev main C_APP "$t0" 1000000
+				for i in $(seq 0 9); do
+					ev write POSIX $((t0 + 1000 + i * 20000)) 1000 "\"fname\":\"/scratch/out$p\",\"ret\":$(( p == 1 ? 100000 : 10000 ))"
+				done
+			} | sed "s/\"pid\":1/\"pid\":$p/"
 		done
-	}
+	)
 	gen 2000000 >"$t"
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type==\"bottleneck\") | .class'"
 	refute_line imbalance
@@ -328,13 +331,14 @@ bottlenecks() {
 	t="$BATS_TEST_TMPDIR/stdio.pfw"
 	# 4 fwrite of 2 MiB at 100 ms each (0.4 s of a 1.5 s process: over a
 	# quarter, critical) and 4 POSIX writes of 2 MiB at $1 us each
-	gen() {
+	gen() (
+		untraced
 		ev main C_APP 0 1500000
 		for i in 0 1 2 3; do
 			ev fwrite STDIO $((1000 + i * 100000)) 100000 "\"fname\":\"/scratch/a\",\"size\":1,\"ret\":2097152"
 			ev write POSIX $((500000 + i * 250000)) "$1" "\"fname\":\"/scratch/b\",\"ret\":2097152"
 		done
-	}
+	)
 	# POSIX at 10 ms: the large requests (both kinds) move faster than
 	# the fwrite calls, the saving is positive: the 8 MiB of fwrite at the
 	# rate of all 16 MiB (0.44 s), and the severity is its band
@@ -356,7 +360,7 @@ bottlenecks() {
 
 @test "small reads and small writes: each finding's small_time_s is its own direction's" {
 	t="$BATS_TEST_TMPDIR/rw.pfw"
-	{
+	( untraced
 		for i in $(seq 0 1999); do
 			ev read POSIX $((i * 20)) 5 "\"fname\":\"/scratch/a\",\"ret\":100"
 		done
@@ -364,7 +368,7 @@ bottlenecks() {
 			ev write POSIX $((40000 + i * 20)) 3 "\"fname\":\"/scratch/b\",\"ret\":100"
 		done
 		ev move C_APP 0 80000
-	} >"$t"
+	) >"$t"
 	# the sums of the reads' and the writes' durations (us), from the trace
 	want=$(jq -s -r '[(map(select(.name == "read") | .dur) | add), (map(select(.name == "write") | .dur) | add)] | @tsv' "$t")
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -s -r '[(map(select(.type == \"bottleneck\" and .class == \"small_read\"))[0].evidence.small_time_s * 1e6 | round),
@@ -379,7 +383,7 @@ bottlenecks() {
 	# /scratch/a: opens, stats and closes hold most of its I/O time (W01);
 	# the run's metadata share stays under metadata_time_share (no X01)
 	t="$BATS_TEST_TMPDIR/meta.pfw"
-	{
+	( untraced
 		for i in $(seq 0 49); do
 			ev open64 POSIX $((i * 100)) 60 "\"fname\":\"/scratch/a\",\"ret\":3"
 			ev __xstat POSIX $((i * 100 + 70)) 4 "\"fname\":\"/scratch/a\",\"ret\":0"
@@ -390,7 +394,7 @@ bottlenecks() {
 			ev read POSIX $((10000 + i * 200)) 150 "\"fname\":\"/scratch/b\",\"ret\":1048576"
 		done
 		ev job C_APP 0 40000
-	} >"$t"
+	) >"$t"
 	want=$(jq -s -c 'map(select(.name == "open64" or .name == "__xstat" or .name == "close")) | group_by(.name) |
 	  map({name: .[0].name, count: length, time_s: (map(.dur) | add / 1e6)}) | sort_by(-.time_s)' "$t")
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -c 'select(.type == \"bottleneck\" and .class == \"metadata\") | [.insights, (.calls | map({name, count, time_s}))]'"
@@ -408,7 +412,7 @@ bottlenecks() {
 		printf '{"id":0,"name":"%s","cat":"%s","pid":1,"tid":%s,"ts":%s,"dur":%s,"ph":"X","args":{%s}}\n' \
 			"$1" "$2" "$3" "$4" "$5" "${6:-}"
 	}
-	{
+	( untraced
 		evt fopen STDIO 1 0 10 '"fname":"/scratch/in"'
 		evt fread STDIO 1 20 4000 '"fname":"/scratch/in","ret":4194304,"size":1'
 		evt fclose STDIO 1 4030 5 '"fname":"/scratch/in"'
@@ -425,7 +429,7 @@ bottlenecks() {
 			evt fwrite STDIO 2 $((10100 + i * 10)) 2 '"fname":"/scratch/out2","ret":1024,"size":1'
 		done
 		evt main C_APP 1 0 15000
-	} >"$t"
+	) >"$t"
 	# flushes: the fcloses of the files with fwrites; metadata: the other
 	# opens, seeks and closes (count, us)
 	want=$(jq -s -r '(map(select(.name == "fwrite") | .args.fname) | unique) as $w |
@@ -461,7 +465,7 @@ bottlenecks() {
 	# (misaligned, not whole pages: the misaligned facet joins the small
 	# findings)
 	t="$BATS_TEST_TMPDIR/misal.pfw"
-	{
+	( untraced
 		for i in $(seq 0 19); do
 			ev pwrite64 POSIX $((i * 1000)) 350 "\"fname\":\"/scratch/p\",\"ret\":800000,\"offset\":$((i * 1000000 + 100))"
 		done
@@ -469,7 +473,7 @@ bottlenecks() {
 			ev pread64 POSIX $((100000 + i * 3000)) $((i < 16 ? 500 : 2000)) "\"fname\":\"/scratch/p\",\"ret\":$((i < 16 ? 800000 : 3000000)),\"offset\":$((i * 4000000 + 100))"
 		done
 		ev restart C_APP 0 200000
-	} >"$t"
+	) >"$t"
 	# per direction: the larger of the small requests' time and the
 	# misaligned (offset not a multiple of 4096) requests' time, in us
 	want=$(jq -s -r 'def side(n): map(select(.name == n)) |
@@ -501,7 +505,8 @@ bottlenecks() {
 	# file k (0..9): 20 writes and 20 - 2k reads of 4 KiB; run a: every
 	# request 10 us; run b: /scratch/f0's take 100 us, so the other files'
 	# time shares fall under view_min_share
-	gen() {
+	gen() (
+		untraced
 		ts=0
 		for k in $(seq 0 9); do
 			d=10
@@ -516,7 +521,7 @@ bottlenecks() {
 			done
 		done
 		ev main C_APP 0 $ts
-	}
+	)
 	gen 10 >"$BATS_TEST_TMPDIR/a.pfw"
 	gen 100 >"$BATS_TEST_TMPDIR/b.pfw"
 	# the files whose share of the run's requests reaches view_min_share
@@ -549,7 +554,7 @@ bottlenecks() {
 	# process 1 opens /scratch/z once (5 ms: truncating a large file),
 	# seeks 20 times and stats it twice; process 2 opens it once to read
 	t="$BATS_TEST_TMPDIR/once.pfw"
-	{
+	( untraced
 		ev open64 POSIX 0 5000 '"fname":"/scratch/z","ret":3'
 		for i in $(seq 0 19); do
 			ev lseek64 POSIX $((5100 + i * 100)) $((10 + i)) '"fname":"/scratch/z","ret":0'
@@ -561,7 +566,7 @@ bottlenecks() {
 		ev open64 POSIX 10000 40 '"fname":"/scratch/z","ret":3' | sed 's/"pid":1/"pid":2/'
 		ev read POSIX 10100 50 '"fname":"/scratch/z","ret":81920' | sed 's/"pid":1/"pid":2/'
 		ev main C_APP 10000 1000 | sed 's/"pid":1/"pid":2/'
-	} >"$t"
+	) >"$t"
 	# per process and kind: (n - 1) / n of the kind's time, in us
 	want=$(jq -s -r 'map(select(.cat == "POSIX" and (.name | test("open|seek|stat")))) |
 	  group_by([.pid, (.name | sub("[0-9]+$"; ""))]) |
@@ -597,7 +602,7 @@ split_same() {
 	# written, closed, stat-ed and unlinked in /scratch/m, the directory
 	# made and removed; /scratch/log opened three times to read
 	t="$BATS_TEST_TMPDIR/meta.pfw"
-	{
+	( untraced
 		ev main C_APP 0 150000
 		ev mkdir POSIX 0 500 '"fname":"/scratch/m","ret":0'
 		for i in $(seq 0 39); do
@@ -615,7 +620,7 @@ split_same() {
 			ev read POSIX $((120100 + i * 1000)) 40 '"fname":"/scratch/log","ret":100'
 			ev close POSIX $((120200 + i * 1000)) 4 '"fname":"/scratch/log","ret":0'
 		done
-	} >"$t"
+	) >"$t"
 	# the saving (us): the small files' metadata (their closes flush the
 	# data written: not metadata) but one file's share, and /scratch/log's
 	# opens and closes beyond one; the band of saving / process time
@@ -638,7 +643,7 @@ split_same() {
 	# tinyxml2's shape: a test program writes its 9 results of ~1 kB in
 	# /scratch/out (creates of 500 us); /scratch/log opened three times
 	t="$BATS_TEST_TMPDIR/out9.pfw"
-	{
+	( untraced
 		ev main C_APP 0 60000
 		for i in $(seq 0 8); do
 			ev fopen64 STDIO $((1000 + i * 5000)) 500 "\"fname\":\"/scratch/out/r$i.xml\",\"mode\":\"w\""
@@ -650,7 +655,7 @@ split_same() {
 			ev read POSIX $((50100 + i * 1000)) 40 '"fname":"/scratch/log","ret":100'
 			ev close POSIX $((50200 + i * 1000)) 4 '"fname":"/scratch/log","ret":0'
 		done
-	} >"$t"
+	) >"$t"
 	want=$(jq -s -r '[.[] | select(.args.fname == "/scratch/log" and .name != "read")] | group_by(.name) | map((map(.dur) | add) * (length - 1) / length) | add | round' "$t")
 	got() {
 		jq -r 'select(.type == "bottleneck" and .class == "metadata") | "\(.saving_s * 1e6 | round) \(.evidence.parts.small_files.files)"' "$1"
@@ -669,7 +674,7 @@ split_same() {
 	# then writes 20 MiB at 1 MiB a call
 	t="$BATS_TEST_TMPDIR/trunc.pfw"
 	for p in 1 2; do
-		{
+		( untraced
 			ev main C_APP 0 200000
 			ev open64 POSIX 10 50 '"fname":"/scratch/h.h5","flags":66,"ret":3'
 			ev ftruncate64 POSIX 100 $((50000 + p * 2000)) '"fname":"/scratch/h.h5","length":0,"ret":0'
@@ -677,7 +682,7 @@ split_same() {
 				ev pwrite64 POSIX $((60000 + i * 2000)) 1000 "\"fname\":\"/scratch/h.h5\",\"ret\":1048576,\"offset\":$(((p - 1) * 20971520 + i * 1048576))"
 			done
 			ev close POSIX 150000 20 '"fname":"/scratch/h.h5","ret":0'
-		} | sed "s/\"pid\":1/\"pid\":$p/"
+		) | sed "s/\"pid\":1/\"pid\":$p/"
 	done >"$t"
 	# at stake: the opens and ftruncates (the closes flush the writes);
 	# a critical share of the process time, saving nothing
@@ -698,7 +703,8 @@ split_same() {
 # prog RUN [STALLS]: one run of a program that writes 40 x 4 KiB into each
 # of 4 files and reads them back with 40 preads, request times jittered by
 # the run; STALLS: "KIND:I" calls held up to 4 ms (pread or write number I)
-prog() {
+prog() (
+	untraced
 	local r=$1 st=" ${2:-} " k i d
 	ev main C_APP 0 20000
 	for k in 0 1 2 3; do
@@ -715,7 +721,7 @@ prog() {
 		done
 		ev close POSIX $((4200 + k * 4000)) 3 "\"fname\":\"/scratch/d/f$k\",\"ret\":0"
 	done
-}
+)
 
 @test "runs of one program with one call held up in some of them give the same findings: a stall's time beyond 16 times its kind's median is not judged" {
 	prog 1 >"$BATS_TEST_TMPDIR/r1.pfw"
@@ -767,7 +773,8 @@ prog() {
 
 # xml N "I:D J:D ...": tinyxml2's shape: N fopen/fread/fclose of 7 files
 # in turn, each fopen ~30 us but those at the indexes given, held up D us
-xml() {
+xml() (
+	untraced
 	local n=$1 st=" ${2:-} " t=1000 i d
 	for i in $(seq 0 $((n - 1))); do
 		d=$((28 + i % 5))
@@ -778,7 +785,7 @@ xml() {
 		t=$((t + d + 1500))
 	done
 	ev main C_APP 0 $((t + 1000))
-}
+)
 
 @test "in a group of 16 to 63 calls a call held up far beyond the rest is a stall, one in 16 at most: fopens of 24 and 9 ms among 35" {
 	xml 35 >"$BATS_TEST_TMPDIR/x1.pfw"
@@ -824,12 +831,12 @@ xml() {
 	# bottlenecks.bats' control under load: one open of 20 ms (2 % of a
 	# 1 s run), one 64 KiB write; nothing to save, nothing to show
 	t="$BATS_TEST_TMPDIR/ctl.pfw"
-	{
+	( untraced
 		ev main C_APP 0 1000000
 		ev open64 POSIX 990000 20000 '"fname":"/scratch/result.dat","flags":577,"ret":3'
 		ev write POSIX 999000 100 '"fname":"/scratch/result.dat","ret":65536'
 		ev close POSIX 999200 10 '"fname":"/scratch/result.dat","ret":0'
-	} >"$t"
+	) >"$t"
 	share=$(jq -s '(map(select(.name == "open64") | .dur) | add) / 1000000' "$t")
 	awk -v s="$share" 'BEGIN { exit !(s >= 0.01 && s < 0.03) }'
 	run -0 bash -o pipefail -c "dft-analyze --all '$t' | jq -r 'select(.type == \"bottleneck\" and .class == \"metadata\") | \"\\(.severity) \\(.saving_s)\"'"
@@ -841,7 +848,7 @@ xml() {
 	# create after many unlinks), 50 fwrites of 100 bytes each, a
 	# flushing fclose
 	t="$BATS_TEST_TMPDIR/stdio.pfw"
-	{
+	( untraced
 		ev main C_APP 0 100000
 		for i in $(seq 0 9); do
 			b=$((1000 + i * 9000))
@@ -851,7 +858,7 @@ xml() {
 			done
 			ev fclose STDIO $((b + 5700)) 20 "\"fname\":\"/out/f$i.xml\",\"ret\":0"
 		done
-	} >"$t"
+	) >"$t"
 	# STDIO's data time: every STDIO call but the opens
 	want=$(jq -s -r '[.[] | select(.cat == "STDIO" and (.name | test("open") | not)) | .dur] | add' "$t")
 	[ "$want" = 700 ]
@@ -868,20 +875,20 @@ xml() {
 	# 000003.log again (open O_TRUNC|O_CREAT|O_WRONLY = 577 after an
 	# unlink); the writes come from a worker thread (tid 2, 3) and so lie
 	# in the trace before the main thread's opens and unlinks
-	w() {	# w TID T0: 100 writes of 1000 B
+	w() (	# w TID T0: 100 writes of 1000 B
+		untraced
 		for i in $(seq 0 99); do
-			ev write POSIX $(($2 + i * 20)) 10 '"fname":"/scratch/db/000003.log","ret":1000' |
-				sed "s/\"tid\":1/\"tid\":$1/"
-		done
-	}
+			ev write POSIX $(($2 + i * 20)) 10 '"fname":"/scratch/db/000003.log","ret":1000'
+		done | sed "s/\"tid\":1/\"tid\":$1/"
+	)
 	base="$BATS_TEST_TMPDIR/base.pfw" t="$BATS_TEST_TMPDIR/db.pfw"
 	{ ev main C_APP 0 20000; w 2 1000; w 3 11000; } >"$base"
-	{
+	( untraced
 		cat "$base"
 		ev open POSIX 900 20 '"fname":"/scratch/db/000003.log","flags":577,"mode":420'
 		ev unlink POSIX 10000 50 '"fname":"/scratch/db/000003.log","ret":0'
 		ev open POSIX 10900 20 '"fname":"/scratch/db/000003.log","flags":577,"mode":420'
-	} >"$t"
+	) >"$t"
 	red() {
 		jq -r 'select(.type == "bottleneck" and (.metric == "redundant_write_ratio" or
 		  (.facets | index("redundant_write_ratio")))) | "\(.class) \(.evidence.redundant_bytes // "facet")"' "$1"
@@ -899,11 +906,11 @@ xml() {
 	# still redundant; so is an fopen "r+", while fopen "w" truncates
 	for o in '"flags":66,"mode":420' '"mode":"r+"' '"mode":"w"'; do
 		case $o in *flags*) n=open ;; *) n=fopen ;; esac
-		{
+		( untraced
 			cat "$base"
 			ev $n POSIX 900 20 "\"fname\":\"/scratch/db/000003.log\",$o"
 			ev $n POSIX 10900 20 "\"fname\":\"/scratch/db/000003.log\",$o"
-		} >"$BATS_TEST_TMPDIR/o.pfw"
+		) >"$BATS_TEST_TMPDIR/o.pfw"
 		run -0 bash -o pipefail -c "dft-analyze --all '$BATS_TEST_TMPDIR/o.pfw' >'$BATS_TEST_TMPDIR/o.out'"
 		run -0 red "$BATS_TEST_TMPDIR/o.out"
 		case $o in *'"w"'*) assert_output "" ;; *) assert_output "write_time $want" ;; esac
@@ -914,7 +921,7 @@ xml() {
 	# one truncate of 40 ms (metadata: at stake, nothing to save: low) and
 	# 20 fsyncs of 1.5 ms after 20 writes (sync: all but one saved: high)
 	t="$BATS_TEST_TMPDIR/rank.pfw"
-	{
+	( untraced
 		ev main C_APP 0 200000
 		ev open64 POSIX 10 50 '"fname":"/scratch/j","flags":66,"ret":3'
 		ev ftruncate64 POSIX 100 40000 '"fname":"/scratch/j","length":0,"ret":0'
@@ -922,7 +929,7 @@ xml() {
 			ev write POSIX $((50000 + i * 2000)) 100 "\"fname\":\"/scratch/j\",\"ret\":4096"
 			ev fsync POSIX $((50100 + i * 2000)) 1500 "\"fname\":\"/scratch/j\",\"ret\":0"
 		done
-	} >"$t"
+	) >"$t"
 	# the bands, derived: metadata's stake and saving (0), sync's saving
 	# all but one fsync; over the process time 200 ms
 	want=$(jq -s -r 'def band: if . >= 0.25 then "critical" elif . >= 0.1 then "high" elif . >= 0.03 then "medium" elif . >= 0.01 then "low" else "info" end;
