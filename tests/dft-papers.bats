@@ -45,6 +45,15 @@ requests() {
 	grep -c "$1" "$BATS_FILE_TMPDIR/requests.log" || true
 }
 
+# requests_are N MODE OUT: the server logged N requests of MODE (a mode of
+# this test alone, /ok-NAME/: no other run's request can be among them); else
+# the failure shows them and the literature records of the run's output OUT
+requests_are() {
+	[ "$(requests "/$2/")" -eq "$1" ] ||
+		fail "$(requests "/$2/") requests of /$2/, not $1: $(grep "/$2/" "$BATS_FILE_TMPDIR/requests.log")
+$(jq -c 'select(.type == "literature") | {queries, failures}' "$3")"
+}
+
 offline() {
 	dft-papers --offline --no-cache --store "$BATS_TEST_TMPDIR/learn.ndjson" \
 		--context "x86_64 Lustre InfiniBand HPC" "$@"
@@ -172,22 +181,19 @@ offline() {
 }
 
 @test "online: the ladder stops at the first query that brings a new paper" {
-	local before
-	before=$(requests /ok/)
-	online ok ok "$P/comm.ndjson" >/dev/null
-	[ "$(requests /ok/)" -eq $((before + 2)) ]
+	online ok-ladder ok-ladder "$P/comm.ndjson" >"$BATS_TEST_TMPDIR/out"
+	requests_are 2 ok-ladder "$BATS_TEST_TMPDIR/out"
 }
 
 @test "online: the cache answers the second run without a request" {
-	online ok ok "$P/comm.ndjson" >/dev/null
-	local before
-	before=$(requests /ok/)
-	run -0 bash -o pipefail -c "$(declare -f online); online ok ok '$P/comm.ndjson' |
-		jq -r 'select(.type==\"paper\" and .source==\"arxiv\") | .cached' | sort -u"
+	online ok-cache ok-cache "$P/comm.ndjson" >"$BATS_TEST_TMPDIR/out"
+	requests_are 2 ok-cache "$BATS_TEST_TMPDIR/out"
+	run -0 bash -o pipefail -c "$(declare -f online); online ok-cache ok-cache '$P/comm.ndjson' |
+		tee '$BATS_TEST_TMPDIR/out2' | jq -r 'select(.type==\"paper\" and .source==\"arxiv\") | .cached' | sort -u"
 	assert_output "true"
-	[ "$(requests /ok/)" -eq "$before" ]
+	requests_are 2 ok-cache "$BATS_TEST_TMPDIR/out2"
 	# and --offline reads the same cache
-	run -0 bash -o pipefail -c "$(declare -f online); online ok ok --offline '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online ok-cache ok-cache --offline '$P/comm.ndjson' |
 		jq -r 'select(.type==\"paper\") | .source' | sort -u | tr '\n' ' '"
 	assert_output "arxiv bibliography "
 }
@@ -387,14 +393,13 @@ improved 1, regressed 0, unchanged 0 of 1 run"
 }
 
 @test "cache entries older than 24 hours are asked again online, and still used offline" {
-	online ok ok "$P/comm.ndjson" >/dev/null
+	online ok-old ok-old "$P/comm.ndjson" >"$BATS_TEST_TMPDIR/out"
+	requests_are 2 ok-old "$BATS_TEST_TMPDIR/out"
 	touch -d '2 days ago' "$BATS_TEST_TMPDIR"/cache/*.http
-	local before
-	before=$(requests /ok/)
-	online ok ok "$P/comm.ndjson" >/dev/null
-	[ "$(requests /ok/)" -eq $((before + 2)) ]
+	online ok-old ok-old "$P/comm.ndjson" >"$BATS_TEST_TMPDIR/out"
+	requests_are 4 ok-old "$BATS_TEST_TMPDIR/out"
 	touch -d '2 days ago' "$BATS_TEST_TMPDIR"/cache/*.http
-	run -0 bash -o pipefail -c "$(declare -f online); online ok ok --offline '$P/comm.ndjson' |
+	run -0 bash -o pipefail -c "$(declare -f online); online ok-old ok-old --offline '$P/comm.ndjson' |
 		jq -r 'select(.type==\"paper\" and .source==\"arxiv\") | .cached' | sort -u"
 	assert_output "true"
 }

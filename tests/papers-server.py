@@ -6,7 +6,9 @@ writes the port to PORTFILE, and logs one line per request to LOGFILE:
 "<monotonic seconds> <path> key=<x-api-key or ->".
 
 The first path component picks the behaviour:
-  /ok/...           recorded answers (arxiv: api/query, s2: paper/search)
+  /ok/...           recorded answers (arxiv: api/query, s2: paper/search);
+                    /ok-NAME/ the same, its own lines in the log for a test
+                    that counts its requests
   /empty/...        an empty Atom feed (totalResults 0) every time
   /empty-once/...   an empty feed first, the recorded feed afterwards
   /error/...        an arXiv error feed
@@ -72,7 +74,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             COUNTS[mode] = n
             with open(LOGFILE, "a") as log:
                 log.write("%.3f %s key=%s\n" % (time.monotonic(), self.path, key))
-        if mode == "ok":
+        if mode == "ok" or mode.startswith("ok-"):
             self.recorded(self.path)
         elif mode == "empty":
             self.send(200, fixture("arxiv-empty.atom"), "application/atom+xml")
