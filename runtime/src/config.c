@@ -256,6 +256,7 @@ void read_config(const char *data_dirs)
 	G.tids = !(env_is("DFTRACER_DISABLE_TIDS", "0") ||
 		   env_is("DFTRACER_DISABLE_TIDS", "1"));
 	G.bind_signals = env_is("DFTRACER_BIND_SIGNALS", "1");
+	G.term_signals = !env_is("DFTRACER_BIND_SIGNALS", "0");
 	G.bufsize = 16u << 20;
 	v = env_get("DFTRACER_WRITE_BUFFER_SIZE");
 	if (v && *v) {

@@ -452,15 +452,192 @@ static int sig_lock(pthread_mutex_t *m)
 }
 
 /*
- * A fatal signal with DFTRACER_BIND_SIGNALS=1: let the writer finish its
- * queue, write every buffer that is not in use, then the end event and
- * "]", and let the signal take its course.  Best effort: locks are only
- * tried, never waited for indefinitely.
+ * The signals that end a process by default and come from outside it:
+ * Slurm's SIGTERM at a job's time limit or scancel, Ctrl-C's SIGINT, a
+ * hang-up, a CPU limit, a closed pipe.  Killed by one, a process would lose
+ * what its threads had buffered and its file would have no end (a process
+ * of a millisecond: no file at all, the writer thread not having made it
+ * yet).  From the first record on the tracer stands in for the default
+ * action of each of them the program left at SIG_DFL: its handler
+ * (on_term) finishes the trace as finalize() does, with a "signal" record
+ * before the end, then restores the default action and raises the signal
+ * again, so that the process ends as it would have (the same status, a
+ * core for SIGQUIT).  The program sees none of it: sigaction() and
+ * signal() (below) report the disposition it set, install a handler or
+ * SIG_IGN it sets as it asks (the tracer's handler is then off that
+ * signal), and put the tracer's back when it sets SIG_DFL again.  A signal
+ * ignored or handled when the trace starts is left alone.
+ * DFTRACER_BIND_SIGNALS=0 turns it off.
  */
-static void on_signal(int sig)
+static const int term_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
+				 SIGUSR1, SIGUSR2, SIGXCPU };
+#define DFT_NTERM (sizeof(term_sigs) / sizeof(*term_sigs))
+#define DFT_NSIG 65
+/* the disposition the program set (or had when the trace started) of the
+ * signal term_sigs[k] once taken, k = sig_slot[sig] - 1 (0: not taken):
+ * the tracer's handler is installed while it is SIG_DFL.  Small: its
+ * pages are touched by every traced process */
+static struct sigaction app_acts[DFT_NTERM];
+static _Atomic unsigned char sig_slot[DFT_NSIG];
+#define app_act(sig) (app_acts[sig_slot[sig] - 1])
+
+/* libc's sigaction under its other name: no dlsym at the first record */
+extern int __sigaction(int, const struct sigaction *, struct sigaction *);
+#define real_sigaction() __sigaction
+
+static void on_term(int sig, siginfo_t *si, void *uc);
+static void dft_fini_signal(int sig);
+static void flush_on_signal(int sig);
+
+static void term_act(struct sigaction *sa)
 {
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = on_term;
+	sigfillset(&sa->sa_mask);	/* nothing interrupts the finish */
+	sa->sa_flags = SA_SIGINFO | SA_RESTART;
+}
+
+static void on_term(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction *a = &app_act(sig), dfl;
 	int saved = errno;
 
+	/* the program changed it a moment ago, the tracer's handler not yet
+	 * replaced: as the program asked */
+	if (a->sa_handler == SIG_IGN)
+		return;
+	if (a->sa_handler != SIG_DFL) {
+		if (a->sa_flags & SA_SIGINFO)
+			a->sa_sigaction(sig, si, uc);
+		else
+			a->sa_handler(sig);
+		return;
+	}
+	if (G.inited && !G.finalized && !dft_pending && getpid() == G.ospid) {
+		if (dft_guard == 0)
+			dft_fini_signal(sig);	/* no tracer lock held here */
+		else
+			flush_on_signal(sig);
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction()(sig, &dfl, NULL);
+	errno = saved;
+	raise(sig);	/* blocked until this returns: then it acts */
+}
+
+static int term_sig(int sig)
+{
+	return sig > 0 && sig < DFT_NSIG &&
+	       atomic_load_explicit(&sig_slot[sig], memory_order_acquire);
+}
+
+/* At the first record: the signals of term_sigs at SIG_DFL get the
+ * tracer's handler (once per process: a fork child keeps its parent's). */
+static void sig_take(void)
+{
+	struct sigaction ours;
+
+	if (!G.term_signals)
+		return;
+	term_act(&ours);
+	for (size_t i = 0; i < DFT_NTERM; i++) {
+		int sig = term_sigs[i];
+
+		if (sig_slot[sig] ||
+		    real_sigaction()(sig, NULL, &app_acts[i]) != 0)
+			continue;
+		atomic_store_explicit(&sig_slot[sig], (unsigned char)(i + 1),
+				      memory_order_release);
+		if (app_acts[i].sa_handler == SIG_DFL &&
+		    !(app_acts[i].sa_flags & SA_SIGINFO))
+			real_sigaction()(sig, &ours, NULL);
+	}
+}
+
+DFT_INTERCEPT int sigaction(int sig, const struct sigaction *act,
+			    struct sigaction *old)
+{
+	struct sigaction prev;
+
+	if (!term_sig(sig))
+		return real_sigaction()(sig, act, old);
+	prev = app_act(sig);
+	if (act) {
+		if (act->sa_handler == SIG_DFL) {
+			struct sigaction ours;
+
+			app_act(sig) = *act;
+			term_act(&ours);
+			real_sigaction()(sig, &ours, NULL);
+		} else {
+			if (real_sigaction()(sig, act, NULL) != 0)
+				return -1;
+			app_act(sig) = *act;
+		}
+	}
+	if (old)
+		*old = prev;
+	return 0;
+}
+
+/* signal() and its other name bsd_signal() (glibc's: BSD semantics,
+ * restarting calls, sig blocked in its handler) */
+static __sighandler_t bsd_signal_of(int sig, __sighandler_t h)
+{
+	static __sighandler_t (*real_signal)(int, __sighandler_t);
+	struct sigaction sa, old;
+
+	if (!term_sig(sig)) {
+		if (!real_signal)
+			real_signal = (__sighandler_t (*)(int, __sighandler_t))
+				dlsym(RTLD_NEXT, "signal");
+		return real_signal ? real_signal(sig, h) : SIG_ERR;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = h;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	sa.sa_flags = SA_RESTART;
+	if (sigaction(sig, &sa, &old) != 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+DFT_INTERCEPT __sighandler_t signal(int sig, __sighandler_t h)
+{
+	return bsd_signal_of(sig, h);
+}
+
+DFT_INTERCEPT __sighandler_t bsd_signal(int sig, __sighandler_t h)
+{
+	return bsd_signal_of(sig, h);
+}
+
+/* a "signal" record (name SIGTERM, value 15) in t's line scratch */
+static void signal_line(struct dft_thread *t, int sig)
+{
+	char name[32], num[16];
+	const char *ab = sigabbrev_np(sig);
+
+	if (ab)
+		snprintf(name, sizeof(name), "SIG%s", ab);
+	else
+		snprintf(name, sizeof(name), "%d", sig);
+	snprintf(num, sizeof(num), "%d", sig);
+	ev_meta_line(t, "signal", name, num);
+}
+
+/*
+ * A signal on its way to end the process while this thread was inside the
+ * tracer (DFTRACER_BIND_SIGNALS=1's fatal signals, or one that interrupted
+ * the tracer's own work): let the writer finish its queue, write every
+ * buffer that is not in use, then the regions this thread is inside, the
+ * signal record, the end event and "]".  Best effort: locks are only
+ * tried, never waited for indefinitely.
+ */
+static void flush_on_signal(int sig)
+{
 	if (G.inited && !G.finalized && !dft_pending &&
 	    getpid() == G.ospid) {
 		struct timespec ms = { 0, 1000000 };
@@ -496,6 +673,9 @@ static void on_signal(int sig)
 						out_write(t->line, t->n);
 					r->emitted = 1;
 				}
+				signal_line(t, sig);
+				if (!t->overflow)
+					out_write(t->line, t->n);
 				id = dft_next_id();
 				int args = ev_begin(t, id, "end", "dftracer",
 						    dft_now(), 0);
@@ -514,16 +694,27 @@ static void on_signal(int sig)
 			G.finalized = 1;
 			pthread_mutex_unlock(&G.file_lock);
 		}
+		dft_guard--;
 	}
+}
+
+/* DFTRACER_BIND_SIGNALS=1's handler of the fatal signals */
+static void on_signal(int sig)
+{
+	int saved = errno;
+
+	flush_on_signal(sig);
 	errno = saved;
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
+/* DFTRACER_BIND_SIGNALS=1: the fatal signals, where the program has no
+ * handler (the ones that end a process by default are taken at the first
+ * record whatever it is: sig_take) */
 static void bind_signals(void)
 {
-	static const int sigs[] = { SIGSEGV, SIGABRT, SIGHUP, SIGTERM, SIGINT,
-				    SIGBUS, SIGFPE, SIGILL, SIGUSR1 };
+	static const int sigs[] = { SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL };
 	size_t i;
 
 	for (i = 0; i < sizeof(sigs) / sizeof(*sigs); i++) {
@@ -533,10 +724,10 @@ static void bind_signals(void)
 		sa.sa_handler = on_signal;
 		sigemptyset(&sa.sa_mask);
 		sa.sa_flags = SA_RESETHAND;
-		if (sigaction(sigs[i], NULL, &old) == 0 &&
+		if (real_sigaction()(sigs[i], NULL, &old) == 0 &&
 		    old.sa_handler != SIG_DFL)
 			continue;	/* keep the application's handler */
-		sigaction(sigs[i], &sa, NULL);
+		real_sigaction()(sigs[i], &sa, NULL);
 	}
 }
 
@@ -719,7 +910,8 @@ static void others_open_regions(struct dft_thread *self, uint64_t now)
 	memset(self->hc, 0, sizeof(self->hc));
 }
 
-void dft_fini(void)
+/* finalize; sig: the signal that ends the process (on_term), else 0 */
+static void fini(int sig)
 {
 	struct dft_thread *t;
 	int args;
@@ -757,6 +949,15 @@ void dft_fini(void)
 		/* regions this thread left open (exit inside a function): write
 		 * them as they stand, so their I/O has its parents */
 		open_regions(t, t, now);
+		if (sig) {
+			signal_line(t, sig);
+			if (t->overflow) {
+				t->n = 0;
+				t->overflow = 0;
+			} else {
+				commit(t);
+			}
+		}
 		id = dft_next_id();
 		args = ev_begin(t, id, "end", "dftracer", dft_now(), 0);
 		if (args) {
@@ -782,12 +983,26 @@ out:
 	dft_guard--;
 }
 
+void dft_fini(void)
+{
+	fini(0);
+}
+
+static void dft_fini_signal(int sig)
+{
+	fini(sig);
+}
+
 /* ---- process lifecycle -------------------------------------------------- */
 
 static void renumber_open_regions(void);
 
+/* The guard is up from prepare to the parent's or child's handler: a
+ * signal that ends the process in between (on_term) finds the locks taken
+ * here held by its own thread and only tries them. */
 void dft_fork_prepare(void)
 {
+	dft_guard++;
 	/* keep the child from inheriting a lock held mid-flush */
 	pthread_mutex_lock(&G.init_lock);
 	pthread_mutex_lock(&G.intern_lock);
@@ -801,11 +1016,20 @@ void dft_fork_parent(void)
 	pthread_mutex_unlock(&G.file_lock);
 	pthread_mutex_unlock(&G.intern_lock);
 	pthread_mutex_unlock(&G.init_lock);
+	dft_guard--;
 }
 
 /* The child gets its own trace file with its own header; buffers inherited
  * from the parent belong to the parent's file and are dropped. */
+static void fork_child(void);
+
 void dft_fork_child(void)
+{
+	fork_child();
+	dft_guard--;	/* raised by dft_fork_prepare */
+}
+
+static void fork_child(void)
 {
 	struct dft_tbuf *b, *next;
 	int final = G.finalized;
@@ -872,6 +1096,7 @@ void dft_pending_start(void)
 
 		/* kept until read: intern() must not reuse it (tab0) */
 		if (open_and_write_header() == 0) {
+			sig_take();	/* something to save now */
 			/* a child's file names every file it may reference */
 			if (old)
 				for (i = 0; i < G.child_oldcap; i++)

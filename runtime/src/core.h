@@ -74,7 +74,7 @@ struct dft_state {
 	char suffix[16];
 	int explicit_log;
 	int fd;
-	int compress, metadata, tids, bind, bind_signals, log_level;
+	int compress, metadata, tids, bind, bind_signals, term_signals, log_level;
 	int io, posix, stdio, mpiio, hdf5;
 	size_t bufsize;
 	uint64_t throttle_calls, throttle_us, interval_us;
@@ -196,6 +196,8 @@ void writer_unlock(void);
 void put_str(struct dft_thread *t, const char *s, int upstream);
 void put_key(struct dft_thread *t, const char *key);
 long long frame_id(struct dft_thread *t, int k);
+void ev_meta_line(struct dft_thread *t, const char *rec, const char *name,
+		  const char *value);
 void ev_meta(struct dft_thread *t, const char *rec, const char *name,
 	     int name_upstream, const char *value);
 int open_and_write_header(void);

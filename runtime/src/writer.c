@@ -246,11 +246,14 @@ void thread_exit(void *p)
 out:
 	if (t_self == t)
 		t_self = NULL;
-	/* from now on finalize (others_open_regions) must not read t */
+	/* from now on finalize (others_open_regions) must not read t; the
+	 * guard up while this thread holds the lock (on_term) */
+	dft_guard++;
 	pthread_mutex_lock(&G.reg_lock);
 	if (t->buf && t->buf->owner == t)
 		t->buf->owner = NULL;
 	pthread_mutex_unlock(&G.reg_lock);
+	dft_guard--;
 	/* the names are interned, shared, kept */
 	fn_free(t);
 	dft_io_release(t);
@@ -1652,8 +1655,8 @@ void ev_end(struct dft_thread *t, int args)
 }
 
 /* A "ph":"M" record; value is a hash when is_hash. */
-void ev_meta(struct dft_thread *t, const char *rec, const char *name,
-		    int name_upstream, const char *value)
+static void meta_line(struct dft_thread *t, const char *rec, const char *name,
+		      int name_upstream, const char *value)
 {
 	t->n = 0;
 	t->overflow = 0;
@@ -1665,6 +1668,20 @@ void ev_meta(struct dft_thread *t, const char *rec, const char *name,
 	DFT_LIT(t, ",\"value\":");
 	put_str(t, value, 0);
 	DFT_LIT(t, "}}\n");
+}
+
+/* a metadata record in t's line scratch, not committed (t->overflow set
+ * when it did not fit) */
+void ev_meta_line(struct dft_thread *t, const char *rec, const char *name,
+		  const char *value)
+{
+	meta_line(t, rec, name, 0, value);
+}
+
+void ev_meta(struct dft_thread *t, const char *rec, const char *name,
+		    int name_upstream, const char *value)
+{
+	meta_line(t, rec, name, name_upstream, value);
 	if (t->overflow) {
 		t->n = 0;
 		t->overflow = 0;
