@@ -86,13 +86,9 @@ broken parse-error: the file did not parse cleanly; it must not be edited"
 @test "refinements: never skip I/O, skip header accessors and tiny leaves" {
 	run -0 decisions <(dft-cost "$IN")
 	assert_line "copy_file true io-direct"
-	# util_write_all's loop retries its write (a partial write): a 1:1 I/O
-	# wrapper, not a header accessor; without that rule it is io-direct
-	assert_line "util_write_all false io-wrapper"
+	assert_line "util_write_all true io-direct"
 	assert_line "util_twice false header-accessor"
 	assert_line "classify false tiny-leaf"
-	run -0 decisions <(dft-cost --no-rule io-wrapper "$IN")
-	assert_line "util_write_all true io-direct"
 	run -0 decisions <(dft-cost --no-rule tiny-leaf "$IN")
 	assert_line "classify false score"
 	run -0 decisions <(dft-cost --reference "$IN")

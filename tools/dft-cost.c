@@ -1004,49 +1004,15 @@ note_loop_calls(struct opts *o, json_object *rec)
  * calls and fewer than WRAP_NODES nodes. Tracing it doubles each call's
  * cost and events and says nothing the I/O record does not: its callers
  * are traced instead (io-reach counts the wrapper as the I/O call).
- * A retry loop around its one I/O call (dft-funcs' retry_loops: EINTR,
- * EAGAIN, or a partial write's result taken off the count; leveldb's
- * PosixWritableFile::WriteUnbuffered) is still 1:1: the loop runs once
- * but when the call did not finish. Such a wrapper may have up to
- * WRAP_RETRY_NODES nodes. Reads of errno (__errno_location()) are no call.
  */
 #define WRAP_CALLS 3
 #define WRAP_NODES 50
-#define WRAP_RETRY_NODES 100
-
-static const char *const errno_fns[] = {
-	"__errno_location", "__error", "___errno", "_errno", NULL
-};
-
-/* the calls of rec but its reads of errno */
-static long
-wrap_calls(json_object *rec, const struct cost *c)
-{
-	json_object *calls = json_object_object_get(rec, "calls");
-	long n = c->calls;
-
-	if (calls) {
-		json_object_object_foreach(calls, name, cnt)
-			if (dft_in_list(name, errno_fns))
-				n -= json_object_get_int(cnt);
-	}
-	return n;
-}
-
-static int
-wrap_retry(json_object *rec, const struct cost *c)
-{
-	return c->loops == 1 && dft_json_int(rec, "retry_loops", 0) == 1;
-}
 
 static int
 wrap_shape(json_object *rec, const struct cost *c)
 {
-	int retry = wrap_retry(rec, c);
-
-	return (c->loops == 0 || retry) && c->mpi == 0 && c->vendor == 0 &&
-	       wrap_calls(rec, c) <= WRAP_CALLS &&
-	       c->nodes < (retry ? WRAP_RETRY_NODES : WRAP_NODES) &&
+	return c->loops == 0 && c->mpi == 0 && c->vendor == 0 &&
+	       c->calls <= WRAP_CALLS && c->nodes < WRAP_NODES &&
 	       !dft_json_bool(rec, "is_entry", 0) &&
 	       dft_json_bool(rec, "parse_ok", 1) &&
 	       strcmp(dft_json_str(rec, "language", "c"), "python") != 0;
@@ -1402,20 +1368,11 @@ decide(const struct opts *o, json_object *rec, const struct cost *c,
 			dft_buf_addf(r, "1:1 I/O wrapper: its body is one call of "
 				     "%s, a wrapper of I/O",
 				     dft_json_str(rec, "io_via", "?"));
-		{
-			long nc = wrap_calls(rec, c);
-			int retry = wrap_retry(rec, c);
-
-			dft_buf_addf(r, ", %s, %ld call%s%s, %ld nodes (< %d): "
-				     "tracing it would double each call's cost "
-				     "and events and say nothing the I/O record "
-				     "does not; its callers are traced instead",
-				     retry ? "a loop that retries it" : "no loop",
-				     nc, nc == 1 ? "" : "s",
-				     nc != c->calls ? " besides errno" : "",
-				     c->nodes,
-				     retry ? WRAP_RETRY_NODES : WRAP_NODES);
-		}
+		dft_buf_addf(r, ", no loop, %ld call%s, %ld nodes (< %d): "
+			     "tracing it would double each call's cost and "
+			     "events and say nothing the I/O record does not; "
+			     "its callers are traced instead", c->calls,
+			     c->calls == 1 ? "" : "s", c->nodes, WRAP_NODES);
 		SKIP("io-wrapper");
 	}
 	if (io_direct && rule_on(o, "io-direct")) {

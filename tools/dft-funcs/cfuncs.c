@@ -58,10 +58,6 @@ struct walk {
 	json_object *loop_calls;	/* name -> call sites inside a loop */
 	int loop_depth;
 	json_object *ioapis;	/* array */
-	long io_sites;		/* I/O call sites walked so far */
-	long retry_loops;	/* loops that retry one I/O call */
-	int partial;		/* this loop takes an I/O result off a count */
-	json_object *io_vars;	/* names holding an I/O call's result */
 	long nodes, stmts, loops, branches, ncalls, gotos, labels, lambdas;
 	int setjmp_, longjmp_, asm_;
 	struct exitpt *ex;
@@ -456,7 +452,7 @@ parent_name(struct walk *w, CXCursor parent, size_t off)
 
 /* Adds "family:name" to io_apis when name is in the I/O table.  Inline
  * namespaces (std::__cxx11, std::__1) are left out of the lookup. */
-static int
+static void
 add_io_api(struct walk *w, const char *name)
 {
 	struct dft_buf b;
@@ -482,7 +478,7 @@ add_io_api(struct walk *w, const char *name)
 	fam = b.len ? io_api_family(b.s) : NULL;
 	if (!fam) {
 		dft_buf_release(&b);
-		return 0;
+		return;
 	}
 	s = dft_xasprintf("%s:%s", fam, b.s);
 	n = json_object_array_length(w->ioapis);
@@ -493,7 +489,6 @@ add_io_api(struct walk *w, const char *name)
 		json_object_array_add(w->ioapis, dft_jstr(s));
 	free(s);
 	dft_buf_release(&b);
-	return 1;
 }
 
 static void
@@ -514,7 +509,7 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 			char *q = qual_name(r);
 			char *usr = dft_cflow_string(clang_getCursorUSR(r));
 
-			w->io_sites += add_io_api(w, q);
+			add_io_api(w, q);
 			if (usr[0])
 				fn_add_callee(w->fn, usr);
 			free(usr);
@@ -558,10 +553,10 @@ on_call(struct walk *w, CXCursor c, CXCursor parent)
 			json_object_object_add(w->loop_calls, name,
 					       dft_jint(1));
 	}
-	if (!glob)	/* std::basic_ofstream::write ... */
-		w->io_sites += add_io_api(w, name);
+	if (!glob)
+		add_io_api(w, name);	/* std::basic_ofstream::write ... */
 	if (glob && bare[0]) {
-		w->io_sites += add_io_api(w, bare);
+		add_io_api(w, bare);
 		note_atexit(w, c, bare);
 	}
 	if (!w->aux) {
@@ -619,128 +614,6 @@ walk_aux(struct walk *w, CXCursor c, CXCursor parent, int self)
 	w->aux = save;
 }
 
-/* ---- retry loops ------------------------------------------------------------ */
-
-/*
- * A retry loop is an innermost loop around one I/O call site that runs it
- * again when it did not finish: its text names EINTR, EAGAIN or
- * EWOULDBLOCK (leveldb's WriteUnbuffered: write(), continue on EINTR), or
- * it takes the call's result off a count with -= or += (a partial-write
- * loop: n -= w where w = write(...)).  A loop over records calls its I/O
- * once per record instead: a counter of its own, no I/O result in it.
- */
-static CXCursor
-bare_expr(CXCursor c)
-{
-	for (;;) {
-		enum CXCursorKind k = clang_getCursorKind(c);
-		struct dft_kids kd;
-
-		if (k != CXCursor_UnexposedExpr && k != CXCursor_ParenExpr &&
-		    k != CXCursor_CStyleCastExpr &&
-		    k != CXCursor_CXXStaticCastExpr &&
-		    k != CXCursor_CXXFunctionalCastExpr)
-			return c;
-		dft_cflow_kids(c, &kd);
-		if (kd.n == 0) {
-			free(kd.v);
-			return c;
-		}
-		c = kd.v[kd.n - 1];
-		free(kd.v);
-	}
-}
-
-static int
-is_io_call(CXCursor c)
-{
-	char *bare;
-	int io;
-
-	c = bare_expr(c);
-	if (clang_getCursorKind(c) != CXCursor_CallExpr)
-		return 0;
-	bare = dft_cflow_spelling(c);
-	io = bare[0] && io_api_family(bare) != NULL;
-	free(bare);
-	return io;
-}
-
-/* the operator between an assignment's two sides: "=", "-=", ... or "" */
-static void
-assign_op(struct walk *w, CXCursor lhs, CXCursor rhs, char op[4])
-{
-	size_t a = end_off(lhs), b, n = 0;
-	CXFile f;
-
-	b = start_off(rhs, &f);
-	op[0] = 0;
-	if (!same_file(w, lhs) || !same_file(w, rhs) || b > w->cf->len)
-		return;
-	for (; a < b && n < 3; a++)
-		if (w->cf->buf[a] != ' ' && w->cf->buf[a] != '\t' &&
-		    w->cf->buf[a] != '\n')
-			op[n++] = w->cf->buf[a];
-	op[a < b ? 0 : n] = 0;
-}
-
-/* a variable initialized or assigned an I/O call's result (io_vars), or an
- * I/O result taken off a count (partial) */
-static void
-note_io_result(struct walk *w, CXCursor c)
-{
-	enum CXCursorKind k = clang_getCursorKind(c);
-	struct dft_kids kd;
-	char op[4], *name = NULL;
-
-	dft_cflow_kids(c, &kd);
-	if (k == CXCursor_VarDecl) {
-		if (kd.n > 0 && is_io_call(kd.v[kd.n - 1]))
-			name = dft_cflow_spelling(c);
-	} else if (kd.n == 2) {
-		CXCursor rhs = bare_expr(kd.v[1]);
-
-		assign_op(w, kd.v[0], kd.v[1], op);
-		if (strcmp(op, "=") == 0 && is_io_call(rhs)) {
-			name = dft_cflow_spelling(bare_expr(kd.v[0]));
-		} else if (strcmp(op, "-=") == 0 || strcmp(op, "+=") == 0) {
-			char *v = clang_getCursorKind(rhs) ==
-				  CXCursor_DeclRefExpr ? dft_cflow_spelling(rhs)
-						       : NULL;
-
-			if (is_io_call(rhs) || (v && v[0] &&
-			    json_object_object_get_ex(w->io_vars, v, NULL)))
-				w->partial = 1;
-			free(v);
-		}
-	}
-	if (name && name[0])
-		json_object_object_add(w->io_vars, name, NULL);
-	free(name);
-	free(kd.v);
-}
-
-/* 1 when the text of c holds one of the retry errno names */
-static int
-names_retry(struct walk *w, CXCursor c)
-{
-	static const char *const words[] = { "EINTR", "EAGAIN",
-					     "EWOULDBLOCK" };
-	CXFile f;
-	size_t a = start_off(c, &f), b = end_off(c);
-
-	if (!same_file(w, c) || b > w->cf->len)
-		return 0;
-	for (; a < b; a++) {
-		if (a > 0 && is_ident(w->cf->buf[a - 1]))
-			continue;
-		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-			if (word_at(w->cf, a, words[i]))
-				return 1;
-	}
-	return 0;
-}
-
 static void
 walk(struct walk *w, CXCursor c, CXCursor parent)
 {
@@ -779,21 +652,12 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 		/* fall through */
 	case CXCursor_ForStmt:
 	case CXCursor_WhileStmt:
-	case CXCursor_CXXForRangeStmt: {
-		long sites = w->io_sites, loops = ++w->loops;
-		int partial = w->partial;
-
+	case CXCursor_CXXForRangeStmt:
+		w->loops++;
 		w->loop_depth++;
-		w->partial = 0;
 		clang_visitChildren(c, walk_visit, w);
 		w->loop_depth--;
-		if (!w->aux && w->loops == loops && w->io_sites - sites == 1 &&
-		    k != CXCursor_CXXForRangeStmt &&
-		    (w->partial || names_retry(w, c)))
-			w->retry_loops++;
-		w->partial = partial;
 		return;
-	}
 	case CXCursor_IfStmt:
 	case CXCursor_SwitchStmt:
 	case CXCursor_ConditionalOperator:
@@ -842,13 +706,6 @@ walk(struct walk *w, CXCursor c, CXCursor parent)
 	case CXCursor_VarDecl:
 		if (clang_Cursor_getStorageClass(c) == CX_SC_Static)
 			note_static_object(w->t, c);
-		if (w->loop_depth > 0)
-			note_io_result(w, c);
-		break;
-	case CXCursor_BinaryOperator:
-	case CXCursor_CompoundAssignOperator:
-		if (w->loop_depth > 0)
-			note_io_result(w, c);
 		break;
 	default:
 		break;
@@ -1123,7 +980,6 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	w.calls = json_object_new_object();
 	w.loop_calls = json_object_new_object();
 	w.ioapis = json_object_new_array();
-	w.io_vars = json_object_new_object();
 	w.body_open = open;
 	walk(&w, walkroot, c);
 	walk_outside(&w, c, walkroot);
@@ -1244,8 +1100,6 @@ do_function(struct tuctx *t, CXCursor c, struct cfile *cf)
 	json_object_object_add(r, "calls_in_loops", w.loop_calls);
 	json_object_object_add(r, "call_count", dft_jint(w.ncalls));
 	json_object_object_add(r, "loops", dft_jint(w.loops));
-	json_object_object_add(r, "retry_loops", dft_jint(w.retry_loops));
-	json_object_put(w.io_vars);
 	json_object_object_add(r, "branches", dft_jint(w.branches));
 	json_object_object_add(r, "statements", dft_jint(w.stmts));
 	json_object_object_add(r, "nodes", dft_jint(w.nodes));

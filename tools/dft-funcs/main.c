@@ -794,45 +794,6 @@ skip_dir(const char *name)
 }
 
 /* Collects source files below dir, sorted. */
-/*
- * The tree's C and C++ source files the compile database does not list:
- * the build does not compile them, so they are not parsed (and so never
- * annotated). One line on stderr names the first few.
- */
-struct uncompiled {
-	size_t n;
-	struct dft_buf names;
-};
-
-static void
-note_uncompiled(struct uncompiled *u, const char *abs)
-{
-	const char *rel = abs;
-	size_t rl = strlen(fo.root);
-
-	if (strncmp(abs, fo.root, rl) == 0 && abs[rl] == '/')
-		rel = abs + rl + 1;
-	if (u->n == 0)
-		dft_buf_init(&u->names);
-	if (u->n < 3)
-		dft_buf_addf(&u->names, "%s%s", u->n ? ", " : "", rel);
-	u->n++;
-}
-
-static void
-say_uncompiled(struct uncompiled *u)
-{
-	if (u->n == 0)
-		return;
-	if (u->n > 3)
-		dft_buf_addf(&u->names, " and %zu more", u->n - 3);
-	dft_warn("%zu C/C++ source file%s of the tree %s not in the compile "
-		 "database (the build does not compile %s): not parsed: %s",
-		 u->n, u->n == 1 ? "" : "s", u->n == 1 ? "is" : "are",
-		 u->n == 1 ? "it" : "them", u->names.s);
-	dft_buf_release(&u->names);
-}
-
 static void
 walk_tree(const char *dir, int c_too, int py, char ***out, size_t *n)
 {
@@ -897,7 +858,6 @@ main(int argc, char **argv)
 {
 	struct opts o;
 	struct dft_compdb db;
-	struct uncompiled unlisted = { 0, { 0 } };
 	int have_db = 0, c, status = DFT_EXIT_OK, i, nsrc = 0, nstream = 0;
 	char **streams, *iopath, *root_abs = NULL;
 	struct input in;
@@ -1024,12 +984,9 @@ main(int argc, char **argv)
 				add_file(files[k], NULL, &o, 0);
 			else if (db_lists(&db, files[k]))
 				add_file(files[k], &db, &o, 0);
-			else
-				note_uncompiled(&unlisted, files[k]);
 			free(files[k]);
 		}
 		free(files);
-		say_uncompiled(&unlisted);
 	} else if (have_db) {
 		for (k = 0; k < db.n; k++) {
 			size_t m;
