@@ -152,6 +152,57 @@ ws() {
 	assert_line --regexp '^Run ID    : sample/[0-9_]+$'
 }
 
+# step_timings.json as jq derives it from records: the last record of each
+# step, in the order of LABELS, without type, v and tool, pretty-printed as
+# jq prints (written here, not the pipeline's TIMINGS_JQ); for each K of
+# 1..N, that of the first K records of steps.ndjson (one jq for them all).
+timings_of_prefixes() {
+	jq -s --argjson order "$(printf '%s\n' $LABELS | jq -R . | jq -s -c .)" '
+		. as $all | range(1; length + 1) as $k | $all[:$k]
+		| (reduce .[] as $r ({}; .[$r.step] = $r)) as $last
+		| [$order[] | $last[.] // empty | del(.type, .v, .tool)]' "$1"
+}
+
+@test "step_timings.json and steps.ndjson are what jq makes of the step records" {
+	local w n k prog args
+	w=$(ws)
+	# every line of the record stream is compact JSON as jq writes it
+	n=$(wc -l <"$w/records/steps.ndjson")
+	[ "$n" -ge 17 ]
+	run -0 jq -c . "$w/records/steps.ndjson"
+	[ "$output" = "$(cat "$w/records/steps.ndjson")" ] ||
+		fail "steps.ndjson is not jq -c's: $(diff <(printf '%s\n' "$output") "$w/records/steps.ndjson")"
+	timings_of_prefixes "$w/records/steps.ndjson" >"$BATS_TEST_TMPDIR/expected.json"
+	# the run's file: that of all N records
+	run -0 cmp <(tail -n "$(wc -l <"$w/step_timings.json")" "$BATS_TEST_TMPDIR/expected.json") "$w/step_timings.json"
+	# The run's file is the awk program's unless it fell back on jq (exit
+	# 3): the awk program itself, taken from the script, on each record of
+	# the run as step_record gave it (the records before it, the record's
+	# fields as arguments, T0 0 and T1 its duration), makes that record and
+	# the step_timings.json of the records up to it, without falling back.
+	prog=$(sed -n "/^STEP_RECORD_AWK='\$/,/^}'\$/p" "$REPO/scripts/dft-pipeline" | sed '1d;$d')
+	[ "$(printf '%s\n' "$prog" | wc -l)" -gt 50 ] || fail "STEP_RECORD_AWK not found in dft-pipeline"
+	prog="$prog
+}"
+	jq -r '@sh "SR_1=\(.step) SR_2=\(.started_at) SR_3=\(.ended_at) SR_5=\(.duration_s) SR_6=\(.status) SR_7=\(.log) SR_EXTRA=\(del(.type, .v, .step, .tool, .started_at, .ended_at, .duration_s, .status, .log) | tojson)"' \
+		"$w/records/steps.ndjson" >"$BATS_TEST_TMPDIR/args"
+	: >"$BATS_TEST_TMPDIR/awk.json"
+	k=0
+	while IFS= read -r args; do
+		k=$((k + 1))
+		eval "$args"
+		head -n "$((k - 1))" "$w/records/steps.ndjson" >"$BATS_TEST_TMPDIR/before.ndjson"
+		SR_1=$SR_1 SR_2=$SR_2 SR_3=$SR_3 SR_4=0 SR_5=$SR_5 SR_6=$SR_6 SR_7=$SR_7 SR_EXTRA=$SR_EXTRA \
+			SR_ORDER=$(printf '%s ' $LABELS) run -0 --separate-stderr awk "$prog" "$BATS_TEST_TMPDIR/before.ndjson"
+		[ "${lines[0]}" = "$(sed -n "${k}p" "$w/records/steps.ndjson")" ] ||
+			fail "record $k: the awk program made ${lines[0]}, the run $(sed -n "${k}p" "$w/records/steps.ndjson")"
+		printf '%s\n' "$output" | sed 1d >>"$BATS_TEST_TMPDIR/awk.json"
+	done <"$BATS_TEST_TMPDIR/args"
+	[ "$k" -eq "$n" ]
+	diff "$BATS_TEST_TMPDIR/expected.json" "$BATS_TEST_TMPDIR/awk.json" ||
+		fail "the awk program's step_timings.json differs from jq's (the first K records, K = 1..$n, one after the other)"
+}
+
 @test "each tool's own step record is kept in the record streams" {
 	local w t
 	w=$(ws)
