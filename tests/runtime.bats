@@ -1569,7 +1569,7 @@ EOF2
 	[ -z "$(ls "$W/traces")" ]
 }
 
-@test "Python with tracing off imports no ctypes, inspect or json, and the decorators return the function itself" {
+@test "Python with tracing off imports no ctypes, inspect, json, threading or functools, and the decorators return the function itself" {
 	unset DFTRACER_ENABLE
 	export PYTHONPATH="$REPO/runtime/python"
 	run -0 /usr/bin/python3 -c '
@@ -1590,7 +1590,8 @@ with d:
 assert list(d.iter([1, 2])) == [1, 2] and f(1, step=2) == 3
 log.log_event("e", "c", 0, 1, string_args={"s": "needs \"json\""})
 log.finalize()
-print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._lib") if m in sys.modules))'
+print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._lib", "threading", "functools",
+                                    "math", "dftracer.python._more") if m in sys.modules))'
 	assert_output "True "
 	[ -z "$(ls "$W/traces")" ]
 }
@@ -1622,6 +1623,43 @@ print(all(same), " ".join(m for m in ("ctypes", "inspect", "json", "dftracer._li
 	jq -e -s '(map({key: (.id | tostring), value: .}) | from_entries) as $by |
 		[.[] | select(.name == "write") | $by[.args.p_idx | tostring] as $p |
 		 select($p.args.level + 1 == .args.level) | $p.name] | sort == ["early", "inner", "inner", "inner"]' "$W/x.ndjson"
+}
+
+@test "Python traced under LD_PRELOAD imports the extension only: no _lib, ctypes, threading, functools or math, and the argument module only for a call that can record one" {
+	export PYTHONPATH="$REPO/runtime/python" DFTRACER_INIT=PRELOAD
+	[ -f "$REPO/runtime/python/dftracer/_cext.abi3.so" ] || skip "no Python.h: no extension"
+	LD_PRELOAD="$RT/lib/libdftracer_preload.so" run -0 /usr/bin/python3 -c '
+import sys
+from dftracer.python import dftracer, dft_fn
+log = dftracer.initialize_log(logfile=None, data_dir=None, process_id=-1)
+fn = dft_fn("PY")
+@fn.log
+def plain(a, b=1):
+    return a + b
+@fn.log
+def stepped(x, step=0):
+    return x + step
+def mods():
+    return "imported:" + " ".join(m for m in ("dftracer._lib", "ctypes", "threading", "functools", "math",
+                                            "inspect", "json", "dftracer.python._more") if m in sys.modules)
+r = [plain(1), plain(1, b=2)]
+print(mods())
+# a parameter named step: the argument module reads it
+r.append(stepped(1, step=3))
+print(mods())
+# plain does not bind step: a binding error records the keywords
+try:
+    plain(1, step=5)
+except TypeError:
+    r.append("TypeError")
+print(r, plain.__name__, plain.__wrapped__.__name__, plain.__qualname__)
+log.finalize()'
+	assert_line --index 0 "imported:"
+	assert_line --index 1 "imported:dftracer.python._more"
+	assert_line --index 2 "[2, 3, 4, 'TypeError'] plain plain plain"
+	f=$(the_trace)
+	body "$f" | jq -c -s '[.[] | select(.cat == "PY") | [.name, (.args | del(.hhash, .p_idx, .level))]]' >"$W/py.json"
+	assert_equal "$(cat "$W/py.json")" '[["plain",{}],["plain",{}],["stepped",{"step":3}],["plain",{"step":5}]]'
 }
 
 @test "Python: the ctypes binding (no C extension) writes the same records as the extension" {

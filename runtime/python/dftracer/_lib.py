@@ -1,6 +1,7 @@
 """Finds and binds the runtime's C library (internal).
 
-Imported only when tracing is on (DFTRACER_ENABLE=1).  The binding is the
+Imported only when tracing is on (DFTRACER_ENABLE=1) and the process has
+no preload library that the C extension binds.  The binding is the
 package's C extension, _cext (built by make when Python.h is installed),
 else ctypes.  Either way the library is the copy already in the process
 (LD_PRELOAD=libdftracer_preload.so, or a program linked with

@@ -24,10 +24,9 @@ runs under LD_PRELOAD=libdftracer_preload.so (so POSIX I/O is traced too),
 else through libdftracer_core.so initialised without interception.
 """
 
-import functools
-import math
+import _thread
 import os
-import threading
+import sys as _sys
 
 DFTRACER_ENABLE = os.environ.get("DFTRACER_ENABLE", "0") == "1"
 DFTRACER_INIT = os.environ.get("DFTRACER_INIT", "PRELOAD")
@@ -39,12 +38,26 @@ TAG_KEY, TAG_VALUE, TAG_IGNORE = 0, 1, 2
 
 __all__ = ["dftracer", "dft_fn", "ai", "TagType", "DFTRACER_ENABLE"]
 
-# The C library and the package's ctypes binding (.._lib) are loaded at the
-# first use with tracing on; with tracing off nothing but os, threading and
-# functools is imported (no ctypes, inspect or json).
+# The C library is bound at the first use with tracing on: by the
+# package's C extension (.._cext) when the preload library is in the
+# process, else by .._lib (the extension or ctypes, the library found on
+# its paths).  With tracing off nothing but os is imported (no ctypes,
+# inspect, json, threading or functools); with it on under the preload
+# library, the extension alone.
 _LIB = None     # the bound library, or None
 _tried = False
-_load_lock = threading.Lock()
+_load_lock = _thread.allocate_lock()
+
+
+def _load():
+    try:
+        from .. import _cext
+    except ImportError:
+        _cext = None
+    if _cext is not None and _cext.bind(None):
+        return _cext
+    from .. import _lib
+    return _lib.load()
 
 
 def _lib_or_none():
@@ -55,8 +68,7 @@ def _lib_or_none():
         return None
     with _load_lock:    # a second thread waits for the first's answer
         if not _tried:
-            from .. import _lib
-            _LIB = _lib.load()
+            _LIB = _load()
             _tried = True
     return _LIB
 
@@ -89,7 +101,8 @@ def _value(v):
     if isinstance(v, int):
         return str(v)
     if isinstance(v, float):
-        return repr(v) if math.isfinite(v) else "null"
+        # inf - inf and nan - nan are nan: not JSON
+        return repr(v) if v - v == 0 else "null"
     return _jstr(str(v))
 
 
@@ -130,7 +143,7 @@ class dftracer:
     """The process-wide logger (pydftracer's ``dftracer`` singleton)."""
 
     __instance = None
-    __lock = threading.Lock()
+    __lock = _thread.allocate_lock()
 
     def __init__(self):
         self.logger = None
@@ -249,134 +262,98 @@ class _Open:
 #
 # pydftracer records epoch, step, image_idx and image_size when the call
 # binds them (inspect.signature(func).bind_partial(*args, **kwargs); on a
-# binding error, the call's keyword arguments).  _capturer reads a plain
-# function's parameters once, from its code object, and gives the same
-# answer without inspect; anything else (a callable object, a partial, a
-# function that has __wrapped__ or __signature__, positional-only
-# parameters given by keyword, *args or **kwargs named like one of the
-# four) goes to inspect, imported then.
+# binding error, the call's keyword arguments): see ._more, which gives
+# that answer without inspect for a plain function.  A plain function none
+# of whose parameters is one of the four (nearly every function a program
+# decorates) can record one only when a call gives a keyword argument of
+# that name: its wrapper looks at its calls' keywords, and ._more is
+# imported at the first such call.
 
 _AUTO = ("epoch", "step", "image_idx", "image_size")
-_CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 _FunctionType = type(_enc)
 
 
-def _auto_value(k, v, out):
-    if v is not None:
-        out[k] = float(v) if k == "image_size" else v
-
-
-def _inspect_capturer(func):
-    """capture(args, kwargs) through inspect (its signature read once)."""
-    sig = []
-
-    def capture(args, kwargs):
-        import inspect
-        out = {}
-        try:
-            if not sig:
-                sig.append(inspect.signature(func))
-            items = sig[0].bind_partial(*args, **kwargs).arguments.items()
-        except (TypeError, ValueError):
-            items = kwargs.items()
-        for k, v in items:
-            if k in _AUTO:
-                _auto_value(k, v, out)
-        return out
-    return capture
-
-
-def _kw_auto(kwargs):
-    out = {}
-    for k, v in kwargs.items():
-        if k in _AUTO:
-            _auto_value(k, v, out)
-    return out
-
-
 def _capturer(func):
-    """capture(args, kwargs) -> dict for func, or None when func's calls
-    can never record any of the four (no such parameter; keyword
-    arguments named like them are looked at per call)."""
-    code = getattr(func, "__code__", None)
-    if (type(func) is not _FunctionType or code is None or
-            hasattr(func, "__wrapped__") or hasattr(func, "__signature__") or
-            hasattr(func, "_partialmethod")):
-        return _inspect_capturer(func)
-    n = code.co_argcount
-    nkw = code.co_kwonlyargcount
-    posonly = code.co_posonlyargcount
-    flags = code.co_flags
-    varargs = bool(flags & _CO_VARARGS)
-    varkw = bool(flags & _CO_VARKEYWORDS)
-    names = code.co_varnames[:n + nkw]
-    extra = code.co_varnames[n + nkw:n + nkw + varargs + varkw]
-    if any(x in _AUTO for x in extra):
-        return _inspect_capturer(func)
-    index = {x: i for i, x in enumerate(names)}
-    autos = tuple((index[k], k) for k in sorted(
-        (k for k in _AUTO if k in index), key=index.get))
-    def binds(args, kwargs):
-        """Whether the call binds: False where bind_partial raises
-        TypeError, None where inspect has to tell (positional-only
-        parameters and keyword arguments)."""
-        if len(args) > n and not varargs:
-            return False
-        if not kwargs:
-            return True
-        if posonly:
-            return None
-        m = min(len(args), n)
-        for k in kwargs:
-            # an unknown keyword without **kwargs, or one given twice
-            i = index.get(k)
-            if i is None:
-                if not varkw:
-                    return False
-            elif i < m:
-                return False
-        return True
-
-    if not autos:
-        # only a binding error can record something: the call's keyword
-        # arguments named like the four
-        def capture(args, kwargs):
-            if not kwargs or not any(k in kwargs for k in _AUTO):
-                return None
-            ok = binds(args, kwargs)
-            if ok is None:
-                return _inspect_capturer(func)(args, kwargs)
-            return None if ok else _kw_auto(kwargs)
-        capture.never = True
-        return capture
-
-    def capture(args, kwargs):
-        ok = binds(args, kwargs)
-        if ok is None:
-            return _inspect_capturer(func)(args, kwargs)
-        if not ok:
-            return _kw_auto(kwargs)
-        m = min(len(args), n)
-        out = {}
-        for i, k in autos:
-            if i < m:
-                _auto_value(k, args[i], out)
-            elif k in kwargs:
-                _auto_value(k, kwargs[k], out)
-        return out
-    capture.never = False
-    return capture
+    from . import _more
+    return _more._capturer(func)
 
 
 def _captured(func, args, kwargs):
     """epoch, step, image_idx, image_size among a call's arguments (the
-    answer of inspect's bind_partial, see above)."""
-    return _capturer(func)(args, kwargs) or {}
+    answer of inspect's bind_partial)."""
+    from . import _more
+    return _more._captured(func, args, kwargs)
+
+
+def _none_of_four(func):
+    """Whether func is a plain function none of whose parameters (nor
+    *args, **kwargs) is named like one of the four."""
+    if type(func) is not _FunctionType:
+        return False
+    d = func.__dict__
+    if d and ("__wrapped__" in d or "__signature__" in d or
+              "_partialmethod" in d):
+        return False
+    code = func.__code__
+    flags = code.co_flags
+    n = (code.co_argcount + code.co_kwonlyargcount + bool(flags & 0x04) +
+         bool(flags & 0x08))
+    for x in code.co_varnames[:n]:
+        if x in _AUTO:
+            return False
+    return True
+
+
+def _keywords_capturer(func):
+    """capture(args, kwargs) of a function with none of the four: only a
+    call with a keyword argument of that name (a binding error) records
+    something, found by ._more."""
+    full = []
+
+    def capture(args, kwargs):
+        for k in _AUTO:
+            if k in kwargs:
+                break
+        else:
+            return None
+        if not full:
+            full.append(_capturer(func))
+        return full[0](args, kwargs)
+    return capture
+
+
+def _first(func):
+    """(capture, always) for func's wrapper, at its first call: capture is
+    called on every call when always, else on the calls with keyword
+    arguments."""
+    if _none_of_four(func):
+        return _keywords_capturer(func), False
+    capture = _capturer(func)
+    return capture, not getattr(capture, "never", False)
+
+
+# functools.wraps without functools (its import costs a traced process
+# more than the package): the same attributes, in the same order
+_ASSIGNED = ("__module__", "__name__", "__qualname__", "__doc__",
+             "__annotations__") + (("__type_params__",)
+                                   if _sys.version_info >= (3, 12) else ())
+
+
+def _wraps(wrapper, func):
+    for a in _ASSIGNED:
+        try:
+            v = getattr(func, a)
+        except AttributeError:
+            continue
+        setattr(wrapper, a, v)
+    wrapper.__dict__.update(getattr(func, "__dict__", {}))
+    wrapper.__wrapped__ = func
+    return wrapper
 
 
 def _traced(func, name, cat, fixed):
     """func's wrapper: one region per call, named name, with the fixed
-    arguments and the ones the call binds (see _capturer)."""
+    arguments and the ones the call binds (see _first)."""
     lib = _lib_or_none()
     if lib is None:
         return None
@@ -390,14 +367,10 @@ def _traced(func, name, cat, fixed):
     capture = None
     always = True
 
-    @functools.wraps(func)
     def wrapper(*args, **kwargs):
         nonlocal capture, always
         if capture is None:
-            capture = _capturer(func)
-            # a function none of whose parameters is one of the four
-            # needs looking at only when it gets keyword arguments
-            always = not getattr(capture, "never", False)
+            capture, always = _first(func)
         a = capture(args, kwargs) if always or kwargs else None
         if fixed:
             a = dict(fixed, **a) if a else fixed
@@ -410,7 +383,7 @@ def _traced(func, name, cat, fixed):
             finally:
                 fin(h)
         return func(*args, **kwargs)
-    return wrapper
+    return _wraps(wrapper, func)
 
 
 class dft_fn:
@@ -426,7 +399,7 @@ class dft_fn:
                      ("image_idx", image_idx), ("image_size", image_size)):
             if v is not None:
                 self._arguments[k] = float(v) if k == "image_size" else v
-        self._local = threading.local()
+        self._local = _thread._local()
 
     # -- context manager ---------------------------------------------------
     def _stack(self):
@@ -500,10 +473,12 @@ class dft_fn:
         cat = self._cat
         name = self._name or init.__qualname__
         fixed = dict(self._arguments)
-        capture = _capturer(init)
+        capture = None
 
-        @functools.wraps(init)
         def wrapper(obj, *args, **kwargs):
+            nonlocal capture
+            if capture is None:
+                capture = _capturer(init)
             a = dict(fixed)
             c = capture((obj,) + args, kwargs)
             if c:
@@ -519,7 +494,7 @@ class dft_fn:
                         region.update({k: v})
                 region.close()
 
-        return wrapper
+        return _wraps(wrapper, init)
 
     def iter(self, func, name=None, iter_name="step"):
         """Yields from func, logging <name>.iter (waiting for the next item)

@@ -3,10 +3,9 @@
 ``from dftracer.python import ai`` (or dft_ai) imports it at the first use.
 """
 
-import functools
-import threading
+import _thread
 
-from . import DFTRACER_ENABLE, _capturer, _logger, _Open
+from . import DFTRACER_ENABLE, _capturer, _logger, _Open, _wraps
 
 
 # -- AI profiling API (pydftracer >= 2) -------------------------------------
@@ -30,7 +29,7 @@ class _AINode:
     def _stack(self):
         loc = self._local
         if loc is None:
-            loc = self._local = threading.local()
+            loc = self._local = _thread._local()
         st = getattr(loc, "stack", None)
         if st is None:
             st = loc.stack = []
@@ -89,14 +88,15 @@ class _AINode:
         if not DFTRACER_ENABLE:
             return func
         node = self
-        capture = _capturer(func)
+        capture = []
 
-        @functools.wraps(func)
         def wrapper(*args, **kw):
             if not node._on():
                 return func(*args, **kw)
             a = dict(node._args)
-            c = capture(args, kw)
+            if not capture:
+                capture.append(_capturer(func))
+            c = capture[0](args, kw)
             if c:
                 a.update(c)
             region = _Open(node.name, node.cat, a)
@@ -105,7 +105,7 @@ class _AINode:
             finally:
                 region.close()
 
-        return wrapper
+        return _wraps(wrapper, func)
 
     def iter(self, iterable, include_block=True):
         """Yields items, logging <name>.iter (fetching) and <name>.block
