@@ -346,3 +346,28 @@ traced_budget"
 	run -0 jq -r '.[] | select(.step == "step_10_trace_run") | .status' "$w/step_timings.json"
 	assert_output failed
 }
+
+@test "a traced run killed by SIGTERM is analyzed: not a hang, not an exit before FINI; the analysis and the report say the process was killed" {
+	local app="$BATS_TEST_TMPDIR/app" root="$BATS_TEST_TMPDIR/wsk" w
+	cp -R "$REPO/tests/apps/sample" "$app"
+	# its work done, it is killed by SIGTERM (as by a job's time limit),
+	# but only when traced (the variable's name cut in two: dft-annotate
+	# leaves a file that names the tracer's unannotated)
+	sed -i -e '1i #include <signal.h>' -e '1i #include <stdlib.h>' \
+		-e 's|^\treturn 0;$|\tif (getenv("DFT" "RACER_ENABLE") \&\& atoi(getenv("DFT" "RACER_ENABLE")) == 1)\n\t\traise(SIGTERM);\n\treturn 0;|' \
+		"$app/main.c"
+	grep -q 'raise(SIGTERM);' "$app/main.c"
+	git -C "$app" init -q && git -C "$app" add . &&
+		git -C "$app" -c user.email=t@example.org -c user.name=t commit -qm app
+	DFT_PIPELINE_TIMING_RUNS=0 run --separate-stderr dft-pipeline run -y --offline \
+		--no-optimize -w "$root" "$app"
+	[ "$status" -eq 0 ] || fail "exit $status: $stderr"
+	assert_line --regexp '^  trace collection: .*, exit 143\)$'
+	assert_line "  the traced run was killed by SIGTERM (not a hang, not an exit before FINI): the analysis covers what ran, its summary says how each process ended"
+	[[ "$stderr" != *"hung"* && "$stderr" != *"before FINI"* ]] || fail "misdiagnosed: $stderr"
+	w="$root/$(head -n 1 "$root/app/.current_run")"
+	run -0 jq -r 'select(.type == "summary") | "\(.ends.signal) \(.unfinished[0].signal) \(.ends_text)"' "$w/records/12_analyze.ndjson"
+	assert_output --regexp '^1 SIGTERM (the process was killed by SIGTERM at [0-9.]+ s: the run did not finish; its trace is whole up to the signal)$'
+	text=${output#1 SIGTERM }
+	run -0 grep -F "Run end: $text. The verdict and the findings are of the part that ran." "$w/session_report.md"
+}

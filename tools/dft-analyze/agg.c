@@ -48,6 +48,8 @@ const struct map_def map_defs[M_N] = {
 	[M_DURH] = { "durh", 2 * NDB, 0, "SS" },
 	[M_SLOW] = { "slow", SL_NF, 1, "SSPFSTS" },
 	[M_FILEC] = { "filec", 2, 0, "F" },
+	[M_PROCEND] = { "procend", 2, 1, "P" },
+	[M_PROCSIG] = { "procsig", 2, 1, "PS" },
 };
 
 const char *const ioc_name[IOC_N] = {
@@ -438,6 +440,7 @@ struct thr {
 	int64_t *bin_row;
 	struct bundle *bun;	/* of p[0] when it has M_BUNDLE */
 	int64_t *proct_row;	/* local M_PROCT */
+	int64_t *procend_row;	/* local M_PROCEND */
 	int64_t io_s, io_e;	/* the running union interval of its I/O */
 	int64_t mpio_e;		/* end of its last MPI-IO call, when that
 				 * was a blocking read or write */
@@ -494,6 +497,7 @@ struct fninfo {
 	char *fkey;		/* name \x1f cat (for attribution keys) */
 	size_t fkeyn;
 	struct stallc *sc;	/* I/O names: their stall groups by class */
+	int life;		/* the tracer's start (1) or end (2) record */
 };
 
 struct filest {
@@ -672,6 +676,12 @@ fn_lookup(struct ctx *c, const struct dft_trace_ev *ev, unsigned slot)
 		f->fkey = dft_xmemdup0(c->kb.s, c->kb.len);
 		f->fkeyn = c->kb.len;
 		f->der_loader = f->der_reader = -1;
+		if (cat_is(ct, cn, "dftracer") && nn == 5 &&
+		    memcmp(nm, "start", 5) == 0)
+			f->life = 1;
+		else if (cat_is(ct, cn, "dftracer") && nn == 3 &&
+			 memcmp(nm, "end", 3) == 0)
+			f->life = 2;
 		if (f->kind & FN_IO) {
 			f->sc = dft_xcalloc(1, sizeof(*f->sc));
 			f->layers |= 1u << L_POSIX;
@@ -782,6 +792,7 @@ thr_get(struct ctx *c, const struct dft_trace_ev *ev)
 			(size_t)(sep - c->kb.s))[0] |= 1;
 		th->last_bin = INT64_MIN;
 		th->proct_row = agg_row(c->loc, M_PROCT, c->kb.s, plen);
+		th->procend_row = agg_row(c->loc, M_PROCEND, c->kb.s, plen);
 		th->io_s = th->io_e = th->mpio_e = INT64_MIN;
 		if (th->proc >= c->npio) {
 			size_t nn = th->proc + 1;
@@ -2169,6 +2180,12 @@ one_event(struct ctx *c, const struct dft_trace_ev *ev)
 		if (tend > pt[1])
 			pt[1] = tend;
 	}
+	/* how the process ended: the tracer's start and end records */
+	if (f->life == 1)
+		th->procend_row[0] = 1;
+	else if (f->life == 2 && (ev->has & DFT_EV_TS) &&
+		 ev->ts + 1 > th->procend_row[1])
+		th->procend_row[1] = ev->ts + 1;
 
 	if (f->kind & FN_IO) {
 		int64_t before = a->g[G_IO_S + S_B];
@@ -2458,6 +2475,42 @@ file_status(const struct dft_trace *t, int k)
 	       DFT_EXIT_OK;
 }
 
+/*
+ * The dft runtime's "signal" metadata record (args.name "SIGTERM",
+ * args.value "15"): the process was killed by that signal, its trace
+ * finished by the tracer's handler before the signal took its default
+ * action (dftracer-runtime(7)).
+ */
+static void
+signal_record(struct ctx *c, const struct dft_trace_ev *ev)
+{
+	int64_t v = 0;
+
+	if (ev->cat.p == NULL || !cat_is(ev->cat.p, ev->cat.n, "dftracer") ||
+	    ev->mname.p == NULL || ev->mname.n == 0 || ev->mname.n > 64 ||
+	    !(ev->has & DFT_EV_PID))
+		return;
+	for (size_t i = 0; ev->mvalue.p != NULL && i < ev->mvalue.n &&
+	     i < 4; i++) {
+		if (ev->mvalue.p[i] < '0' || ev->mvalue.p[i] > '9') {
+			v = 0;
+			break;
+		}
+		v = 10 * v + (ev->mvalue.p[i] - '0');
+	}
+	dft_buf_reset(&c->kb);
+	host_key(&c->kb, ev);
+	dft_buf_addf(&c->kb, "\x1f%lld\x1e", (long long)ev->pid);
+	for (size_t i = 0; i < ev->mname.n; i++)	/* a name, not a key */
+		dft_buf_addc(&c->kb, (unsigned char)ev->mname.p[i] < 0x20 ?
+			     '?' : ev->mname.p[i]);
+	int64_t *r = agg_row(c->loc, M_PROCSIG, c->kb.s, c->kb.len);
+
+	r[0] = 1;
+	if (v > r[1])
+		r[1] = v;
+}
+
 int
 agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *rctx,
 	  next_fn next, void *nctx)
@@ -2503,6 +2556,8 @@ again:
 		style |= ev.style;
 		if (ev.ph == DFT_PH_M) {
 			loc.g[G_META_EVENTS]++;
+			if (ev.name.n == 6 && memcmp(ev.name.p, "signal", 6) == 0)
+				signal_record(&c, &ev);
 			continue;
 		}
 		if (ev.ph != DFT_PH_X && ev.ph != DFT_PH_AGG &&

@@ -194,6 +194,11 @@ enum map_id {
 	M_FILEC,	/* file -> opens that truncate it (O_TRUNC with write
 			 * access, creat, fopen "w"), removals (unlink,
 			 * remove, rename away): its contents, file_contents */
+	M_PROCEND,	/* proc -> its tracer's start record seen (1), its
+			 * end record's ts + 1 (0: none) (max) */
+	M_PROCSIG,	/* proc \x1e signal name -> 1, the signal's number:
+			 * the runtime's "signal" record, the process
+			 * killed by it (max) */
 	M_N
 };
 #define NDB 40
@@ -315,6 +320,11 @@ struct run_info {
 	json_object *processes_io;	/* array, owned */
 	json_object *ok_insights;	/* array, owned */
 	int64_t processes_io_more;
+	/* how the processes ended: counts by way, one sentence, the first 8
+	 * that did not finish (owned) and the number left out */
+	json_object *ends, *unfinished;
+	char *ends_text;
+	int64_t unfinished_more;
 	int64_t sys_n, sys_t, sys_b, sys_files;
 	size_t findings_total, findings_shown;
 };

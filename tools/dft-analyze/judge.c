@@ -1541,7 +1541,50 @@ struct pcand {
 	double share;
 	const char *k;
 	double wall, io;
+	/* how it ended (END_*), the signal that killed it, when (us) */
+	int how;
+	const char *sig;
+	int64_t sigv, at;
 };
+
+/* How a process ended, from its tracer's records: its end record
+ * (finished), a "signal" record (killed by that signal, the trace finished
+ * by the runtime's handler), a start record without an end (killed by
+ * SIGKILL, a crash, or running still: the trace stops at its last flush),
+ * or neither (a trace format or writer without them). */
+enum { END_FINISHED, END_SIGNAL, END_NOEND, END_UNKNOWN, END_N };
+static const char *const end_name[END_N] = {
+	"finished", "signal", "no-end", "unknown"
+};
+
+static int
+cmp_pend(const void *x, const void *y)
+{
+	const struct pcand *a = *(const struct pcand *const *)x;
+	const struct pcand *b = *(const struct pcand *const *)y;
+
+	if (a->how != b->how)
+		return a->how - b->how;
+	if (a->at != b->at)
+		return a->at < b->at ? -1 : 1;
+	return strcmp(a->k, b->k);
+}
+
+/* cmp_pend with the killed processes grouped by signal name */
+static int
+cmp_psig(const void *x, const void *y)
+{
+	const struct pcand *a = *(const struct pcand *const *)x;
+	const struct pcand *b = *(const struct pcand *const *)y;
+
+	if (a->how == END_SIGNAL && b->how == END_SIGNAL) {
+		int d = strcmp(a->sig, b->sig);
+
+		if (d != 0)
+			return d;
+	}
+	return cmp_pend(x, y);
+}
 
 static int
 cmp_pcand(const void *x, const void *y)
@@ -1576,6 +1619,222 @@ verdict_words(const char *v)
 	       strcmp(v, "partly") == 0 ? "partly I/O-bound" : "not I/O-bound";
 }
 
+/* c[i].how, .sig, .sigv, .at of the np processes (M_PROC order) */
+static void
+ends_of(struct agg *a, struct pcand *c, size_t np)
+{
+	struct dft_tmap sig;	/* proc -> its M_PROCSIG entry + 1 */
+
+	dft_tmap_init(&sig, sizeof(size_t));
+	for (size_t j = 0; j < a->m[M_PROCSIG].count; j++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_PROCSIG], j, &kn);
+		const char *sep = memchr(k, '\x1e', kn);
+
+		if (sep == NULL)
+			continue;
+		size_t *e = dft_tmap_get(&sig, k, (size_t)(sep - k), 1, NULL);
+		const char *old = *e ? dft_tmap_key(&a->m[M_PROCSIG], *e - 1,
+						    NULL) : NULL;
+
+		/* two signals (none writes that): the first by name */
+		if (old == NULL || strcmp(k, old) < 0)
+			*e = j + 1;
+	}
+	for (size_t i = 0; i < np; i++) {
+		size_t kn;
+		const char *k = dft_tmap_key(&a->m[M_PROC], i, &kn);
+		const int64_t *pe = dft_tmap_get(&a->m[M_PROCEND], k, kn, 0,
+						 NULL);
+		const int64_t *pt = dft_tmap_get(&a->m[M_PROCT], k, kn, 0, NULL);
+		const size_t *e = dft_tmap_get(&sig, k, kn, 0, NULL);
+		int64_t last = pt != NULL ? pt[1] : 0;
+
+		c[i].sig = NULL;
+		c[i].sigv = 0;
+		if (e != NULL && *e > 0) {
+			size_t sn;
+			const char *sk = dft_tmap_key(&a->m[M_PROCSIG], *e - 1,
+						      &sn);
+
+			c[i].how = END_SIGNAL;
+			c[i].sig = sk + kn + 1;
+			c[i].sigv = ((const int64_t *)dft_tmap_value(
+				&a->m[M_PROCSIG], *e - 1))[1];
+			c[i].at = pe != NULL && pe[1] > 0 ? pe[1] - 1 : last;
+		} else if (pe != NULL && pe[1] > 0) {
+			c[i].how = END_FINISHED;
+			c[i].at = pe[1] - 1;
+		} else if (pe != NULL && pe[0] > 0) {
+			c[i].how = END_NOEND;
+			c[i].at = last;
+		} else {
+			c[i].how = END_UNKNOWN;
+			c[i].at = last;
+		}
+	}
+	dft_tmap_release(&sig);
+}
+
+/* " (a#1, a#2, a#3 and 2 more)": the first three of the n processes of
+ * v[0..n) */
+static void
+name_some(struct dft_buf *b, struct pcand *const *v, size_t n)
+{
+	dft_buf_adds(b, " (");
+	for (size_t i = 0; i < n && i < 3; i++)
+		dft_buf_addf(b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " :
+			     ", ", v[i]->k);
+	if (n > 3)
+		dft_buf_addf(b, " and %zu more", n - 3);
+	dft_buf_addc(b, ')');
+}
+
+/* " at 1.200 s" or " at 1.200-1.300 s": when the n processes of v ended,
+ * in seconds from t0 */
+static void
+when_text(struct dft_buf *b, struct pcand *const *v, size_t n, int64_t t0)
+{
+	int64_t lo = v[0]->at, hi = v[0]->at;
+
+	for (size_t i = 1; i < n; i++) {
+		if (v[i]->at < lo)
+			lo = v[i]->at;
+		if (v[i]->at > hi)
+			hi = v[i]->at;
+	}
+	char a[32], z[32];
+
+	snprintf(a, sizeof(a), "%.3f", (lo - t0) / 1e6);
+	snprintf(z, sizeof(z), "%.3f", (hi - t0) / 1e6);
+	if (strcmp(a, z) == 0)	/* the same at the precision shown */
+		dft_buf_addf(b, " at %s s", a);
+	else
+		dft_buf_addf(b, " at %s-%s s", a, z);
+}
+
+/* ri->ends, ri->ends_text, ri->unfinished: how the np processes of c
+ * ended (ends_of) */
+static void
+process_ends(struct run_info *ri, struct pcand *c, size_t np, int64_t t0)
+{
+	int64_t cnt[END_N] = { 0 };
+	struct pcand **v = dft_xcalloc(np + 1, sizeof(*v));
+	struct dft_buf b;
+	size_t nv = 0;
+
+	for (size_t i = 0; i < np; i++) {
+		cnt[c[i].how]++;
+		if (c[i].how == END_SIGNAL || c[i].how == END_NOEND)
+			v[nv++] = &c[i];
+	}
+	qsort(v, nv, sizeof(*v), cmp_pend);
+	ri->ends = json_object_new_object();
+	json_object_object_add(ri->ends, "finished", dft_jint(cnt[END_FINISHED]));
+	json_object_object_add(ri->ends, "signal", dft_jint(cnt[END_SIGNAL]));
+	json_object_object_add(ri->ends, "no_end", dft_jint(cnt[END_NOEND]));
+	json_object_object_add(ri->ends, "unknown", dft_jint(cnt[END_UNKNOWN]));
+	ri->unfinished = json_object_new_array();
+	for (size_t i = 0; i < nv && i < 8; i++) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "process", dft_jstr(v[i]->k));
+		json_object_object_add(o, "end", dft_jstr(end_name[v[i]->how]));
+		if (v[i]->sig != NULL) {
+			json_object_object_add(o, "signal", dft_jstr(v[i]->sig));
+			json_object_object_add(o, "signal_value",
+					       dft_jint(v[i]->sigv));
+		}
+		json_object_object_add(o, "end_us", dft_jint(v[i]->at));
+		json_object_object_add(o, "at_s",
+				       dft_jdouble((v[i]->at - t0) / 1e6));
+		json_object_array_add(ri->unfinished, o);
+	}
+	ri->unfinished_more = nv > 8 ? (int64_t)(nv - 8) : 0;
+
+	dft_buf_init(&b);
+	if (np == 0) {
+		dft_buf_adds(&b, "no process in the trace");
+	} else if (cnt[END_UNKNOWN] == (int64_t)np) {
+		dft_buf_adds(&b, np == 1 ? "the trace has" : "the traces have");
+		dft_buf_adds(&b, " no start or end record of the tracer (an "
+			     "older dftracer or another writer): how the "
+			     "process ended is not known");
+	} else if (cnt[END_FINISHED] == (int64_t)np) {
+		if (np == 1)
+			dft_buf_adds(&b, "the process finished: its trace ends "
+				     "with the tracer's end record");
+		else
+			dft_buf_addf(&b, "all %zu processes finished: each "
+				     "trace ends with the tracer's end record",
+				     np);
+	} else {
+		/* the killed ones by signal (by name), then the traces
+		 * without an end */
+		size_t i = 0;
+
+		qsort(v, nv, sizeof(*v), cmp_psig);
+		while (i < nv && v[i]->how == END_SIGNAL) {
+			const char *sn = v[i]->sig;
+			size_t ng = 0;
+
+			while (i + ng < nv && v[i + ng]->how == END_SIGNAL &&
+			       strcmp(v[i + ng]->sig, sn) == 0)
+				ng++;
+			if (b.len > 0)
+				dft_buf_adds(&b, "; ");
+			if (np == 1)
+				dft_buf_addf(&b, "the process was killed by %s",
+					     sn);
+			else
+				dft_buf_addf(&b, "%zu of %zu processes %s "
+					     "killed by %s", ng, np,
+					     ng == 1 ? "was" : "were", sn);
+			when_text(&b, v + i, ng, t0);
+			if (np > 1)
+				name_some(&b, v + i, ng);
+			if (np == 1)
+				dft_buf_adds(&b, ": the run did not finish; "
+					     "its trace is whole up to the "
+					     "signal");
+			i += ng;
+		}
+		size_t ne = nv - i;
+
+		if (ne > 0) {
+			if (b.len > 0)
+				dft_buf_adds(&b, "; ");
+			if (np == 1)
+				dft_buf_adds(&b, "the trace has no end: its "
+					     "events stop");
+			else
+				dft_buf_addf(&b, "%zu of %zu processes' %s no "
+					     "end, %s events stopping", ne, np,
+					     ne == 1 ? "trace has" :
+					     "traces have",
+					     ne == 1 ? "its" : "their");
+			when_text(&b, v + i, ne, t0);
+			if (np > 1)
+				name_some(&b, v + i, ne);
+			dft_buf_adds(&b, np == 1 ? ", as when the process is "
+				     "killed by SIGKILL, crashes or is still "
+				     "running; what the tracer held after its "
+				     "last flush is lost" : ", as when killed "
+				     "by SIGKILL, crashed or still running");
+		}
+		if (np > 1 && cnt[END_FINISHED] > 0)
+			dft_buf_addf(&b, "; %lld finished",
+				     (long long)cnt[END_FINISHED]);
+		if (np > 1 && cnt[END_UNKNOWN] > 0)
+			dft_buf_addf(&b, "; %lld with no start or end record "
+				     "(how they ended is not known)",
+				     (long long)cnt[END_UNKNOWN]);
+	}
+	ri->ends_text = dft_buf_detach(&b);
+	dft_buf_release(&b);
+	free(v);
+}
+
 static void
 verdict(struct agg *a, struct run_info *ri, double *io_union)
 {
@@ -1587,6 +1846,7 @@ verdict(struct agg *a, struct run_info *ri, double *io_union)
 	if (t0 > t1)
 		t0 = t1 = 0;
 	ri->wall_s = (t1 - t0) / 1e6;
+	ends_of(a, c, np);
 	for (size_t i = 0; i < np; i++) {
 		size_t kn;
 		const char *k = dft_tmap_key(&a->m[M_PROC], i, &kn);
@@ -1609,6 +1869,7 @@ verdict(struct agg *a, struct run_info *ri, double *io_union)
 		sum_wall += w;
 	}
 	*io_union = sum_io;
+	process_ends(ri, c, np, t0);
 	/*
 	 * One time base for the verdict and the findings: process time, the
 	 * processes' spans summed (one process: its wall time). The verdict's
@@ -1652,6 +1913,10 @@ verdict(struct agg *a, struct run_info *ri, double *io_union)
 		json_object_object_add(o, "io_s", dft_jdouble(c[i].io));
 		json_object_object_add(o, "io_wall_share",
 				       dft_jdouble(c[i].share));
+		json_object_object_add(o, "end", dft_jstr(end_name[c[i].how]));
+		if (c[i].sig != NULL)
+			json_object_object_add(o, "signal",
+					       dft_jstr(c[i].sig));
 		json_object_array_add(ri->processes_io, o);
 	}
 	ri->processes_io_more = np > 8 ? (int64_t)(np - 8) : 0;
@@ -1890,6 +2155,9 @@ void
 run_info_release(struct run_info *ri)
 {
 	free(ri->verdict_text);
+	free(ri->ends_text);
 	json_object_put(ri->processes_io);
+	json_object_put(ri->ends);
+	json_object_put(ri->unfinished);
 	json_object_put(ri->ok_insights);
 }

@@ -101,7 +101,7 @@ summary(struct agg *a, const struct run_info *ri)
 	if (t0 > t1)
 		t0 = t1 = 0;
 	json_object_object_add(o, "type", dft_jstr("summary"));
-	json_object_object_add(o, "v", dft_jint(6));
+	json_object_object_add(o, "v", dft_jint(7));
 	json_object_object_add(o, "wall_s", dft_jdouble(ri->wall_s));
 	json_object_object_add(o, "io_wall_s", dft_jdouble(ri->io_wall_s));
 	json_object_object_add(o, "io_wall_share",
@@ -114,6 +114,12 @@ summary(struct agg *a, const struct run_info *ri)
 			       dft_jint(ri->processes_io_more));
 	json_object_object_add(o, "process_wall_s",
 			       dft_jdouble(ri->proc_wall_s));
+	json_object_object_add(o, "ends", json_object_get(ri->ends));
+	json_object_object_add(o, "ends_text", dft_jstr(ri->ends_text));
+	json_object_object_add(o, "unfinished",
+			       json_object_get(ri->unfinished));
+	json_object_object_add(o, "unfinished_more",
+			       dft_jint(ri->unfinished_more));
 	{
 		json_object *sy = json_object_new_object();
 		int64_t all = a->g[G_IO_S + S_T];
@@ -835,6 +841,7 @@ out_table(FILE *out, struct agg *a, const struct run_info *ri,
 			(long long)a->g[G_BAD_LINES],
 			(long long)a->g[G_TRUNCATED]);
 	fprintf(out, "\nVerdict: %s\n", ri->verdict_text);
+	fprintf(out, "  ends: %s\n", ri->ends_text);
 	fprintf(out, "  process time %.3f s (span %.3f s); I/O %.3f s (per "
 		"process the union of its I/O intervals, summed)\n",
 		ri->proc_wall_s, ri->wall_s, ri->io_wall_s);
@@ -844,11 +851,17 @@ out_table(FILE *out, struct agg *a, const struct run_info *ri,
 	for (size_t i = 0; i < npi; i++) {
 		json_object *x = json_object_array_get_idx(ri->processes_io, i);
 
-		fprintf(out, "  %-32s wall %9.3f s  I/O %9.3f s  %5.1f%%\n",
+		const char *how = dft_json_str(x, "end", "");
+
+		fprintf(out, "  %-32s wall %9.3f s  I/O %9.3f s  %5.1f%%%s%s\n",
 			dft_json_str(x, "process", "?"),
 			dft_json_double(x, "wall_s", 0),
 			dft_json_double(x, "io_s", 0),
-			100 * dft_json_double(x, "io_wall_share", 0));
+			100 * dft_json_double(x, "io_wall_share", 0),
+			strcmp(how, "signal") == 0 ? "  killed by " :
+			strcmp(how, "no-end") == 0 ? "  no end" : "",
+			strcmp(how, "signal") == 0 ?
+			dft_json_str(x, "signal", "?") : "");
 	}
 	if (ri->processes_io_more > 0)
 		fprintf(out, "  ... and %lld more processes\n",

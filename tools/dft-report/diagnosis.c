@@ -378,7 +378,8 @@ verdict(struct doc *d, json_object *sum)
 {
 	const char *vt = dft_json_str(sum, "verdict_text", NULL);
 	double share, io, wall;
-	json_object *pr = dft_json_path(sum, "processes_io"), *sys;
+	json_object *pr = dft_json_path(sum, "processes_io"), *sys, *ends;
+	int unfinished = 0;
 	size_t np = pr != NULL && json_object_is_type(pr, json_type_array) ?
 		    json_object_array_length(pr) : 0;
 
@@ -401,18 +402,38 @@ verdict(struct doc *d, json_object *sum)
 			 share, io, wall);
 	else
 		doc_line(d, "Verdict: %s.", vt);
+	/* summary v 7: a run killed by a signal or whose trace has no end
+	 * is said where its verdict is: both cover only what ran */
+	ends = dft_json_path(sum, "ends");
+	if (ends != NULL && dft_json_str(sum, "ends_text", NULL) != NULL) {
+		int64_t ks = dft_json_int(ends, "signal", 0);
+		int64_t ne = dft_json_int(ends, "no_end", 0);
+
+		if (ks + ne > 0) {
+			const char *et = dft_json_str(sum, "ends_text", "");
+
+			unfinished = 1;
+			doc_blank(d);
+			doc_line(d, "Run end: %s. The verdict and the "
+				 "findings are of the part %s.",
+				 et,
+				 ne > 0 ? "the traces hold" : "that ran");
+		}
+	}
 	if (np > 1) {
 		static const char *const head[] = { "Process", "Wall (s)",
-			"I/O (s)", "I/O share of wall" };
+			"I/O (s)", "I/O share of wall", "End" };
 		int64_t more = dft_json_int(sum, "processes_io_more", 0);
+		int nc = unfinished ? 5 : 4;
 
 		doc_blank(d);
-		doc_table(d, 4, head);
+		doc_table(d, nc, head);
 		for (size_t i = 0; i < np; i++) {
 			json_object *p = json_object_array_get_idx(pr, i);
-			char w[32], o[32], s[32];
+			char w[32], o[32], s[32], e[96];
 			const char *row[] = { dft_json_str(p, "process", "?"),
-					      w, o, s };
+					      w, o, s, e };
+			const char *how = dft_json_str(p, "end", "");
 
 			snprintf(w, sizeof(w), "%.3f",
 				 dft_json_double(p, "wall_s", 0));
@@ -420,7 +441,16 @@ verdict(struct doc *d, json_object *sum)
 				 dft_json_double(p, "io_s", 0));
 			snprintf(s, sizeof(s), "%.1f %%", 100 *
 				 dft_json_double(p, "io_wall_share", 0));
-			doc_row(d, 4, row);
+			if (strcmp(how, "signal") == 0)
+				snprintf(e, sizeof(e), "killed by %s",
+					 dft_json_str(p, "signal", "a signal"));
+			else if (strcmp(how, "no-end") == 0)
+				snprintf(e, sizeof(e), "no end (trace stops)");
+			else if (strcmp(how, "finished") == 0)
+				snprintf(e, sizeof(e), "finished");
+			else
+				snprintf(e, sizeof(e), "not known");
+			doc_row(d, nc, row);
 		}
 		doc_end_table(d);
 		if (more > 0)
