@@ -47,8 +47,11 @@
 # PASSES times over all the workspaces (the rounds of all passes pooled).
 # Each run is timed by a perl wrapper around fork/exec/wait (monotonic
 # clock, and the CPU time of the run's reaped processes), not by the
-# shell, so no process start of the harness is in a time.  A run that
-# exits non-zero is an error.
+# shell, so no process start of the harness is in a time.  A configuration
+# whose run exits non-zero (or loads another tracer than its own) is
+# dropped for that application, said on standard error and FAILED in the
+# table (an "untraced" that fails drops the application); the exit status
+# is 1 then.
 #
 # Reported per application and traced configuration (and in
 # OUT/summary.tsv):
@@ -109,6 +112,13 @@ die() {
 # Single-quotes $1 for a generated shell script.
 shquote() {
 	printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
+# drop D CONFIG WHY: CONFIG is timed no more for the application in D
+drop() {
+	echo "overhead.sh: ${1##*/} $2: $3; dropped" >&2
+	echo "$3" >"$1/$2.failed"
+	printf '%s\t%s\n' "${1##*/}" "$2" >>"$OUT/failed.tsv"
 }
 
 # state WS KEY: the last value of KEY in WS/pipeline.state.
@@ -264,7 +274,7 @@ timed() {
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$3" "$4" "$5" "$6" "$7" "$8" "$9" >>"$OUT/samples.tsv"
 	if [ "$9" -ne 0 ]; then
 		tail -n 5 "$2/$6.stderr" >&2
-		die "$3: the $6 run (round $5) exited $9 (script $2/$6.sh, output $2/$6.stdout, $2/$6.stderr)"
+		drop "$2" "$6" "the run of round $5 exited $9 (script $2/$6.sh, output $2/$6.stdout, $2/$6.stderr)"
 	fi
 }
 
@@ -275,7 +285,11 @@ count() {
 	mkdir -p "$2/$4.tr" "$2/$4.ld"
 	# shellcheck disable=SC2046
 	set -- "$@" $(LD_DEBUG=files LD_DEBUG_OUTPUT="$2/$4.ld/ld" perl -e "$TIMER" "$TIMEOUT" "$2/$4.stdout" "$2/$4.stderr" sh "$2/$4.sh")
-	[ "$7" -eq 0 ] || die "$3: the $4 counting run exited $7 (output $2/$4.stderr)"
+	if [ "$7" -ne 0 ]; then
+		tail -n 5 "$2/$4.stderr" >&2
+		drop "$2" "$4" "the counting run exited $7 (script $2/$4.sh, output $2/$4.stderr)"
+		return 0
+	fi
 	# the files ld.so initialised: the tracer's library (or preload
 	# library) and the Python package's extension
 	cat "$2/$4.ld"/ld.* 2>/dev/null |
@@ -302,6 +316,7 @@ count() {
 }
 
 printf 'app\tpass\tround\tconfig\twall_s\tcpu_s\texit\n' >"$OUT/samples.tsv"
+: >"$OUT/failed.tsv"
 printf 'app\tconfig\ttrace_files\tevents\tio\tmpiio_hdf5\ttracer_libs\n' >"$OUT/counts.tsv"
 echo "overhead.sh: $(wc -l <"$OUT/workspaces" | tr -d ' ') workspace(s), configurations untraced $(cut -f 1 "$OUT/configs" | tr '\n' ' ')($ROUNDS rounds x $PASSES pass(es)); raw data in $OUT"
 echo "load before: $(uptime)"
@@ -326,22 +341,27 @@ while IFS= read -r ws; do
 		else
 			want=${dir%% *}
 		fi
+		[ -f "$d/$label.failed" ] && continue
 		{
 			echo "$a $label: tracer loaded from:"
 			sed 's/^/  /' "$d/$label.ldso"
 		} >>"$OUT/ldso.txt"
-		[ -s "$d/$label.ldso" ] || die "$a $label: no traced process loaded the tracer's library (LD_DEBUG saw none)"
+		if [ ! -s "$d/$label.ldso" ]; then
+			drop "$d" "$label" "no traced process loaded the tracer's library (LD_DEBUG saw none)"
+			continue
+		fi
 		# every copy loaded is the configuration's: its library
 		# directory's, or its Python package's extension (the
 		# workspace's own package: wherever the run found it)
+		pkg=$want/
 		if [ "$dir" = - ]; then
 			pkg=/dftracer/_cext
-		else
+		elif [ -n "${dir#* }" ]; then
 			pkg=${dir#* }/dftracer/
 		fi
 		if [ "$want" != - ]; then
 			bad=$(grep -v -F -e "$want/" -e "$pkg" "$d/$label.ldso" || :)
-			[ -z "$bad" ] || die "$a $label: loaded another tracer than $want: $bad"
+			[ -z "$bad" ] || drop "$d" "$label" "loaded another tracer than $want: $bad"
 		fi
 	done <"$OUT/configs"
 done <"$OUT/workspaces"
@@ -355,6 +375,7 @@ while [ "$pass" -le "$PASSES" ]; do
 		m=$#
 		# warm-up (page cache, ld.so cache), not recorded
 		for c in "$@"; do
+			[ -f "$d/$c.failed" ] && continue
 			mkdir -p "$d/$c.tr"
 			perl -e "$TIMER" "$TIMEOUT" /dev/null /dev/null sh "$d/$c.sh" >/dev/null
 			rm -rf "$d/$c.tr"
@@ -366,7 +387,8 @@ while [ "$pass" -le "$PASSES" ]; do
 			while [ "$i" -lt "$m" ]; do
 				j=$(( (i + k - 1) % m + 1 ))
 				eval "c=\${$j}"
-				timed "$ws" "$d" "$a" "$pass" "$k" "$c"
+				[ -f "$d/untraced.failed" ] || [ -f "$d/$c.failed" ] ||
+					timed "$ws" "$d" "$a" "$pass" "$k" "$c"
 				i=$((i + 1))
 			done
 			k=$((k + 1))
@@ -379,7 +401,7 @@ echo "load after: $(uptime)"
 
 # the summary: medians, paired ratios and their interval, per app and
 # traced configuration
-awk -F '\t' -v counts="$OUT/counts.tsv" '
+awk -F '\t' -v counts="$OUT/counts.tsv" -v failed="$OUT/failed.tsv" -v applist="$OUT/apps" -v cfglist="$OUT/configs" '
 function med(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -400,21 +422,26 @@ BEGIN {
 		split(l, f, "\t"); if (f[1] == "app") continue
 		EV[f[1], f[2]] = f[4]; IO[f[1], f[2]] = f[5]
 	}
+	while ((getline l < failed) > 0) { split(l, f, "\t"); F[f[1], f[2]] = 1 }
+	while ((getline l < applist) > 0) { split(l, f, "\t"); apps[++na] = f[1] }
+	while ((getline l < cfglist) > 0) { split(l, f, "\t"); cfgs[++nc] = f[1] }
 }
-NR == 1 { next }
+NR == 1 || $7 != 0 { next }
 {
 	key = $1 SUBSEP $2 SUBSEP $3
 	W[key, $4] = $5; C[key, $4] = $6
-	if (!($1 in seenapp)) { seenapp[$1] = 1; apps[++na] = $1 }
-	if ($4 != "untraced" && !(($1, $4) in seencfg)) { seencfg[$1, $4] = 1; cfgs[$1, ++nc[$1]] = $4 }
 	if (!((key) in seenkey)) { seenkey[key] = 1; keys[$1, ++nk[$1]] = key }
 }
 END {
 	printf "app\tconfig\trounds\tuntraced_s\ttraced_s\tovh_med_pct\tovh_pair_pct\tci95_lo_pct\tci95_hi_pct\tcpu_pair_pct\tevents\tio\tev_per_io\n"
 	for (i = 1; i <= na; i++) {
 		a = apps[i]
-		for (q = 1; q <= nc[a]; q++) {
-			c = cfgs[a, q]
+		for (q = 1; q <= nc; q++) {
+			c = cfgs[q]
+			if ((a, c) in F || (a, "untraced") in F) {
+				printf "%s\t%s\t0\t-\t-\tFAILED\t-\t-\t-\t-\t-\t-\t-\n", a, c
+				continue
+			}
 			n = 0
 			for (r = 1; r <= nk[a]; r++) {
 				key = keys[a, r]
@@ -444,8 +471,9 @@ echo "its 95 % interval; CPU: the same paired median of CPU time):"
 awk -F '\t' 'NR == 1 {
 	printf "  %-12s %-10s %6s %10s %9s %9s %17s %8s %9s %9s %7s\n", "app", "config", "rounds", "untraced_s",
 		"overhead", "paired", "95 % interval", "CPU", "events", "I/O", "ev/io"; next }
+$6 == "FAILED" { printf "  %-12s %-10s FAILED (see the messages above, and %s/%s/%s.failed)\n", $1, $2, out, $1, $2; next }
 { printf "  %-12s %-10s %6d %10.4f %+8.1f%% %+8.1f%% %7s .. %-7s %+7.1f%% %9d %9d %7s\n",
-	$1, $2, $3, $4, $6, $7, $8, $9, $10, $11, $12, $13 }' "$OUT/summary.tsv"
+	$1, $2, $3, $4, $6, $7, $8, $9, $10, $11, $12, $13 }' out="$OUT" "$OUT/summary.tsv"
 if [ -n "$DEMO" ] && [ -n "$OUT_MADE" ]; then
 	# make bench: nothing is kept (OUT=DIR keeps it)
 	rm -rf "$OUT"
@@ -453,4 +481,5 @@ elif [ -n "$DEMO" ]; then
 	rm -rf "$DEMO"
 fi
 [ -d "$OUT" ] && echo "tracer libraries loaded: $OUT/ldso.txt; raw data: $OUT (samples.tsv, counts.tsv, summary.tsv)"
+[ ! -s "$OUT/failed.tsv" ] || exit 1
 exit 0
