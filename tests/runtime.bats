@@ -1682,6 +1682,53 @@ log.finalize()'
 	diff "$W/cext.ndjson" "$W/ctypes.ndjson"
 }
 
+@test "Python: the extension's C wrapper behaves as the function and writes the Python wrapper's records, without a Python frame per call" {
+	[ -f "$REPO/runtime/python/dftracer/_cext.abi3.so" ] || skip "no Python.h: no extension"
+	export DFTRACER_INIT=PRELOAD DFTRACER_THROTTLE_CALLS=100
+	# the package without its extension: ctypes and the Python wrapper
+	cp -r "$REPO/runtime/python" "$W/py"
+	rm -f "$W"/py/dftracer/_cext*.so
+	for b in off cext ctypes; do
+		rm -f "$W"/traces/*
+		p="$REPO/runtime/python" e=1
+		[ "$b" = ctypes ] && p="$W/py"
+		[ "$b" = off ] && e=0
+		DFTRACER_ENABLE=$e PYTHONPATH="$p" LD_PRELOAD="$RT/lib/libdftracer_preload.so" \
+			run -0 --separate-stderr /usr/bin/python3 "$FX/pywrap.py" data
+		[ -z "$stderr" ] || fail "stderr ($b): $stderr"
+		grep '^B:' <<<"$output" >"$W/$b.out"
+		grep '^W:' <<<"$output" >"$W/$b.w"
+		[ "$b" = off ] && continue
+		f=$(the_trace)
+		body "$f" | jq -c 'select(.ph != "M") | del(.ts, .dur, .pid, .tid, .args.hhash, .args.ppid,
+			.args.date, .args.cmd_hash, .args.time_interval, .args.dur_min, .args.dur_max, .args.dur_sum)' >"$W/$b.ndjson"
+	done
+	# return values, exceptions, generators, coroutines, methods,
+	# pickling, attributes: what the undecorated program gives
+	[ "$(wc -l <"$W/off.out")" -eq 14 ]
+	diff "$W/off.out" "$W/cext.out"
+	diff "$W/off.out" "$W/ctypes.out"
+	# the extension's wrapper is no Python function: a traceback through
+	# it has no frame of the package; the Python wrapper's has one
+	assert_equal "$(cat "$W/cext.w")" "W: Traced False"
+	assert_equal "$(cat "$W/ctypes.w")" "W: function True"
+	diff "$W/cext.ndjson" "$W/ctypes.ndjson"
+	# the records themselves: 35 calls written whole, the hot one once on
+	# its thread and on the main thread folded past the early decision,
+	# the arguments and the nesting
+	[ "$(jq -s '[.[] | select(.cat == "PY" or .cat == "FX") | select(.ph == "X")] | length' "$W/cext.ndjson")" -eq $((36 + EARLY)) ]
+	jq -e -s --argjson e "$EARLY" '[.[] | select(.name == "hot" and .ph == "C") | .args.dft_cnt] == [300 - $e]' "$W/cext.ndjson"
+	jq -e -s '[.[] | select(.name == "writes") | .args.step] == [0, 1, 2] and
+		[.[] | select(.name == "fx") | .args | [.epoch, .image_idx]] == [[3, null], [3, 7]] and
+		[.[] | select(.name == "rec") | .args.level] == [6, 5, 4, 3, 2, 1] and
+		[.[] | select(.name == "K.meth") | .args.epoch] == [2, null, null] and
+		[.[] | select(.name == "add" and .args.step) | .args.step] == [9]' "$W/cext.ndjson"
+	# each write inside writes(), as add(i, b=step) is
+	jq -e -s '[.[] | select(.name == "writes") | .id] as $w |
+		[.[] | select(.name == "write" and .cat == "POSIX") | .args.p_idx] == $w and
+		[.[] | select(.name == "add" and .args.level == 2) | .args.p_idx] == $w' "$W/cext.ndjson"
+}
+
 @test "Python: the extension checks the arguments of its hot calls as PyArg_ParseTuple does" {
 	[ -f "$REPO/runtime/python/dftracer/_cext.abi3.so" ] || skip "no Python.h: no extension"
 	export PYTHONPATH="$REPO/runtime/python"

@@ -16,8 +16,11 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <structmember.h>
+
 #include <dlfcn.h>
 #include <limits.h>
+#include <stddef.h>
 
 struct DFTracerData;
 
@@ -297,6 +300,377 @@ static PyObject *m_finalize(PyObject *self, PyObject *unused)
 	Py_RETURN_NONE;
 }
 
+/* ---- the decorator's wrapper ------------------------------------------ */
+
+/*
+ * Traced: what dft_fn(...).log makes of a function when this module binds
+ * the library (dftracer.python._traced): a callable whose call makes the
+ * region in C, one crossing instead of the Python wrapper's frame, its
+ * packed arguments and the two bound calls (initialize_region,
+ * finalize_region).  What the Python wrapper does, in the same order:
+ * the call's arguments read by capture (a Python function of the package,
+ * called on every call when always is set, else on a call whose keywords
+ * name one of the four), the fixed arguments under them, the region
+ * opened, its arguments added by the package's update, the function
+ * called, the region closed however it returns.  capture is NULL until
+ * the first call, which asks the package's first(func) for (capture,
+ * always).  A descriptor as a function is (bound methods), with the
+ * method-descriptor flag so that obj.meth(...) calls it with obj first
+ * without making a bound method; its __dict__ holds what functools.wraps
+ * would set.
+ */
+typedef struct {
+	PyObject_HEAD
+	PyObject *func;
+	PyObject *name, *cat;	/* bytes: the region's name and category */
+	const char *cname, *ccat;
+	PyObject *fixed;	/* a non-empty dict, or NULL */
+	PyObject *capture;	/* NULL before the first call */
+	int always;
+	PyObject *dict;
+	PyObject *weaklist;
+} Traced;
+
+static PyObject *traced_type;
+static PyObject *hook_first, *hook_update, *method_type;
+static PyObject *auto_keys[4];
+
+static int traced_first(Traced *w)
+{
+	PyObject *r = PyObject_CallFunctionObjArgs(hook_first, w->func, NULL);
+	PyObject *c;
+	int always;
+
+	if (!r)
+		return -1;
+	if (!PyTuple_Check(r) || PyTuple_Size(r) != 2) {
+		Py_DECREF(r);
+		PyErr_SetString(PyExc_TypeError,
+				"dftracer._cext: first() must give (capture, always)");
+		return -1;
+	}
+	c = PyTuple_GetItem(r, 0);
+	always = PyObject_IsTrue(PyTuple_GetItem(r, 1));
+	if (always < 0) {
+		Py_DECREF(r);
+		return -1;
+	}
+	Py_INCREF(c);
+	Py_XDECREF(w->capture);
+	w->capture = c;
+	w->always = always;
+	Py_DECREF(r);
+	return 0;
+}
+
+/* whether a call's keywords name one of the four */
+static int names_auto(PyObject *kw)
+{
+	for (int i = 0; i < 4; i++) {
+		int r = PyDict_Contains(kw, auto_keys[i]);
+
+		if (r)
+			return r;	/* 1, or -1 on error */
+	}
+	return 0;
+}
+
+/* the call's arguments for its region: a new reference, NULL on error,
+ * None when there are none */
+static PyObject *traced_args(Traced *w, PyObject *args, PyObject *kw)
+{
+	PyObject *a = NULL;
+	int need = w->always;
+
+	if (!need && kw && PyDict_Size(kw) > 0) {
+		need = names_auto(kw);
+		if (need < 0)
+			return NULL;
+	}
+	if (need) {
+		PyObject *k = kw;
+
+		if (!k && !(k = PyDict_New()))
+			return NULL;
+		a = PyObject_CallFunctionObjArgs(w->capture, args, k, NULL);
+		if (k != kw)
+			Py_DECREF(k);
+		if (!a)
+			return NULL;
+	}
+	if (w->fixed) {
+		int t = a ? PyObject_IsTrue(a) : 0;
+
+		if (t < 0) {
+			Py_DECREF(a);
+			return NULL;
+		}
+		if (t) {	/* dict(fixed, **a) */
+			PyObject *m = PyDict_Copy(w->fixed);
+
+			if (!m || PyDict_Update(m, a) < 0) {
+				Py_XDECREF(m);
+				Py_DECREF(a);
+				return NULL;
+			}
+			Py_DECREF(a);
+			return m;
+		}
+		Py_XDECREF(a);
+		Py_INCREF(w->fixed);
+		return w->fixed;
+	}
+	if (!a) {
+		Py_INCREF(Py_None);
+		return Py_None;
+	}
+	return a;
+}
+
+static PyObject *traced_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+	Traced *w = (Traced *)self;
+	struct DFTracerData *h;
+	PyObject *a, *res;
+	int t;
+
+	if (!w->func) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"dftracer._cext: wrapper cleared");
+		return NULL;
+	}
+	if (!w->capture && traced_first(w) < 0)
+		return NULL;
+	if (!(a = traced_args(w, args, kw)))
+		return NULL;
+	h = F.region(w->cname, w->ccat, 0);
+	if (!h) {
+		Py_DECREF(a);
+		return PyObject_Call(w->func, args, kw);
+	}
+	t = a == Py_None ? 0 : PyObject_IsTrue(a);
+	if (t > 0) {
+		PyObject *ph = PyLong_FromVoidPtr(h), *r = NULL;
+
+		if (ph)
+			r = PyObject_CallFunctionObjArgs(hook_update, ph, a,
+							 NULL);
+		Py_XDECREF(ph);
+		if (!r)
+			t = -1;
+		Py_XDECREF(r);
+	}
+	Py_DECREF(a);
+	if (t < 0) {
+		F.region_end(h);
+		return NULL;
+	}
+	res = PyObject_Call(w->func, args, kw);
+	F.region_end(h);
+	return res;
+}
+
+/* a function's __get__: the wrapper itself from the class, a bound method
+ * from an instance */
+static PyObject *traced_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+	if (!obj || obj == Py_None) {
+		Py_INCREF(self);
+		return self;
+	}
+	return PyObject_CallFunctionObjArgs(method_type, self, obj, NULL);
+}
+
+static int traced_traverse(PyObject *self, visitproc visit, void *arg)
+{
+	Traced *w = (Traced *)self;
+
+	Py_VISIT(Py_TYPE(self));
+	Py_VISIT(w->func);
+	Py_VISIT(w->fixed);
+	Py_VISIT(w->capture);
+	Py_VISIT(w->dict);
+	return 0;
+}
+
+static int traced_clear(PyObject *self)
+{
+	Traced *w = (Traced *)self;
+
+	Py_CLEAR(w->func);
+	Py_CLEAR(w->fixed);
+	Py_CLEAR(w->capture);
+	Py_CLEAR(w->dict);
+	return 0;
+}
+
+static void traced_dealloc(PyObject *self)
+{
+	Traced *w = (Traced *)self;
+	PyTypeObject *tp = Py_TYPE(self);
+	freefunc fr = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+
+	PyObject_GC_UnTrack(self);
+	if (w->weaklist)
+		PyObject_ClearWeakRefs(self);
+	traced_clear(self);
+	Py_CLEAR(w->name);
+	Py_CLEAR(w->cat);
+	fr(self);
+	Py_DECREF(tp);
+}
+
+static PyObject *traced_getdict(PyObject *self, void *unused)
+{
+	Traced *w = (Traced *)self;
+
+	if (!w->dict && !(w->dict = PyDict_New()))
+		return NULL;
+	Py_INCREF(w->dict);
+	return w->dict;
+}
+
+static int traced_setdict(PyObject *self, PyObject *v, void *unused)
+{
+	Traced *w = (Traced *)self;
+
+	if (!v || !PyDict_Check(v)) {
+		PyErr_SetString(PyExc_TypeError,
+				"__dict__ must be set to a dictionary");
+		return -1;
+	}
+	Py_INCREF(v);
+	Py_XDECREF(w->dict);
+	w->dict = v;
+	return 0;
+}
+
+/* pickled by reference, as a function: pickle looks the name up in
+ * __module__ and finds the wrapper there */
+static PyObject *traced_reduce(PyObject *self, PyObject *unused)
+{
+	return PyObject_GetAttrString(self, "__qualname__");
+}
+
+static PyObject *traced_repr(PyObject *self)
+{
+	PyObject *q = PyObject_GetAttrString(self, "__qualname__"), *r;
+
+	if (!q) {
+		PyErr_Clear();
+		return PyUnicode_FromFormat("<function at %p>", self);
+	}
+	r = PyUnicode_FromFormat("<function %S at %p>", q, self);
+	Py_DECREF(q);
+	return r;
+}
+
+static PyMemberDef traced_members[] = {
+	{"__dictoffset__", T_PYSSIZET, offsetof(Traced, dict), READONLY, NULL},
+	{"__weaklistoffset__", T_PYSSIZET, offsetof(Traced, weaklist), READONLY,
+	 NULL},
+	{NULL, 0, 0, 0, NULL},
+};
+
+static PyGetSetDef traced_getset[] = {
+	{"__dict__", traced_getdict, traced_setdict, NULL, NULL},
+	{NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef traced_methods[] = {
+	{"__reduce__", traced_reduce, METH_NOARGS, NULL},
+	{NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot traced_slots[] = {
+	{Py_tp_call, traced_call},
+	{Py_tp_descr_get, traced_get},
+	{Py_tp_traverse, traced_traverse},
+	{Py_tp_clear, traced_clear},
+	{Py_tp_dealloc, traced_dealloc},
+	{Py_tp_repr, traced_repr},
+	{Py_tp_members, traced_members},
+	{Py_tp_getset, traced_getset},
+	{Py_tp_methods, traced_methods},
+	{0, NULL},
+};
+
+#ifndef Py_TPFLAGS_METHOD_DESCRIPTOR	/* 3.8's, not in the limited API */
+#define Py_TPFLAGS_METHOD_DESCRIPTOR (1UL << 17)
+#endif
+
+static PyType_Spec traced_spec = {
+	"dftracer._cext.Traced", sizeof(Traced), 0,
+	Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_METHOD_DESCRIPTOR,
+	traced_slots,
+};
+
+/* setup(first, update, method_type): the package's functions the wrappers
+ * call (first(func) -> (capture, always); update(handle, dict)) and
+ * types.MethodType; makes the wrapper type */
+static PyObject *m_setup(PyObject *self, PyObject *args)
+{
+	static const char *const keys[4] = {"epoch", "step", "image_idx",
+					    "image_size"};
+	PyObject *first, *update, *mt;
+
+	if (!PyArg_ParseTuple(args, "OOO", &first, &update, &mt))
+		return NULL;
+	for (int i = 0; i < 4; i++)
+		if (!auto_keys[i] &&
+		    !(auto_keys[i] = PyUnicode_InternFromString(keys[i])))
+			return NULL;
+	if (!traced_type && !(traced_type = PyType_FromSpec(&traced_spec)))
+		return NULL;
+	Py_INCREF(first);
+	Py_INCREF(update);
+	Py_INCREF(mt);
+	Py_XDECREF(hook_first);
+	Py_XDECREF(hook_update);
+	Py_XDECREF(method_type);
+	hook_first = first;
+	hook_update = update;
+	method_type = mt;
+	Py_RETURN_NONE;
+}
+
+/* wrap(func, name, cat, fixed): func's Traced wrapper; name and cat are
+ * bytes, fixed a dict or None */
+static PyObject *m_wrap(PyObject *self, PyObject *args)
+{
+	PyObject *func, *name, *cat, *fixed;
+	Traced *w;
+
+	NEED_BOUND();
+	if (!traced_type || !hook_first) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"dftracer._cext: setup() not called");
+		return NULL;
+	}
+	if (!PyArg_ParseTuple(args, "OSSO", &func, &name, &cat, &fixed))
+		return NULL;
+	if (fixed != Py_None && !PyDict_Check(fixed)) {
+		PyErr_SetString(PyExc_TypeError, "fixed must be a dict or None");
+		return NULL;
+	}
+	w = (Traced *)PyType_GenericAlloc((PyTypeObject *)traced_type, 0);
+	if (!w)
+		return NULL;
+	Py_INCREF(func);
+	w->func = func;
+	Py_INCREF(name);
+	w->name = name;
+	Py_INCREF(cat);
+	w->cat = cat;
+	w->cname = PyBytes_AsString(name);
+	w->ccat = PyBytes_AsString(cat);
+	if (fixed != Py_None && PyDict_Size(fixed) > 0) {
+		Py_INCREF(fixed);
+		w->fixed = fixed;
+	}
+	return (PyObject *)w;
+}
+
 /* the names of the C functions, as the ctypes binding has them */
 static PyMethodDef methods[] = {
 	{"bind", m_bind, METH_VARARGS, "bind(path or None) -> bool"},
@@ -312,6 +686,10 @@ static PyMethodDef methods[] = {
 	{"update_metadata_string", m_update_string, METH_VARARGS, NULL},
 	{"dft_rt_update_double", m_update_double, METH_VARARGS, NULL},
 	{"finalize", m_finalize, METH_NOARGS, NULL},
+	{"setup", m_setup, METH_VARARGS,
+	 "setup(first, update, method_type): the wrapper's hooks"},
+	{"wrap", m_wrap, METH_VARARGS,
+	 "wrap(func, name, cat, fixed) -> the traced wrapper of func"},
 	{NULL, NULL, 0, NULL},
 };
 

@@ -351,16 +351,48 @@ def _wraps(wrapper, func):
     return wrapper
 
 
+def _update_handle(handle, args):
+    _update(_LIB, handle, args)
+
+
+class _K:
+    def m(self):
+        pass
+
+
+_MethodType = type(_K().m)  # types.MethodType, without importing types
+del _K
+_WRAP = None    # the extension's wrap, once set up; False without it
+
+
+def _c_wrap(lib):
+    """The extension's wrap(func, name, cat, fixed), or None (ctypes, or a
+    Python before 3.9, whose extension types can have no __dict__)."""
+    global _WRAP
+    if _WRAP is None:
+        _WRAP = False
+        if (getattr(lib, "__name__", None) == "dftracer._cext" and
+                hasattr(lib, "wrap") and _sys.version_info >= (3, 9)):
+            lib.setup(_first, _update_handle, _MethodType)
+            _WRAP = lib.wrap
+    return _WRAP or None
+
+
 def _traced(func, name, cat, fixed):
     """func's wrapper: one region per call, named name, with the fixed
-    arguments and the ones the call binds (see _first)."""
+    arguments and the ones the call binds (see _first).  The extension's
+    wrapper (dftracer._cext.Traced) does in C what the Python one below
+    does, the same records without a Python frame per call."""
     lib = _lib_or_none()
     if lib is None:
         return None
-    ini = lib.initialize_region
-    fin = lib.finalize_region
     bname, bcat = _enc(name), _enc(cat)
     fixed = dict(fixed)
+    wrap = _c_wrap(lib)
+    if wrap is not None:
+        return _wraps(wrap(func, bname, bcat, fixed or None), func)
+    ini = lib.initialize_region
+    fin = lib.finalize_region
     # the capturer is made at the first call: most decorated functions of
     # a program run rarely or never, and a program decorates them all as
     # it imports them
