@@ -1071,6 +1071,8 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			set_num(ev, v, &ev->offset, DFT_EV_OFFSET);
 		else if (KEY("whence"))
 			set_num(ev, v, &ev->whence, DFT_EV_WHENCE);
+		else if (KEY("length"))
+			set_num(ev, v, &ev->length, DFT_EV_LENGTH);
 		else if (KEY("lineno"))
 			set_num(ev, v, &ev->src_line, DFT_EV_SRC_LINE);
 		else if (KEY("reread"))

@@ -75,6 +75,7 @@ enum {	/* dft_trace_ev.has */
 	DFT_EV_PLINE = 1 << 25,		/* args.pline */
 	DFT_EV_PIDX = 1 << 26,		/* args.p_idx (the parent's id) */
 	DFT_EV_FLAGS = 1 << 27,		/* args.flags (open's O_* flags) */
+	DFT_EV_LENGTH = 1 << 28,	/* args.length (truncate's size) */
 };
 enum {	/* dft_trace_ev.style: what the line looked like */
 	DFT_STYLE_STR_NUM = 1,		/* numbers as JSON strings (Gen-0) */
@@ -114,6 +115,7 @@ struct dft_trace_ev {
 	struct dft_str parent, pcat, pfile;
 	int64_t pline;
 	int64_t oflags;			/* args.flags of an open */
+	int64_t length;			/* args.length of a truncate */
 	struct dft_str fmode;		/* args.mode of fopen, a string */
 };
 #define DFT_TRACE_KEEP_BAD 5	/* bad lines remembered for messages */

@@ -2,7 +2,8 @@
 # dft-analyze and dft-report on traces the bundled runtime writes of small
 # programs built here (tests/fixtures/analyze/*.c, traced with the preload
 # library): how each process ended (dft-analyze(1) "Verdict", dft(7)
-# summary v 7). Expected values come from the traces with jq.
+# summary v 7); a file truncated and written again (dft-analyze(1)
+# write_time, P10). Expected values come from the traces with jq.
 
 load test_helper
 
@@ -13,6 +14,7 @@ setup_file() {
 	B="$BATS_FILE_TMPDIR/bin"
 	mkdir -p "$B"
 	cc -Wall -Wextra -Werror -o "$B/ends" "$REPO/tests/fixtures/analyze/ends.c"
+	cc -Wall -Wextra -Werror -o "$B/trunc" "$REPO/tests/fixtures/analyze/trunc.c"
 	export B
 }
 
@@ -191,4 +193,110 @@ got_ends() {
 	assert_output '[{"finished":0,"signal":0,"no_end":0,"unknown":1},[],"unknown"]'
 	run -0 bash -o pipefail -c "dft-report -o '$W/r.md' --no-html '$W/a.out' >/dev/null"
 	run -1 grep -F 'Run end:' "$W/r.md"
+}
+
+# body FILE...: the trace lines of FILEs, without the brackets
+body() {
+	local f
+	for f in "$@"; do
+		gzip -dcf "$f" | sed -e '/^\[$/d' -e '/^\]$/d'
+	done
+}
+
+# red FILE: the redundant-write finding of dft-analyze's records in FILE, as
+# "CLASS REDUNDANT_BYTES" (its P10 facet: "CLASS facet"), or nothing
+red() {
+	jq -r 'select(.type == "bottleneck" and (.metric == "redundant_write_ratio" or
+	  (.facets | index("redundant_write_ratio")))) | "\(.class) \(.evidence.redundant_bytes // "facet")"' "$1"
+}
+
+# red_same DIR: red of the traces in DIR, checked the same from chunks of
+# two sizes with -j 1 and 2; prints it
+red_same() {
+	local first s j
+	dft-analyze --all "$1"/*.pfw* >"$W/r.out" || return 1
+	first=$(red "$W/r.out")
+	for s in 0.004 0.02; do
+		rm -rf "$W/sp"
+		dft-split -s "$s" -o "$W/sp" "$1"/*.pfw* >/dev/null || return 1
+		[ "$(ls "$W"/sp/*.pfw.gz | wc -l)" -ge 2 ] || [ "$s" = 0.02 ] ||
+			{ echo "no chunks at $s" >&2; return 1; }
+		for j in 1 2; do
+			dft-analyze --all -j "$j" "$W"/sp/*.pfw.gz >"$W/r.out" || return 1
+			[ "$(red "$W/r.out")" = "$first" ] ||
+				{ echo "split $s -j $j: $(red "$W/r.out"), whole: $first" >&2; return 1; }
+		done
+	done
+	echo "$first"
+}
+
+@test "a file truncated to 0 (ftruncate, truncate) and written again holds new contents: no redundant writes; to a size, what is below it is written twice; grown or not truncated, all of the rewrite; the same split and with -j" {
+	local how want
+	for how in none ftrunc0 trunc0 ftrunc50k grow; do
+		rm -rf "$W"/traces/* "$W"/data/*
+		run -0 traced "$B/trunc" "$W/data/f.bin" "$how"
+		# the bytes written, the highest offset; each truncation to 0
+		# lets it be written once more, each to a size L below it its
+		# part past L (the open does not truncate: one contents to
+		# begin with)
+		want=$(body "$W"/traces/*.pfw* | jq -s -r '
+			map(select(.name == "pwrite")) as $w |
+			($w | map(.args.ret) | add) as $bytes |
+			($w | map(.args.offset + .args.ret) | max) as $e |
+			map(select(.name | test("truncate"))) as $t |
+			($e * (1 + ($t | map(select(.args.length == 0)) | length)) +
+			 ($t | map(select(.args.length > 0 and .args.length < $e) | $e - .args.length) | add // 0)) as $allow |
+			if $bytes > $allow then "write_time \($bytes - $allow)" else "" end')
+		case $how in
+		none | grow) [ "$want" = "write_time 100000" ] ;;
+		ftrunc50k) [ "$want" = "write_time 50000" ] ;;
+		*) [ -z "$want" ] ;;
+		esac
+		run -0 red_same "$W/traces"
+		assert_equal "$output" "$want"
+	done
+}
+
+@test "MPI_File_set_size(fh, 0) between two passes of a 2-rank program's writes: no redundant writes, from the MPI-IO call alone too; without it the rewrite is redundant" {
+	command -v mpicc >/dev/null && command -v mpirun >/dev/null ||
+		skip "no mpicc/mpirun: Open MPI is not installed (scripts/install-deps installs it)"
+	mpicc -Wall -Wextra -Werror -o "$B/mpi_trunc" "$REPO/tests/fixtures/analyze/mpi_trunc.c"
+	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+	local how want
+	for how in none setsize0; do
+		rm -rf "$W"/traces/* "$W"/data/*
+		DFTRACER_ENABLE=1 DFTRACER_INIT=PRELOAD DFTRACER_INC_METADATA=1 \
+			DFTRACER_DATA_DIR="$W/data" DFTRACER_LOG_FILE="$W/traces/trace" \
+			DFTRACER_THROTTLE_IO=0 run -0 timeout 60 mpirun --oversubscribe -np 2 \
+			-x DFTRACER_ENABLE -x DFTRACER_INIT -x DFTRACER_INC_METADATA \
+			-x DFTRACER_DATA_DIR -x DFTRACER_LOG_FILE -x DFTRACER_THROTTLE_IO \
+			-x LD_PRELOAD="$RT/lib/libdftracer_preload.so" \
+			"$B/mpi_trunc" "$W/data/out.dat" "$how"
+		# the ranks' set_size calls, with their size
+		sizes=$(body "$W"/traces/*.pfw* | jq -r 'select(.name == "MPI_File_set_size") | .args.size')
+		case $how in none) [ -z "$sizes" ] ;; *) [ "$sizes" = "0
+0" ] ;; esac
+		run -0 red_same "$W/traces"
+		case $how in
+		none)
+			# the POSIX writes under the MPI-IO calls: bytes less
+			# the highest offset
+			want=$(body "$W"/traces/*.pfw* | jq -s -r '
+				map(select(.cat == "POSIX" and .name == "pwrite")) |
+				"write_time \((map(.args.ret) | add) - (map(.args.offset + .args.ret) | max))"')
+			[ "$want" = "write_time 200000" ]
+			assert_output "$want" ;;
+		*)
+			assert_output ""
+			# where the POSIX ftruncate under it is not traced, the
+			# MPI-IO call alone says the same
+			mkdir -p "$W/nopx"
+			for f in "$W"/traces/*.pfw*; do
+				body "$f" | grep -v '"name":"ftruncate"' >"$W/nopx/${f##*/}.pfw"
+			done
+			! grep -q '"name":"ftruncate"' "$W"/nopx/*
+			run -0 red_same "$W/nopx"
+			assert_output "" ;;
+		esac
+	done
 }

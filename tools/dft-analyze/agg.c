@@ -47,7 +47,8 @@ const struct map_def map_defs[M_N] = {
 	[M_MPICB] = { "mpicb", 1, 1, "FH" },
 	[M_DURH] = { "durh", 2 * NDB, 0, "SS" },
 	[M_SLOW] = { "slow", SL_NF, 1, "SSPFSTS" },
-	[M_FILEC] = { "filec", 2, 0, "F" },
+	[M_FILEC] = { "filec", 5, 0, "F" },
+	[M_FILECM] = { "filecm", 3, 1, "F" },
 	[M_PROCEND] = { "procend", 2, 1, "P" },
 	[M_PROCSIG] = { "procsig", 2, 1, "PS" },
 };
@@ -327,6 +328,9 @@ static const char *const remove_names[] = {
 	"unlink", "unlinkat", "remove", "rename", "renameat", "renameat2",
 	NULL
 };
+static const char *const truncate_names[] = {
+	"truncate", "truncate64", "ftruncate", "ftruncate64", NULL
+};
 static const char *const positional[] = {
 	"pread", "pread64", "preadv", "preadv2", "pwrite", "pwrite64",
 	"pwritev", "pwritev2", NULL
@@ -377,6 +381,8 @@ fn_kind(const char *name, size_t n, const char *cat, size_t cn, int *ioc)
 			k |= FN_DIRFN;
 		if (name_in(name, n, remove_names))
 			k |= FN_REMOVE;
+		if (name_in(name, n, truncate_names))
+			k |= FN_TRUNCATE;
 		if (name_in(name, n, positional))
 			k |= FN_POSITIONAL;
 		if (n == 5 && (memcmp(name, "fread", 5) == 0 ||
@@ -1626,12 +1632,33 @@ opens_empty(const struct dft_trace_ev *ev)
 }
 
 int64_t
-file_contents(struct agg *a, const char *k, size_t kn)
+file_allowance(struct agg *a, const char *k, size_t kn, int64_t extent)
 {
 	const int64_t *r = dft_tmap_get(&a->m[M_FILEC], k, kn, 0, NULL);
-	int64_t m = r == NULL ? 1 : r[0] > r[1] ? r[0] : r[1];
+	const int64_t *q = dft_tmap_get(&a->m[M_FILECM], k, kn, 0, NULL);
+	int64_t m = 1, more = 0;
 
-	return m > 1 ? m : 1;
+	if (r != NULL) {
+		/* a truncation to 0 starts new contents after the first,
+		 * whether the first came by a truncating open or not */
+		int64_t t = (r[0] > 1 ? r[0] : 1) + r[2];
+
+		if (r[2] == 0)
+			t = r[0];
+		m = t > r[1] ? t : r[1];
+		/* each truncation to a size: its part past the size */
+		if (r[3] * extent - r[4] > more)
+			more = r[3] * extent - r[4];
+	}
+	if (q != NULL) {
+		if (q[0] > 0 && 1 + q[0] > m)
+			m = 1 + q[0];
+		if (q[1] * extent - q[2] > more)
+			more = q[1] * extent - q[2];
+	}
+	if (m < 1)
+		m = 1;
+	return extent * m + more;
 }
 
 static void
@@ -1729,7 +1756,16 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	/* a file truncated or removed and made again holds new contents:
 	 * writing or reading them is no redundant traffic (leveldb's
 	 * 000003.log, written again after DestroyDB by the next benchmark) */
-	if (fs != NULL && ((f->kind & FN_REMOVE) ||
+	/* and so does a truncation to 0; a truncation to a size below what
+	 * was written makes the part past it new (one to a size at or past
+	 * the file's highest written offset so far grows it: nothing new;
+	 * a truncation without its size, or failed, changes nothing) */
+	int trunc = fs != NULL && (f->kind & FN_TRUNCATE) && !agg_ev &&
+		    (ev->has & DFT_EV_LENGTH) && ev->length >= 0 &&
+		    (!(ev->has & DFT_EV_RET) || ev->ret == 0) &&
+		    (ev->length == 0 || ev->length < fs->xrow[1]);
+
+	if (fs != NULL && ((f->kind & FN_REMOVE) || trunc ||
 			   ((f->kind & FN_OPEN) && opens_empty(ev)))) {
 		if (fs->crow == NULL) {
 			size_t kn;
@@ -1738,7 +1774,14 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 
 			fs->crow = agg_row(c->loc, M_FILEC, k, kn);
 		}
-		fs->crow[(f->kind & FN_REMOVE) ? 1 : 0] += n;
+		if (trunc && ev->length == 0) {
+			fs->crow[2] += n;
+		} else if (trunc) {
+			fs->crow[3] += n;
+			fs->crow[4] += ev->length;
+		} else {
+			fs->crow[(f->kind & FN_REMOVE) ? 1 : 0] += n;
+		}
 	}
 	if (fs != NULL) {
 		ps = pos_get(c, th, fidx);

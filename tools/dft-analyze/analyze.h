@@ -59,7 +59,8 @@ enum {
 	FN_CLOSE = 32, FN_SEEK = 64, FN_STAT = 128, FN_POSITIONAL = 256,
 	FN_ELEMENTS = 512, FN_FORK = 1024, FN_COLLECTIVE = 2048,
 	FN_MPI = 4096, FN_DIRFN = 8192, FN_HDF5 = 16384, FN_NONBLOCK = 32768,
-	FN_REMOVE = 65536	/* unlink, remove, rename: the path's file goes */
+	FN_REMOVE = 65536,	/* unlink, remove, rename: the path's file goes */
+	FN_TRUNCATE = 131072	/* truncate, ftruncate: the file's size set */
 };
 
 /* ---- the per-row counters of an I/O sum (files, processes, bins) ------ */
@@ -193,7 +194,13 @@ enum map_id {
 			 * single calls of each stream, SLOW_K a group */
 	M_FILEC,	/* file -> opens that truncate it (O_TRUNC with write
 			 * access, creat, fopen "w"), removals (unlink,
-			 * remove, rename away): its contents, file_contents */
+			 * remove, rename away), truncations to 0
+			 * (truncate, ftruncate), truncations to a size
+			 * below what was written and the sum of their
+			 * sizes: its contents, file_allowance */
+	M_FILECM,	/* file -> MPI_File_set_size calls to 0, to a
+			 * size, the sum of those sizes: per process (a
+			 * collective call: every rank makes it) (max) */
 	M_PROCEND,	/* proc -> its tracer's start record seen (1), its
 			 * end record's ts + 1 (0: none) (max) */
 	M_PROCSIG,	/* proc \x1e signal name -> 1, the signal's number:
@@ -241,10 +248,14 @@ typedef int (*next_fn)(struct dft_trace *t, int status, void *ctx);
 int agg_trace(struct agg *a, struct dft_trace *t, rec_fn rec, void *ctx,
 	      next_fn next, void *nctx);
 int64_t *agg_row(struct agg *a, int map, const char *k, size_t n);
-/* How many contents the file of key k held (M_FILEC): its opens that
- * truncate it or its removals, whichever are more, at least 1; each can
- * reach its highest offset (M_FILEX) once without moving a byte twice. */
-int64_t file_contents(struct agg *a, const char *k, size_t kn);
+/* The bytes the file of key k can move without moving one twice, its
+ * highest offset in that direction being extent (M_FILEX): extent once
+ * per contents it held (M_FILEC, M_FILECM: its truncating opens plus its
+ * truncations to 0, its removals, or 1 plus its MPI_File_set_size calls
+ * to 0, whichever are more; at least 1), and the part of extent past the
+ * size of each truncation to a size once more. */
+int64_t file_allowance(struct agg *a, const char *k, size_t kn,
+		       int64_t extent);
 void layer_add(struct agg *a, int l, int ioc, int64_t n, int64_t dur,
 	       int64_t bytes);
 void der_add(struct agg *a, int l, int slot, int64_t n, int64_t dur,

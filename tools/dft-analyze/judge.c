@@ -1181,7 +1181,7 @@ stake_write_time(struct jctx *j, struct finding *f)
 		if (s == NULL)
 			continue;
 		const int64_t *x = dft_tmap_get(&a->m[M_FILEX], k, kn, 0, NULL);
-		int64_t e = x == NULL ? 0 : x[1] * file_contents(a, k, kn);
+		int64_t e = x == NULL ? 0 : file_allowance(a, k, kn, x[1]);
 
 		if (s[S_WB] <= e || e <= 0)
 			continue;

@@ -183,6 +183,24 @@ upper_add(struct agg *a, const struct upper_ev *u)
 	if (!data) {
 		der_add(a, l, u->kind & FN_OPEN ? 6 : u->kind & FN_CLOSE ? 7 :
 			u->ioc == IOC_SYNC ? 8 : 9, n, dur, bytes);
+		/* MPI_File_set_size to 0 empties the file: what is written
+		 * again is new contents (to a size: the part past it); the
+		 * POSIX ftruncate under it, where traced, says the same */
+		if (u->file != NULL && !agg_ev && (ev->has & DFT_EV_SIZE) &&
+		    ev->size >= 0 &&
+		    ((ev->name.n == 17 &&
+		      memcmp(ev->name.p, "MPI_File_set_size", 17) == 0) ||
+		     (ev->name.n == 18 &&
+		      memcmp(ev->name.p, "PMPI_File_set_size", 18) == 0))) {
+			int64_t *t = agg_row(a, M_FILECM, u->file, u->filen);
+
+			if (ev->size == 0) {
+				t[0] += n;
+			} else {
+				t[1] += n;
+				t[2] += ev->size;
+			}
+		}
 		return bytes;
 	}
 	if (coll)

@@ -17,7 +17,7 @@ partial_json(struct agg *a, const struct run_info *ri)
 	json_object *maps = json_object_new_object();
 
 	json_object_object_add(o, "type", dft_jstr("partial"));
-	json_object_object_add(o, "v", dft_jint(13));
+	json_object_object_add(o, "v", dft_jint(14));
 	json_object_object_add(o, "tool", dft_jstr("dft-analyze"));
 	json_object_object_add(o, "thresholds", thresholds_json());
 	json_object_object_add(o, "inputs", json_object_get(ri->inputs));
@@ -82,7 +82,7 @@ partial_load(struct agg *a, json_object *rec, json_object *inputs,
 	int64_t g[G_NF];
 	int64_t row[S_NF > ATTR_NF ? S_NF : ATTR_NF];
 
-	if (dft_json_int(rec, "v", 0) != 13) {
+	if (dft_json_int(rec, "v", 0) != 14) {
 		*why = "partial record of an unknown version";
 		return -1;
 	}

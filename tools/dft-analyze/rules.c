@@ -688,7 +688,7 @@ i_redundant(struct rules_ctx *c, const struct insight *d)
 		const int64_t *x = dft_tmap_get(&a->m[M_FILEX], fk, strlen(fk),
 						0, NULL);
 		int64_t b = s[w ? S_WB : S_RB];
-		int64_t e = x ? x[w] * file_contents(a, fk, strlen(fk)) : 0;
+		int64_t e = x ? file_allowance(a, fk, strlen(fk), x[w]) : 0;
 
 		if (skip_file(fk, strlen(fk)))
 			continue;
