@@ -261,6 +261,49 @@ main true main"
 	[ "$(jq -c 'select(.type == "cost_summary") | .est_events' "$BATS_TEST_TMPDIR/out")" = 53 ]
 }
 
+@test "--profile: short reads and writes the profile wrote whole past the tracer's early decision count as that many I/O events and one record" {
+	# zlib's minigzip round trip: one first traced run wrote fread's 72
+	# calls (4.76 us each) as 72 events (a few slow first calls missed the
+	# tracer's early decision at 25), the next run aggregated them (25
+	# events and records).  Counted as 72, the budget held gz_load's 26
+	# events and the re-annotated run had 103 events for 61 I/O events.
+	# Estimated: fread 25 + 1, read 28 (already aggregated), 5 metadata
+	# calls: 59 I/O events; budget (1.5 - 1) x 59 = 29.5, less main's and
+	# the tracer's 6: 23.5; gz_compress (1 event, the most I/O time) is
+	# kept, gz_load (26) does not fit.  A long read (mean over 10 us)
+	# counts its events.
+	{
+		fn gz_compress gz_compress '{"fread":1}' 1 0 0 60
+		fn gz_load gz_load '{"read":1}' 1 0 0 60
+		fn main main '{"gz_compress":1}' 1 0 0 60 | jq -c '.is_entry = true'
+	} >"$BATS_TEST_TMPDIR/f"
+	prof() {
+		printf '{"type":"summary","v":6,"functions":[{"name":"fread","cat":"STDIO","io_cat":"read","count":72,"events":72,"time_s":%s},{"name":"read","cat":"POSIX","io_cat":"read","count":47,"events":28,"time_s":0.000085},' "$1"
+		for m in open close fopen fclose lseek64; do printf '{"name":"%s","cat":"POSIX","io_cat":"metadata","count":1,"events":1,"time_s":0.00001},' $m; done
+		printf '{"name":"gz_compress","cat":"C_APP","io_cat":"app","count":1,"events":1,"time_s":0.01,"io_calls":73,"io_time_s":0.00035},{"name":"gz_load","cat":"C_APP","io_cat":"app","count":46,"events":26,"time_s":0.0001,"io_calls":47,"io_time_s":0.000085},{"name":"main","cat":"C_APP","io_cat":"app","count":2,"events":2,"time_s":0.05,"io_calls":1},{"name":"start","cat":"dftracer","io_cat":"none","count":2,"events":2,"time_s":0},{"name":"end","cat":"dftracer","io_cat":"none","count":2,"events":2,"time_s":0}]}\n'
+	}
+	prof 0.000343 >"$BATS_TEST_TMPDIR/prof"
+	dft-cost --event-margin 0 --profile "$BATS_TEST_TMPDIR/prof" "$BATS_TEST_TMPDIR/f" >"$BATS_TEST_TMPDIR/out"
+	run -0 decisions "$BATS_TEST_TMPDIR/out"
+	assert_output "gz_compress true score
+gz_load false profile-volume
+main true main"
+	io=$(( 25 + 1 + 28 + 5 ))
+	run -0 jq -r 'select(.name == "gz_load") | .decision.reason' "$BATS_TEST_TMPDIR/out"
+	assert_output "called 46 times in the profile (26 events) around 47 I/O calls (0.000085 s), less I/O time than the functions kept: over the event budget (1.5 events per I/O event, $io I/O events); its I/O goes to a traced caller"
+	# the early decision at 10 calls: 11 + 28 + 5 = 44, budget 16
+	run -0 bash -o pipefail -c "dft-cost --event-margin 0 --io-early 10 --profile '$BATS_TEST_TMPDIR/prof' '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"gz_load\") | .decision.reason'"
+	assert_output --partial ", $(( 10 + 1 + 28 + 5 )) I/O events)"
+	# --io-early 0 (the tracer aggregates no I/O), or fread at 20 us a
+	# call: its 72 events count, 105 I/O events, and gz_load fits
+	prof 0.00144 >"$BATS_TEST_TMPDIR/prof20"
+	for a in "--io-early 0 --profile '$BATS_TEST_TMPDIR/prof'" "--profile '$BATS_TEST_TMPDIR/prof20'"; do
+		run -0 bash -o pipefail -c "dft-cost --event-margin 0 $a '$BATS_TEST_TMPDIR/f' | jq -r 'select(.name == \"gz_load\") | .decision.rule'"
+		assert_output score
+	done
+	checklist_bad_value dft-cost --io-early x "an integer from 0 to 1000000000"
+}
+
 @test "--profile: when the budget can hold the function with the most I/O time, the other functions around I/O fit in by I/O time or are skipped" {
 	# IOR's shape: xfer around most I/O (2 a call), del one slow unlink,
 	# shut and look 1:1 wrappers of little I/O time; main and the

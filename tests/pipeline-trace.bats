@@ -134,6 +134,9 @@ CPP
 	run -0 printf '%s\n' "$out"
 	assert_line --partial "over TAU's throttle (1000 calls, under 10 us each): hot::walk ($calls calls,"
 	assert_line "  over the event budget (1.02 events per I/O event): hot::mix (900 calls); re-annotating without them before the analysis"
+	# the budget counts short reads and writes as the tracer aggregates
+	# them after its early decision (25 calls, DFTRACER_THROTTLE_EARLY)
+	grep -q -- ' --event-ratio 1.02 --io-early 25 ' "$w/artifacts/10_trace_run.log"
 	# the box shown again: the first run's overhead, what was throttled
 	first=$(printf '%s\n' "$output" | sed -n 's/^  tracing overhead: \(-\{0,1\}[0-9.]*\) %.*/\1/p' | head -n 1)
 	box=$(printf '%s\n' "$output" | box_lines)
