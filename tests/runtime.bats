@@ -260,6 +260,26 @@ os.chdir("/"); os.stat("'"$W"'/other/out.bin")'
 	[ -n "$size" ] && [ $((0x$size)) -le 4096 ] || fail "dft_hot_data is 0x$size bytes"
 }
 
+@test "the untraced path of read, write and the fd calls saves no register before its tail call to libc" {
+	# why: the real function's look-up at the first call was a call
+	# whose result was then called, on the path every call takes: the
+	# wrapper saved 3 registers and made a frame before its first test
+	# (16 instructions a pass-through, 8 without); an application pays it
+	# on every call outside DFTRACER_DATA_DIR and with tracing off
+	command -v objdump >/dev/null || skip "no objdump"
+	local lib=$RT/lib/libdftracer_preload.so s
+	objdump -d --no-show-raw-insn "$lib" >"$BATS_TEST_TMPDIR/dis"
+	for s in read write pread pwrite pread64 pwrite64 readv writev preadv pwritev __read_chk __pread_chk fsync fdatasync fstat ftruncate; do
+		# the instructions from the symbol to its first indirect jump
+		run -0 awk -v s="$s" '$0 ~ "<" s ">:$" { on = 1; next }
+			on && /^$/ { exit }
+			on { print; if ($2 == "jmp" && $3 ~ /^\*/) exit }' "$BATS_TEST_TMPDIR/dis"
+		[ -n "$output" ] || fail "$s: not found"
+		echo "$output" | grep -q 'jmp  *\*' || fail "$s: no tail jump: $output"
+		! echo "$output" | grep -E '[[:space:]](push|sub +\$0x[0-9a-f]+,%rsp)' || fail "$s saves registers before its tail call"
+	done
+}
+
 @test "DFTRACER_DATA_DIR=all traces every file, except the trace itself" {
 	export DFTRACER_DATA_DIR=all
 	run -0 "$B/demo" data/records.bin other/x.bin
