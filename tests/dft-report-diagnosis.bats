@@ -125,6 +125,29 @@ EOT
 		| "- Proposal: no proposal; best paper: \(.title), \(.year), doi:\(.doi)"' "$D")" s.md
 }
 
+@test "a later finding dft-papers answered with an earlier one (same_as: another code path) gets that proposal by reference, and where it applies" {
+	# B9: B1's metric and view in another function and file, as dft-papers
+	# answers it: a literature record pointing at B1, no proposal of its own
+	{
+		cat "$D"
+		jq -c 'select(.type == "bottleneck" and .id == "B1") | .id = "B9" | .rank = 9
+			| .functions = [{"name": "scan_index", "cat": "C_APP", "file": "src/index.c", "line": 42, "share": 1, "count": 40, "time_s": 0.5}]
+			| .files = [{"file": "/data/index", "time_s": 0.5}]' "$D"
+		jq -c -n '{type: "literature", v: 1, bottleneck: "B9", metric: "metadata_time_pct", class: "metadata",
+			severity: "critical", status: "cited", same_as: "B1",
+			note: "same metric and view as an earlier finding: see its papers and proposals"}'
+	} >same.ndjson
+	run -0 dft-report -o r.md --no-html same.ndjson
+	section r.md >s.md
+	b1=$(jq -s -r '[.[] | select(.type == "proposal" and .bottleneck == "B1")]
+		| max_by(.citations[0].relevance.score)
+		| "\(.title) (\(.level): \(.change)) — cites \(.citations[0].title), \(.citations[0].year), arXiv:\(.citations[0].arxiv)"' "$D")
+	run -0 grep -Fx -- "- Proposal: $b1" s.md
+	run -0 grep -Fx -- "- Proposal: as for B1 (the same metric and view; dft-papers answers it once): $b1; here it applies to scan_index (index.c:42)" s.md
+	# and not "did not run"
+	run -1 grep -F 'dft-papers did not run' s.md
+}
+
 @test "report.html draws the time at stake of each finding above info" {
 	local n
 	run -0 dft-report -o r.md --html r.html "$D"

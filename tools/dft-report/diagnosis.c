@@ -21,6 +21,7 @@ diag_init(struct diag *g)
 	memset(g, 0, sizeof(*g));
 	g->papers = json_object_new_array();
 	g->funcs = json_object_new_object();
+	g->same = json_object_new_object();
 }
 
 void
@@ -28,6 +29,7 @@ diag_release(struct diag *g)
 {
 	json_object_put(g->papers);
 	json_object_put(g->funcs);
+	json_object_put(g->same);
 }
 
 void
@@ -39,6 +41,12 @@ diag_collect(struct diag *g, json_object *rec)
 		g->summaries++;
 	} else if (strcmp(t, "paper") == 0 && g->summaries == 1) {
 		json_object_array_add(g->papers, json_object_get(rec));
+	} else if (strcmp(t, "literature") == 0 && g->summaries == 1 &&
+		   dft_json_str(rec, "same_as", NULL) != NULL &&
+		   dft_json_str(rec, "bottleneck", NULL) != NULL) {
+		json_object_object_add(g->same,
+			dft_json_str(rec, "bottleneck", NULL),
+			dft_jstr(dft_json_str(rec, "same_as", NULL)));
 	} else if (strcmp(t, "function") == 0) {
 		/* dft-funcs, dft-cost and dft-lint repeat the same function;
 		 * a name defined at other places too (a main per program)
@@ -317,9 +325,8 @@ cite_text(json_object *c)
  * equals in record order); without a proposal, its best paper record.
  */
 static char *
-proposal_text(struct diag *g, json_object *bn, json_object *props)
+proposal_of(struct diag *g, const char *id, json_object *props)
 {
-	const char *id = dft_json_str(bn, "id", NULL);
 	json_object *best = NULL, *bc = NULL;
 	double bs = -2;
 
@@ -369,6 +376,38 @@ proposal_text(struct diag *g, json_object *bn, json_object *props)
 		return s;
 	}
 	return NULL;
+}
+
+/*
+ * proposal_of the finding; for a later finding of a metric and view
+ * dft-papers answered with an earlier one (literature same_as: another
+ * file, process or code path), that one's proposal by reference and
+ * where it applies here: the finding's first function.
+ */
+static char *
+proposal_text(struct diag *g, json_object *bn, json_object *props)
+{
+	const char *id = dft_json_str(bn, "id", NULL);
+	char *s = proposal_of(g, id, props), *p, *w = NULL;
+	json_object *to, *fs;
+
+	if (s != NULL || id == NULL ||
+	    !json_object_object_get_ex(g->same, id, &to))
+		return s;
+	p = proposal_of(g, json_object_get_string(to), props);
+	fs = dft_json_path(bn, "functions");
+	if (fs != NULL && json_object_is_type(fs, json_type_array) &&
+	    json_object_array_length(fs) > 0)
+		w = func_where(g, json_object_array_get_idx(fs, 0));
+	s = dft_xasprintf("as for %s (the same metric and view; dft-papers "
+			  "answers it once): %s%s%s",
+			  json_object_get_string(to),
+			  p != NULL ? p : "none either",
+			  w != NULL ? "; here it applies to " : "",
+			  w != NULL ? w : "");
+	free(p);
+	free(w);
+	return s;
 }
 
 /* ---- the section ------------------------------------------------------------ */

@@ -55,6 +55,8 @@ void chart_stake(struct dft_buf *b, const char *const *labels,
 struct diag {
 	json_object *papers;	/* array */
 	json_object *funcs;	/* name -> {file, line} */
+	json_object *same;	/* finding id -> the id whose answer it
+				 * shares (dft-papers' literature same_as) */
 	int summaries;
 };
 
