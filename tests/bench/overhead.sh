@@ -67,9 +67,11 @@
 #   events       complete, counter and aggregated records (ph X, C, 1 or
 #                3, as the pipeline counts them) of one traced run, all
 #                its trace files (all its traced processes)
-#   io           those of them in the data layer (cat POSIX or STDIO, as
-#                dft-analyze classifies them; MPIIO and HDF5 are layers
-#                above it)
+#   io           those of them that the tracer writes for I/O without any
+#                annotation: cat POSIX, STDIO, MPIIO or HDF5 (the
+#                categories to which dft-analyze gives an I/O class, the
+#                I/O events of the pipeline's event budget); counts.tsv
+#                has MPIIO and HDF5 apart
 #   ev/io        events per I/O record (issue 16's target: <= 1.5)
 # Raw data in OUT (default: a new directory, kept and printed; OUT=DIR to
 # choose): samples.tsv (app, pass, round, configuration, wall s, CPU s,
@@ -307,7 +309,7 @@ count() {
 			if (match($0, /"cat" *: *"[^"]*"/)) {
 				c = tolower(substr($0, RSTART, RLENGTH)); sub(/.*: *"/, "", c); sub(/"$/, "", c)
 				if (c == "posix" || c == "stdio") io++
-				else if (c == "mpiio" || c == "hdf5") up++
+				else if (c == "mpiio" || c == "hdf5") { io++; up++ }
 			}
 		}
 		END { printf "%d %d %d", ev, io, up }')
