@@ -1725,7 +1725,7 @@ log.finalize()'
 	done
 	# return values, exceptions, generators, coroutines, methods,
 	# pickling, attributes: what the undecorated program gives
-	[ "$(wc -l <"$W/off.out")" -eq 14 ]
+	[ "$(wc -l <"$W/off.out")" -eq 15 ]
 	diff "$W/off.out" "$W/cext.out"
 	diff "$W/off.out" "$W/ctypes.out"
 	# the extension's wrapper is no Python function: a traceback through
@@ -1733,10 +1733,10 @@ log.finalize()'
 	assert_equal "$(cat "$W/cext.w")" "W: Traced False"
 	assert_equal "$(cat "$W/ctypes.w")" "W: function True"
 	diff "$W/cext.ndjson" "$W/ctypes.ndjson"
-	# the records themselves: 35 calls written whole, the hot one once on
+	# the records themselves: 36 calls written whole, the hot one once on
 	# its thread and on the main thread folded past the early decision,
 	# the arguments and the nesting
-	[ "$(jq -s '[.[] | select(.cat == "PY" or .cat == "FX") | select(.ph == "X")] | length' "$W/cext.ndjson")" -eq $((36 + EARLY)) ]
+	[ "$(jq -s '[.[] | select(.cat == "PY" or .cat == "FX") | select(.ph == "X")] | length' "$W/cext.ndjson")" -eq $((37 + EARLY)) ]
 	jq -e -s --argjson e "$EARLY" '[.[] | select(.name == "hot" and .ph == "C") | .args.dft_cnt] == [300 - $e]' "$W/cext.ndjson"
 	jq -e -s '[.[] | select(.name == "writes") | .args.step] == [0, 1, 2] and
 		[.[] | select(.name == "fx") | .args | [.epoch, .image_idx]] == [[3, null], [3, 7]] and

@@ -373,7 +373,7 @@ def _c_wrap(lib):
         _WRAP = False
         if (getattr(lib, "__name__", None) == "dftracer._cext" and
                 hasattr(lib, "wrap") and _sys.version_info >= (3, 9)):
-            lib.setup(_first, _update_handle, _MethodType)
+            lib.setup(_first, _update_handle, _MethodType, _ASSIGNED)
             _WRAP = lib.wrap
     return _WRAP or None
 
@@ -387,10 +387,10 @@ def _traced(func, name, cat, fixed):
     if lib is None:
         return None
     bname, bcat = _enc(name), _enc(cat)
-    fixed = dict(fixed)
     wrap = _c_wrap(lib)
-    if wrap is not None:
-        return _wraps(wrap(func, bname, bcat, fixed or None), func)
+    if wrap is not None:    # with func's attributes, as _wraps sets them
+        return wrap(func, bname, bcat, dict(fixed) if fixed else None)
+    fixed = dict(fixed)
     ini = lib.initialize_region
     fin = lib.finalize_region
     # the capturer is made at the first call: most decorated functions of
@@ -491,6 +491,9 @@ class dft_fn:
     def _wrap(self, func, name):
         if not self._enable:
             return func
+        if _WRAP:   # the extension's wrapper, set up by a first _traced
+            return _WRAP(func, _enc(name), _enc(self._cat),
+                         dict(self._arguments) if self._arguments else None)
         return _traced(func, name, self._cat, self._arguments) or func
 
     def log(self, func):
