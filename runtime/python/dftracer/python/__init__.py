@@ -81,43 +81,6 @@ def _enc(s):
     return str(s).encode("utf-8", "surrogateescape")
 
 
-def _jstr(s):
-    """json.dumps(s) for a str; json is imported only for the strings
-    that need escaping."""
-    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
-        return '"' + s + '"'
-    import json
-    return json.dumps(s)
-
-
-def _value(v):
-    """A JSON value; (tag, value) tuples keep their value."""
-    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int):
-        if v[0] == TAG_IGNORE:
-            return None
-        v = v[1]
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        # inf - inf and nan - nan are nan: not JSON
-        return repr(v) if v - v == 0 else "null"
-    return _jstr(str(v))
-
-
-def _fragment(*dicts):
-    parts = []
-    for d in dicts:
-        if not d:
-            continue
-        for k, v in d.items():
-            j = _value(v)
-            if j is not None:
-                parts.append("," + _jstr(str(k)) + ":" + j)
-    return "".join(parts) or None
-
-
 def _finalize_at_os_exit(lib):
     """os._exit skips atexit, and without LD_PRELOAD nothing intercepts the
     C library's _exit in the interpreter: a forked child that leaves by it
@@ -194,8 +157,10 @@ class dftracer:
             return
         lib.dft_rt_log_event(_enc(name), _enc(cat), int(start_time),
                              int(duration),
-                             _enc(_fragment(int_args, string_args,
-                                            float_args)))
+                             _enc(_m()._fragment(int_args, string_args,
+                                                    float_args)
+                                  if int_args or string_args or float_args
+                                  else None))
 
     def log_metadata_event(self, key, value):
         lib = self._active()
@@ -210,52 +175,6 @@ class dftracer:
 
 def _logger():
     return dftracer.get_instance()
-
-
-def _update(lib, handle, args):
-    """Adds args (a dict) to an open region: ints that fit 32 bits as
-    ints, other numbers as doubles, the rest as strings; (tag, value)
-    tuples keep their value, TAG_IGNORE and None are left out."""
-    for k, v in args.items():
-        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int):
-            if v[0] == TAG_IGNORE:
-                continue
-            v = v[1]
-        if v is None:
-            continue
-        if isinstance(v, bool):
-            lib.update_metadata_string(handle, _enc(k),
-                                       b"true" if v else b"false")
-        elif isinstance(v, int) and -2**31 <= v < 2**31:
-            lib.update_metadata_int(handle, _enc(k), v)
-        elif isinstance(v, (int, float)):
-            lib.dft_rt_update_double(handle, _enc(k), float(v))
-        else:
-            lib.update_metadata_string(handle, _enc(k), _enc(v))
-
-
-class _Open:
-    """One open region in the C runtime."""
-
-    __slots__ = ("handle",)
-
-    def __init__(self, name, cat, args):
-        lib = _lib_or_none()
-        self.handle = None
-        if lib is None:
-            return
-        # NULL (None) when the runtime is not active
-        self.handle = lib.initialize_region(_enc(name), _enc(cat), 0)
-        self.update(args)
-
-    def update(self, args):
-        if self.handle and args:
-            _update(_LIB, self.handle, args)
-
-    def close(self):
-        if self.handle:
-            _LIB.finalize_region(self.handle)
-            self.handle = None
 
 
 # -- the arguments a decorated call records ----------------------------------
@@ -274,15 +193,13 @@ _FunctionType = type(_enc)
 
 
 def _capturer(func):
-    from . import _more
-    return _more._capturer(func)
+    return _m()._capturer(func)
 
 
 def _captured(func, args, kwargs):
     """epoch, step, image_idx, image_size among a call's arguments (the
     answer of inspect's bind_partial)."""
-    from . import _more
-    return _more._captured(func, args, kwargs)
+    return _m()._captured(func, args, kwargs)
 
 
 def _none_of_four(func):
@@ -332,27 +249,24 @@ def _first(func):
     return capture, not getattr(capture, "never", False)
 
 
-# functools.wraps without functools (its import costs a traced process
-# more than the package): the same attributes, in the same order
+# the attributes functools.wraps sets, in its order: the extension's wrap
+# and _more._wraps set them without functools (its import costs a traced
+# process more than the package)
 _ASSIGNED = ("__module__", "__name__", "__qualname__", "__doc__",
              "__annotations__") + (("__type_params__",)
                                    if _sys.version_info >= (3, 12) else ())
 
 
-def _wraps(wrapper, func):
-    for a in _ASSIGNED:
-        try:
-            v = getattr(func, a)
-        except AttributeError:
-            continue
-        setattr(wrapper, a, v)
-    wrapper.__dict__.update(getattr(func, "__dict__", {}))
-    wrapper.__wrapped__ = func
-    return wrapper
+def _m():
+    """dftracer.python._more: argument capture and the paths a decorated
+    call does not take (region arguments, the context manager, log_event's
+    arguments, log_init, the Python wrapper)."""
+    from . import _more
+    return _more
 
 
 def _update_handle(handle, args):
-    _update(_LIB, handle, args)
+    _m()._update(_LIB, handle, args)
 
 
 class _K:
@@ -390,32 +304,7 @@ def _traced(func, name, cat, fixed):
     wrap = _c_wrap(lib)
     if wrap is not None:    # with func's attributes, as _wraps sets them
         return wrap(func, bname, bcat, dict(fixed) if fixed else None)
-    fixed = dict(fixed)
-    ini = lib.initialize_region
-    fin = lib.finalize_region
-    # the capturer is made at the first call: most decorated functions of
-    # a program run rarely or never, and a program decorates them all as
-    # it imports them
-    capture = None
-    always = True
-
-    def wrapper(*args, **kwargs):
-        nonlocal capture, always
-        if capture is None:
-            capture, always = _first(func)
-        a = capture(args, kwargs) if always or kwargs else None
-        if fixed:
-            a = dict(fixed, **a) if a else fixed
-        h = ini(bname, bcat, 0)
-        if h:
-            if a:
-                _update(lib, h, a)
-            try:
-                return func(*args, **kwargs)
-            finally:
-                fin(h)
-        return func(*args, **kwargs)
-    return _wraps(wrapper, func)
+    return _m()._py_traced(lib, func, bname, bcat, fixed)
 
 
 class dft_fn:
@@ -442,7 +331,7 @@ class dft_fn:
 
     def __enter__(self):
         if self._enable:
-            self._stack().append(_Open(self._name or "region", self._cat,
+            self._stack().append(_m()._Open(self._name or "region", self._cat,
                                        self._arguments))
         return self
 
@@ -474,7 +363,7 @@ class dft_fn:
             st = self._stack()
             if st:
                 st.pop().close()
-                st.append(_Open(self._name or "region", self._cat,
+                st.append(_m()._Open(self._name or "region", self._cat,
                                 self._arguments))
 
     def reset(self):
@@ -505,31 +394,7 @@ class dft_fn:
     def log_init(self, init):
         if not self._enable or _lib_or_none() is None:
             return init
-        cat = self._cat
-        name = self._name or init.__qualname__
-        fixed = dict(self._arguments)
-        capture = None
-
-        def wrapper(obj, *args, **kwargs):
-            nonlocal capture
-            if capture is None:
-                capture = _capturer(init)
-            a = dict(fixed)
-            c = capture((obj,) + args, kwargs)
-            if c:
-                a.update(c)
-            region = _Open(name, cat, a)
-            try:
-                return init(obj, *args, **kwargs)
-            finally:
-                for k in _AUTO:
-                    v = getattr(obj, k, None)
-                    if isinstance(v, (int, float)) and \
-                            not isinstance(v, bool):
-                        region.update({k: v})
-                region.close()
-
-        return _wraps(wrapper, init)
+        return _m()._log_init(self, init)
 
     def iter(self, func, name=None, iter_name="step"):
         """Yields from func, logging <name>.iter (waiting for the next item)

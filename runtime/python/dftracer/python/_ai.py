@@ -5,7 +5,7 @@
 
 import _thread
 
-from . import DFTRACER_ENABLE, _capturer, _logger, _Open, _wraps
+from . import DFTRACER_ENABLE, _capturer, _logger, _m
 
 
 # -- AI profiling API (pydftracer >= 2) -------------------------------------
@@ -59,7 +59,7 @@ class _AINode:
         if metadata:
             log = _logger()
             log.log_metadata_event(self.name + ".start", str(log.get_time()))
-        self._stack().append(_Open(self.name, self.cat, self._args))
+        self._stack().append(_m()._Open(self.name, self.cat, self._args))
         return self
 
     def stop(self, metadata=False):
@@ -99,13 +99,13 @@ class _AINode:
             c = capture[0](args, kw)
             if c:
                 a.update(c)
-            region = _Open(node.name, node.cat, a)
+            region = _m()._Open(node.name, node.cat, a)
             try:
                 return func(*args, **kw)
             finally:
                 region.close()
 
-        return _wraps(wrapper, func)
+        return _m()._wraps(wrapper, func)
 
     def iter(self, iterable, include_block=True):
         """Yields items, logging <name>.iter (fetching) and <name>.block

@@ -1,10 +1,17 @@
-"""dftracer.python._more - the arguments a decorated call records (internal).
+"""dftracer.python._more - what a decorated call seldom needs (internal).
 
-Imported at the first call of a decorated function that can record one
-of epoch, step, image_idx and image_size (a parameter of that name, or a
-keyword argument named so), never by a program whose traced functions
-have none: dftracer.python tells those apart from the code object alone.
+The arguments a decorated call records (epoch, step, image_idx and
+image_size), and the paths the extension's wrapper of a function with none
+of them does not take: a region's arguments, the context manager,
+log_event's arguments, log_init, and the Python wrapper of a package bound
+by ctypes.  Imported at the first call of a decorated function that can
+record one of the four (a parameter of that name, or a keyword argument
+named so: dftracer.python tells those apart from the code object alone)
+or at the first use of one of those paths, never by a program whose
+traced functions have none of them.
 """
+
+import sys
 
 # -- the arguments a decorated call records ----------------------------------
 #
@@ -133,3 +140,168 @@ def _captured(func, args, kwargs):
     """epoch, step, image_idx, image_size among a call's arguments (the
     answer of inspect's bind_partial, see above)."""
     return _capturer(func)(args, kwargs) or {}
+
+
+# -- what the package imports here when it needs it -------------------------
+
+_pkg = sys.modules[__package__]
+TAG_IGNORE = _pkg.TAG_IGNORE
+_enc = _pkg._enc
+_lib_or_none = _pkg._lib_or_none
+_first = _pkg._first
+_ASSIGNED = _pkg._ASSIGNED
+
+
+def _jstr(s):
+    """json.dumps(s) for a str; json is imported only for the strings
+    that need escaping."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return '"' + s + '"'
+    import json
+    return json.dumps(s)
+
+
+def _value(v):
+    """A JSON value; (tag, value) tuples keep their value."""
+    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int):
+        if v[0] == TAG_IGNORE:
+            return None
+        v = v[1]
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        # inf - inf and nan - nan are nan: not JSON
+        return repr(v) if v - v == 0 else "null"
+    return _jstr(str(v))
+
+
+def _fragment(*dicts):
+    parts = []
+    for d in dicts:
+        if not d:
+            continue
+        for k, v in d.items():
+            j = _value(v)
+            if j is not None:
+                parts.append("," + _jstr(str(k)) + ":" + j)
+    return "".join(parts) or None
+
+
+def _update(lib, handle, args):
+    """Adds args (a dict) to an open region: ints that fit 32 bits as
+    ints, other numbers as doubles, the rest as strings; (tag, value)
+    tuples keep their value, TAG_IGNORE and None are left out."""
+    for k, v in args.items():
+        if isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int):
+            if v[0] == TAG_IGNORE:
+                continue
+            v = v[1]
+        if v is None:
+            continue
+        if isinstance(v, bool):
+            lib.update_metadata_string(handle, _enc(k),
+                                       b"true" if v else b"false")
+        elif isinstance(v, int) and -2**31 <= v < 2**31:
+            lib.update_metadata_int(handle, _enc(k), v)
+        elif isinstance(v, (int, float)):
+            lib.dft_rt_update_double(handle, _enc(k), float(v))
+        else:
+            lib.update_metadata_string(handle, _enc(k), _enc(v))
+
+
+class _Open:
+    """One open region in the C runtime."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, name, cat, args):
+        lib = _lib_or_none()
+        self.handle = None
+        if lib is None:
+            return
+        # NULL (None) when the runtime is not active
+        self.handle = lib.initialize_region(_enc(name), _enc(cat), 0)
+        self.update(args)
+
+    def update(self, args):
+        if self.handle and args:
+            _update(_pkg._LIB, self.handle, args)
+
+    def close(self):
+        if self.handle:
+            _pkg._LIB.finalize_region(self.handle)
+            self.handle = None
+
+
+def _wraps(wrapper, func):
+    for a in _ASSIGNED:
+        try:
+            v = getattr(func, a)
+        except AttributeError:
+            continue
+        setattr(wrapper, a, v)
+    wrapper.__dict__.update(getattr(func, "__dict__", {}))
+    wrapper.__wrapped__ = func
+    return wrapper
+
+
+def _py_traced(lib, func, bname, bcat, fixed):
+    """The Python wrapper (without the extension): what
+    dftracer._cext.Traced does."""
+    fixed = dict(fixed)
+    ini = lib.initialize_region
+    fin = lib.finalize_region
+    # the capturer is made at the first call: most decorated functions of
+    # a program run rarely or never, and a program decorates them all as
+    # it imports them
+    capture = None
+    always = True
+
+    def wrapper(*args, **kwargs):
+        nonlocal capture, always
+        if capture is None:
+            capture, always = _first(func)
+        a = capture(args, kwargs) if always or kwargs else None
+        if fixed:
+            a = dict(fixed, **a) if a else fixed
+        h = ini(bname, bcat, 0)
+        if h:
+            if a:
+                _update(lib, h, a)
+            try:
+                return func(*args, **kwargs)
+            finally:
+                fin(h)
+        return func(*args, **kwargs)
+    return _wraps(wrapper, func)
+
+
+def _log_init(fn, init):
+    """dft_fn.log_init's wrapper of init."""
+    cat = fn._cat
+    name = fn._name or init.__qualname__
+    fixed = dict(fn._arguments)
+    capture = None
+
+    def wrapper(obj, *args, **kwargs):
+        nonlocal capture
+        if capture is None:
+            capture = _capturer(init)
+        a = dict(fixed)
+        c = capture((obj,) + args, kwargs)
+        if c:
+            a.update(c)
+        region = _Open(name, cat, a)
+        try:
+            return init(obj, *args, **kwargs)
+        finally:
+            for k in _AUTO:
+                v = getattr(obj, k, None)
+                if isinstance(v, (int, float)) and \
+                        not isinstance(v, bool):
+                    region.update({k: v})
+            region.close()
+
+    return _wraps(wrapper, init)
