@@ -10,7 +10,9 @@
  * already in the process (the preload library, or a program linked with
  * libdftracer_core.so), else dlopen()s a path the package gives, as
  * ctypes.CDLL(None) and ctypes.CDLL(path) did.  Strings are bytes or None;
- * region handles are integers, None for NULL.
+ * region handles are integers, None for NULL.  Traced (wrap()) is the
+ * decorators' wrapper of a function, its region made in C around each call
+ * (the package's Python wrapper without the extension).
  */
 #define Py_LIMITED_API 0x03070000
 #define PY_SSIZE_T_CLEAN
@@ -391,9 +393,14 @@ static PyObject *traced_args(Traced *w, PyObject *args, PyObject *kw)
 	if (need) {
 		PyObject *k = kw;
 
+		/* held: another thread's first call may replace it */
+		PyObject *cap = w->capture;
+
 		if (!k && !(k = PyDict_New()))
 			return NULL;
-		a = PyObject_CallFunctionObjArgs(w->capture, args, k, NULL);
+		Py_INCREF(cap);
+		a = PyObject_CallFunctionObjArgs(cap, args, k, NULL);
+		Py_DECREF(cap);
 		if (k != kw)
 			Py_DECREF(k);
 		if (!a)
