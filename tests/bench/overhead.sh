@@ -65,8 +65,10 @@
 #   cpu_pair     the same paired median of CPU time (user + system of
 #                the run's processes), less sensitive to other load
 #   events       complete, counter and aggregated records (ph X, C, 1 or
-#                3, as the pipeline counts them) of one traced run, all
-#                its trace files (all its traced processes)
+#                3, as the pipeline counts them) of a traced run, all its
+#                trace files (all its traced processes): the median over
+#                the timed runs (the runtime's throttle decides by time, so
+#                the count varies; its range is in summary.tsv)
 #   io           those of them that the tracer writes for I/O without any
 #                annotation: cat POSIX, STDIO, MPIIO or HDF5 (the
 #                categories to which dft-analyze gives an I/O class, the
@@ -75,8 +77,9 @@
 #   ev/io        events per I/O record (issue 16's target: <= 1.5)
 # Raw data in OUT (default: a new directory, kept and printed; OUT=DIR to
 # choose): samples.tsv (app, pass, round, configuration, wall s, CPU s,
-# exit), counts.tsv, summary.tsv, the run scripts and each configuration's
-# libraries loaded (ldso.txt).
+# exit, events, I/O records), counts.tsv (the untimed counting run's),
+# summary.tsv, the run scripts and each configuration's libraries loaded
+# (ldso.txt).
 #
 # Knobs: ROUNDS (default 21), PASSES (1), RUNTIME (-), OUT, TIMEOUT
 # (seconds a run may take, default 600).  Timings are printed, never
@@ -272,12 +275,34 @@ timed() {
 	mkdir -p "$2/$6.tr"
 	# shellcheck disable=SC2046
 	set -- "$@" $(perl -e "$TIMER" "$TIMEOUT" "$2/$6.stdout" "$2/$6.stderr" sh "$2/$6.sh")
+	# the records of this run (after its time is taken)
+	tc="-	-"
+	[ "$6" = untraced ] || tc=$(trace_count "$2/$6.tr" | awk '{ printf "%s\t%s", $2, $3 }')
 	rm -rf "$2/$6.tr"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$3" "$4" "$5" "$6" "$7" "$8" "$9" >>"$OUT/samples.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$3" "$4" "$5" "$6" "$7" "$8" "$9" "$tc" >>"$OUT/samples.tsv"
 	if [ "$9" -ne 0 ]; then
 		tail -n 5 "$2/$6.stderr" >&2
 		drop "$2" "$6" "the run of round $5 exited $9 (script $2/$6.sh, output $2/$6.stdout, $2/$6.stderr)"
 	fi
+}
+
+# trace_count DIR: "files events io mpiio_hdf5" of the traces in DIR
+trace_count() {
+	files=0
+	for f in "$1"/*.pfw "$1"/*.pfw.gz; do
+		[ -f "$f" ] && files=$((files + 1))
+	done
+	# (pfw.gz: gzip -dcf reads plain files too)
+	find "$1" -name '*.pfw*' -type f -exec gzip -dcf {} + 2>/dev/null | awk -v files="$files" '
+		/"ph" *: *("X"|"C"|1|3)/ {
+			ev++
+			if (match($0, /"cat" *: *"[^"]*"/)) {
+				c = tolower(substr($0, RSTART, RLENGTH)); sub(/.*: *"/, "", c); sub(/"$/, "", c)
+				if (c == "posix" || c == "stdio") io++
+				else if (c == "mpiio" || c == "hdf5") { io++; up++ }
+			}
+		}
+		END { printf "%d %d %d %d\n", files, ev, io, up }'
 }
 
 # count WS D APP CONFIG: one untimed traced run; its records in counts.tsv,
@@ -298,26 +323,11 @@ count() {
 		sed -n 's/.*calling init: //p' |
 		grep -E 'libdftracer_(core|preload)\.so|/dftracer/_cext' | sort -u >"$2/$4.ldso" || :
 	rm -rf "$2/$4.ld"
-	files=0
-	for f in "$2/$4.tr"/*.pfw "$2/$4.tr"/*.pfw.gz; do
-		[ -f "$f" ] && files=$((files + 1))
-	done
-	# (pfw.gz: gzip -dcf reads plain files too)
-	c=$(find "$2/$4.tr" -name '*.pfw*' -type f -exec gzip -dcf {} + 2>/dev/null | awk '
-		/"ph" *: *("X"|"C"|1|3)/ {
-			ev++
-			if (match($0, /"cat" *: *"[^"]*"/)) {
-				c = tolower(substr($0, RSTART, RLENGTH)); sub(/.*: *"/, "", c); sub(/"$/, "", c)
-				if (c == "posix" || c == "stdio") io++
-				else if (c == "mpiio" || c == "hdf5") { io++; up++ }
-			}
-		}
-		END { printf "%d %d %d", ev, io, up }')
-	printf '%s\t%s\t%s\t%s\t%s\n' "$3" "$4" "$files" "$(echo "$c" | tr ' ' '\t')" "$(wc -l <"$2/$4.ldso" | tr -d ' ')" >>"$OUT/counts.tsv"
+	printf '%s\t%s\t%s\t%s\n' "$3" "$4" "$(trace_count "$2/$4.tr" | tr ' ' '\t')" "$(wc -l <"$2/$4.ldso" | tr -d ' ')" >>"$OUT/counts.tsv"
 	rm -rf "$2/$4.tr"
 }
 
-printf 'app\tpass\tround\tconfig\twall_s\tcpu_s\texit\n' >"$OUT/samples.tsv"
+printf 'app\tpass\tround\tconfig\twall_s\tcpu_s\texit\tevents\tio\n' >"$OUT/samples.tsv"
 : >"$OUT/failed.tsv"
 printf 'app\tconfig\ttrace_files\tevents\tio\tmpiio_hdf5\ttracer_libs\n' >"$OUT/counts.tsv"
 echo "overhead.sh: $(wc -l <"$OUT/workspaces" | tr -d ' ') workspace(s), configurations untraced $(cut -f 1 "$OUT/configs" | tr '\n' ' ')($ROUNDS rounds x $PASSES pass(es)); raw data in $OUT"
@@ -403,7 +413,7 @@ echo "load after: $(uptime)"
 
 # the summary: medians, paired ratios and their interval, per app and
 # traced configuration
-awk -F '\t' -v counts="$OUT/counts.tsv" -v failed="$OUT/failed.tsv" -v applist="$OUT/apps" -v cfglist="$OUT/configs" '
+awk -F '\t' -v failed="$OUT/failed.tsv" -v applist="$OUT/apps" -v cfglist="$OUT/configs" '
 function med(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
 	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
@@ -420,10 +430,6 @@ function cirank(n,   j, p, c) {
 	return j
 }
 BEGIN {
-	while ((getline l < counts) > 0) {
-		split(l, f, "\t"); if (f[1] == "app") continue
-		EV[f[1], f[2]] = f[4]; IO[f[1], f[2]] = f[5]
-	}
 	while ((getline l < failed) > 0) { split(l, f, "\t"); F[f[1], f[2]] = 1 }
 	while ((getline l < applist) > 0) { split(l, f, "\t"); apps[++na] = f[1] }
 	while ((getline l < cfglist) > 0) { split(l, f, "\t"); cfgs[++nc] = f[1] }
@@ -431,17 +437,17 @@ BEGIN {
 NR == 1 || $7 != 0 { next }
 {
 	key = $1 SUBSEP $2 SUBSEP $3
-	W[key, $4] = $5; C[key, $4] = $6
+	W[key, $4] = $5; C[key, $4] = $6; E[key, $4] = $8; I[key, $4] = $9
 	if (!((key) in seenkey)) { seenkey[key] = 1; keys[$1, ++nk[$1]] = key }
 }
 END {
-	printf "app\tconfig\trounds\tuntraced_s\ttraced_s\tovh_med_pct\tovh_pair_pct\tci95_lo_pct\tci95_hi_pct\tcpu_pair_pct\tevents\tio\tev_per_io\n"
+	printf "app\tconfig\trounds\tuntraced_s\ttraced_s\tovh_med_pct\tovh_pair_pct\tci95_lo_pct\tci95_hi_pct\tcpu_pair_pct\tevents\tio\tev_per_io\tevents_range\tio_range\n"
 	for (i = 1; i <= na; i++) {
 		a = apps[i]
 		for (q = 1; q <= nc; q++) {
 			c = cfgs[q]
 			if ((a, c) in F || (a, "untraced") in F) {
-				printf "%s\t%s\t0\t-\t-\tFAILED\t-\t-\t-\t-\t-\t-\t-\n", a, c
+				printf "%s\t%s\t0\t-\t-\tFAILED\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", a, c
 				continue
 			}
 			n = 0
@@ -452,16 +458,19 @@ END {
 				u[n] = W[key, "untraced"]; t[n] = W[key, c]
 				ratio[n] = t[n] / u[n]
 				cr[n] = C[key, "untraced"] > 0 ? C[key, c] / C[key, "untraced"] : 1
+				ee[n] = E[key, c]; ii[n] = I[key, c]
 			}
 			mu = med(u, n); mt = med(t, n); mr = med(ratio, n); mc = med(cr, n)
 			sorta(ratio, n)
 			j = cirank(n)
 			lo = j > 0 ? sprintf("%.1f", (ratio[j] - 1) * 100) : "-"
 			hi = j > 0 ? sprintf("%.1f", (ratio[n - j + 1] - 1) * 100) : "-"
-			ev = EV[a, c]; io = IO[a, c]
-			printf "%s\t%s\t%d\t%.4f\t%.4f\t%.1f\t%.1f\t%s\t%s\t%.1f\t%d\t%d\t%s\n", a, c, n, mu, mt,
+			# the records: the median over the timed runs, and their range
+			ev = med(ee, n); io = med(ii, n)
+			evr = ee[1] ".." ee[n]; ior = ii[1] ".." ii[n]
+			printf "%s\t%s\t%d\t%.4f\t%.4f\t%.1f\t%.1f\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t%s\n", a, c, n, mu, mt,
 				(mt / mu - 1) * 100, (mr - 1) * 100, lo, hi, (mc - 1) * 100, ev, io,
-				(io > 0 ? sprintf("%.2f", ev / io) : "-")
+				(io > 0 ? sprintf("%.2f", ev / io) : "-"), evr, ior
 		}
 	}
 }' "$OUT/samples.tsv" >"$OUT/summary.tsv"
