@@ -7,6 +7,7 @@
 # knows no particular application.
 #
 # usage: tests/bench/overhead.sh [WORKSPACE...]
+#        tests/bench/overhead.sh --pool OUT...
 #
 # A WORKSPACE is the directory of one run of dft-pipeline (the one with
 # pipeline.state; the traced run, step 10, done), or a root of workspaces
@@ -81,6 +82,9 @@
 # summary.tsv, the run scripts and each configuration's libraries loaded
 # (ldso.txt).
 #
+# --pool OUT... prints (and writes to a new OUT) the summary of the raw data
+# of several runs of this script with the same configurations, pooled: a
+# long measurement in pieces, each with its own table.
 # Knobs: ROUNDS (default 21), PASSES (1), RUNTIME (-), OUT, TIMEOUT
 # (seconds a run may take, default 600).  Timings are printed, never
 # asserted; a wall time means something only on a quiet machine (the
@@ -130,6 +134,115 @@ drop() {
 state() {
 	sed -n "s/^$2=//p" "$1/pipeline.state" | tail -n 1
 }
+
+summarize() {
+# the summary: medians, paired ratios and their interval, per app and
+# traced configuration
+awk -F '\t' -v failed="$OUT/failed.tsv" -v applist="$OUT/apps" -v cfglist="$OUT/configs" '
+function med(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+function sorta(a, n,   i, j, t) {
+	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+}
+# the rank j of the 95 % interval of a median of n: the largest j with
+# P(Binomial(n, 1/2) < j) <= 0.025 (0 when n is too small)
+function cirank(n,   j, p, c) {
+	c = 0; j = 0
+	p = exp(-n * log(2))
+	while (c + p <= 0.025) { c += p; j++; p = p * (n - j + 1) / j }
+	return j
+}
+BEGIN {
+	while ((getline l < failed) > 0) { split(l, f, "\t"); F[f[1], f[2]] = 1 }
+	while ((getline l < applist) > 0) { split(l, f, "\t"); apps[++na] = f[1] }
+	while ((getline l < cfglist) > 0) { split(l, f, "\t"); cfgs[++nc] = f[1] }
+}
+NR == 1 || $7 != 0 { next }
+{
+	key = $1 SUBSEP $2 SUBSEP $3
+	W[key, $4] = $5; C[key, $4] = $6; E[key, $4] = $8; I[key, $4] = $9
+	if (!((key) in seenkey)) { seenkey[key] = 1; keys[$1, ++nk[$1]] = key }
+}
+END {
+	printf "app\tconfig\trounds\tuntraced_s\ttraced_s\tovh_med_pct\tovh_pair_pct\tci95_lo_pct\tci95_hi_pct\tcpu_pair_pct\tevents\tio\tev_per_io\tevents_range\tio_range\n"
+	for (i = 1; i <= na; i++) {
+		a = apps[i]
+		for (q = 1; q <= nc; q++) {
+			c = cfgs[q]
+			if ((a, c) in F || (a, "untraced") in F) {
+				printf "%s\t%s\t0\t-\t-\tFAILED\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", a, c
+				continue
+			}
+			n = 0
+			for (r = 1; r <= nk[a]; r++) {
+				key = keys[a, r]
+				if (!((key, c) in W) || !((key, "untraced") in W)) continue
+				n++
+				u[n] = W[key, "untraced"]; t[n] = W[key, c]
+				ratio[n] = t[n] / u[n]
+				cr[n] = C[key, "untraced"] > 0 ? C[key, c] / C[key, "untraced"] : 1
+				ee[n] = E[key, c]; ii[n] = I[key, c]
+			}
+			mu = med(u, n); mt = med(t, n); mr = med(ratio, n); mc = med(cr, n)
+			sorta(ratio, n)
+			j = cirank(n)
+			lo = j > 0 ? sprintf("%.1f", (ratio[j] - 1) * 100) : "-"
+			hi = j > 0 ? sprintf("%.1f", (ratio[n - j + 1] - 1) * 100) : "-"
+			# the records: the median over the timed runs, and their range
+			ev = med(ee, n); io = med(ii, n)
+			evr = ee[1] ".." ee[n]; ior = ii[1] ".." ii[n]
+			printf "%s\t%s\t%d\t%.4f\t%.4f\t%.1f\t%.1f\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t%s\n", a, c, n, mu, mt,
+				(mt / mu - 1) * 100, (mr - 1) * 100, lo, hi, (mc - 1) * 100, ev, io,
+				(io > 0 ? sprintf("%.2f", ev / io) : "-"), evr, ior
+		}
+	}
+}' "$OUT/samples.tsv" >"$OUT/summary.tsv"
+
+echo
+echo "tracing overhead, the configurations interleaved round by round (rounds: of each, per application, all passes pooled)"
+echo "(overhead: median traced / median untraced - 1; paired: median of the rounds' ratios - 1,"
+echo "its 95 % interval; CPU: the same paired median of CPU time):"
+awk -F '\t' 'NR == 1 {
+	printf "  %-12s %-10s %6s %10s %9s %9s %17s %8s %9s %9s %7s\n", "app", "config", "rounds", "untraced_s",
+		"overhead", "paired", "95 % interval", "CPU", "events", "I/O", "ev/io"; next }
+$6 == "FAILED" { printf "  %-12s %-10s FAILED (see the messages above, and %s/%s/%s.failed)\n", $1, $2, out, $1, $2; next }
+{ printf "  %-12s %-10s %6d %10.4f %+8.1f%% %+8.1f%% %7s .. %-7s %+7.1f%% %9d %9d %7s\n",
+	$1, $2, $3, $4, $6, $7, $8, $9, $10, $11, $12, $13 }' out="$OUT" "$OUT/summary.tsv"
+}
+
+# --pool DIR...: the summary of the raw data of several runs of this
+# script (their OUT directories: the same configurations), pooled
+if [ "${1:-}" = --pool ]; then
+	shift
+	[ $# -ge 1 ] || die "--pool needs OUT directories"
+	printf 'app\tpass\tround\tconfig\twall_s\tcpu_s\texit\tevents\tio\n' >"$OUT/samples.tsv"
+	: >"$OUT/apps"
+	: >"$OUT/failed.tsv"
+	k=0
+	for o in "$@"; do
+		k=$((k + 1))
+		if [ ! -f "$o/samples.tsv" ] || [ ! -f "$o/configs" ]; then
+			die "$o: no samples.tsv and configs (not an OUT of overhead.sh)"
+		fi
+		if [ "$k" -eq 1 ]; then
+			cp "$o/configs" "$OUT/configs"
+		else
+			cmp -s "$o/configs" "$OUT/configs" || die "$o: other configurations than $1's"
+		fi
+		# pass P of the K-th directory is pass K.P
+		awk -F '\t' -v k="$k" 'BEGIN { OFS = "\t" } NR > 1 { $2 = k "." $2; print }' "$o/samples.tsv" >>"$OUT/samples.tsv"
+		awk -F '\t' -v f="$OUT/apps" 'BEGIN { while ((getline l < f) > 0) { split(l, x, "\t"); s[x[1]] = 1 } }
+			!($1 in s)' "$o/apps" >"$OUT/apps.new"
+		cat "$OUT/apps.new" >>"$OUT/apps"
+		rm -f "$OUT/apps.new"
+		cat "$o/failed.tsv" >>"$OUT/failed.tsv" 2>/dev/null || :
+	done
+	summarize
+	echo "pooled raw data: $OUT"
+	exit 0
+fi
 
 # No workspace named: the sample's, made by the demo (the pipeline builds
 # it, not this script).
@@ -411,80 +524,8 @@ while [ "$pass" -le "$PASSES" ]; do
 done
 echo "load after: $(uptime)"
 
-# the summary: medians, paired ratios and their interval, per app and
-# traced configuration
-awk -F '\t' -v failed="$OUT/failed.tsv" -v applist="$OUT/apps" -v cfglist="$OUT/configs" '
-function med(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-	return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-}
-function sorta(a, n,   i, j, t) {
-	for (i = 2; i <= n; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
-}
-# the rank j of the 95 % interval of a median of n: the largest j with
-# P(Binomial(n, 1/2) < j) <= 0.025 (0 when n is too small)
-function cirank(n,   j, p, c) {
-	c = 0; j = 0
-	p = exp(-n * log(2))
-	while (c + p <= 0.025) { c += p; j++; p = p * (n - j + 1) / j }
-	return j
-}
-BEGIN {
-	while ((getline l < failed) > 0) { split(l, f, "\t"); F[f[1], f[2]] = 1 }
-	while ((getline l < applist) > 0) { split(l, f, "\t"); apps[++na] = f[1] }
-	while ((getline l < cfglist) > 0) { split(l, f, "\t"); cfgs[++nc] = f[1] }
-}
-NR == 1 || $7 != 0 { next }
-{
-	key = $1 SUBSEP $2 SUBSEP $3
-	W[key, $4] = $5; C[key, $4] = $6; E[key, $4] = $8; I[key, $4] = $9
-	if (!((key) in seenkey)) { seenkey[key] = 1; keys[$1, ++nk[$1]] = key }
-}
-END {
-	printf "app\tconfig\trounds\tuntraced_s\ttraced_s\tovh_med_pct\tovh_pair_pct\tci95_lo_pct\tci95_hi_pct\tcpu_pair_pct\tevents\tio\tev_per_io\tevents_range\tio_range\n"
-	for (i = 1; i <= na; i++) {
-		a = apps[i]
-		for (q = 1; q <= nc; q++) {
-			c = cfgs[q]
-			if ((a, c) in F || (a, "untraced") in F) {
-				printf "%s\t%s\t0\t-\t-\tFAILED\t-\t-\t-\t-\t-\t-\t-\t-\t-\n", a, c
-				continue
-			}
-			n = 0
-			for (r = 1; r <= nk[a]; r++) {
-				key = keys[a, r]
-				if (!((key, c) in W) || !((key, "untraced") in W)) continue
-				n++
-				u[n] = W[key, "untraced"]; t[n] = W[key, c]
-				ratio[n] = t[n] / u[n]
-				cr[n] = C[key, "untraced"] > 0 ? C[key, c] / C[key, "untraced"] : 1
-				ee[n] = E[key, c]; ii[n] = I[key, c]
-			}
-			mu = med(u, n); mt = med(t, n); mr = med(ratio, n); mc = med(cr, n)
-			sorta(ratio, n)
-			j = cirank(n)
-			lo = j > 0 ? sprintf("%.1f", (ratio[j] - 1) * 100) : "-"
-			hi = j > 0 ? sprintf("%.1f", (ratio[n - j + 1] - 1) * 100) : "-"
-			# the records: the median over the timed runs, and their range
-			ev = med(ee, n); io = med(ii, n)
-			evr = ee[1] ".." ee[n]; ior = ii[1] ".." ii[n]
-			printf "%s\t%s\t%d\t%.4f\t%.4f\t%.1f\t%.1f\t%s\t%s\t%.1f\t%d\t%d\t%s\t%s\t%s\n", a, c, n, mu, mt,
-				(mt / mu - 1) * 100, (mr - 1) * 100, lo, hi, (mc - 1) * 100, ev, io,
-				(io > 0 ? sprintf("%.2f", ev / io) : "-"), evr, ior
-		}
-	}
-}' "$OUT/samples.tsv" >"$OUT/summary.tsv"
+summarize
 
-echo
-echo "tracing overhead, $ROUNDS rounds x $PASSES pass(es) of each configuration, interleaved"
-echo "(overhead: median traced / median untraced - 1; paired: median of the rounds' ratios - 1,"
-echo "its 95 % interval; CPU: the same paired median of CPU time):"
-awk -F '\t' 'NR == 1 {
-	printf "  %-12s %-10s %6s %10s %9s %9s %17s %8s %9s %9s %7s\n", "app", "config", "rounds", "untraced_s",
-		"overhead", "paired", "95 % interval", "CPU", "events", "I/O", "ev/io"; next }
-$6 == "FAILED" { printf "  %-12s %-10s FAILED (see the messages above, and %s/%s/%s.failed)\n", $1, $2, out, $1, $2; next }
-{ printf "  %-12s %-10s %6d %10.4f %+8.1f%% %+8.1f%% %7s .. %-7s %+7.1f%% %9d %9d %7s\n",
-	$1, $2, $3, $4, $6, $7, $8, $9, $10, $11, $12, $13 }' out="$OUT" "$OUT/summary.tsv"
 if [ -n "$DEMO" ] && [ -n "$OUT_MADE" ]; then
 	# make bench: nothing is kept (OUT=DIR keeps it)
 	rm -rf "$OUT"
