@@ -514,3 +514,68 @@ fns() {
 	run -0 jq -S -c -s 'map(select(.type == "summary"))[0].access.write' "$W/s.out"
 	assert_output "$(cat "$W/expect.json")"
 }
+
+@test "folded calls: two hot functions whose names share a slot of the thread's name cache cost what two others do" {
+	# why: the cache held one entry a slot; two names sharing it (a
+	# folded function and the I/O call inside it, or two functions) took
+	# it from each other at every call, and each START then hashed the
+	# function table and looked whether its names are literals: 737
+	# instructions more a pass. Instruction counts (callgrind), not time.
+	command -v valgrind >/dev/null || skip "no valgrind"
+	cat >"$BATS_TEST_TMPDIR/slot.c" <<'CEOF'
+#include <stdlib.h>
+#include <string.h>
+#include <dftracer/dftracer.h>
+
+/* literals of the executable 8 bytes apart: the cache's slot is
+ * (name >> 3 ^ cat >> 7) & 63, so names 512 bytes apart share one and
+ * names 8 apart do not */
+static const struct {
+	char f0[8], f1[8], pad[512 - 16], f1_again[8];
+} names __attribute__((aligned(512))) = { "f0", "f1", "", "f1" };
+#define AT(o) ((const char *)&names + (o))
+
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]), o = atoi(argv[2]);
+	volatile int sink = 0;
+
+	DFTRACER_C_INIT(NULL, NULL, NULL);
+	for (int i = 0; i < n; i++) {
+		struct DFTracerData *a = initialize_region(AT(0), "C_APP", 0);
+		sink += i;
+		finalize_region(a);
+		struct DFTracerData *b = initialize_region(AT(o), "C_APP", 0);
+		sink -= i;
+		finalize_region(b);
+	}
+	DFTRACER_C_FINI();
+	return 0;
+}
+CEOF
+	# (the second name: the one 8 bytes on, or the same text 512 on)
+	run -0 cc -O2 -I"$RT/include" -o "$BATS_TEST_TMPDIR/slot" "$BATS_TEST_TMPDIR/slot.c" \
+		-L"$RT/lib" -Wl,-rpath,"$RT/lib" -ldftracer_core
+	ir() {
+		rm -rf "$BATS_TEST_TMPDIR"/cg.* "$W/t$2"
+		DFTRACER_LOG_FILE="$W/t$2/t" valgrind --tool=callgrind --callgrind-out-file="$BATS_TEST_TMPDIR/cg.%p" \
+			"$BATS_TEST_TMPDIR/slot" "$@" >/dev/null 2>&1 || return 1
+		awk '/^totals:/ { s += $2 } END { printf "%.0f\n", s }' "$BATS_TEST_TMPDIR"/cg.*
+	}
+	# both folded after the early decision (every call short: setup's
+	# DFTRACER_THROTTLE_US), one record each (no interval ends); the
+	# clock_gettime clock, as the tracer may or may not keep the TSC
+	# under valgrind (tick.c)
+	export DFTRACER_TRACE_INTERVAL_MS=100000000 DFTRACER_TSC=0
+	apart=$(ir 20000 8) && same=$(ir 20000 512) || fail "callgrind failed"
+	# the folded records: both names, all calls but the early ones, in
+	# both runs
+	for o in 8 512; do
+		run -0 bash -c "gzip -dc '$W'/t$o/*.pfw.gz | grep '\"ph\":\"C\"' | jq -s -r 'group_by(.name) | map(\"\\(.[0].name) \\(map(.args.dft_cnt) | add)\") | .[]'"
+		assert_output "f0 $((20000 - EARLY))
+f1 $((20000 - EARLY))"
+	done
+	# within 10 instructions a pass (the second way's compares: 3; 737
+	# more before, the slot taken at every call)
+	[ $((same - apart)) -le $((10 * 20000)) ] || fail "sharing a slot: $same instructions, apart: $apart ($(( (same - apart) / 20000 )) a pass more)"
+}

@@ -447,8 +447,12 @@ DFT_API struct DFTracerData *initialize_region(const char *name,
 		struct dft_fnstat *e;
 		int d;
 
-		if (DFT_UNLIKELY(c->name != name || c->cat != cat || !c->lit ||
-				 c->slot < 0))
+		if (DFT_UNLIKELY(c->name != name || c->cat != cat)) {
+			c += DFT_FNC;	/* the other way (fn_cache_at) */
+			if (c->name != name || c->cat != cat)
+				goto slow;
+		}
+		if (DFT_UNLIKELY(!c->lit || c->slot < 0))
 			goto slow;
 		e = &t->fns[c->slot];
 		if (DFT_UNLIKELY(!e->throttled))

@@ -1332,6 +1332,8 @@ int fn_lookup_miss(struct dft_thread *t, const char *name, const char *cat,
 	int s = fn_slot(t, name, cat, fn_hash(name, cat));
 
 	c = &t->fc[i];	/* fn_slot may have cleared the cache */
+	/* way 0's entry moves to way 1: two names that share i then stay */
+	t->fc[i + DFT_FNC] = *c;
 	c->name = name;
 	c->cat = cat;
 	c->slot = s;

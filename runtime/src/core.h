@@ -139,7 +139,7 @@ static inline int fn_lookup(struct dft_thread *t, const char *name,
 			    const char *cat)
 {
 	unsigned i = fn_cache_index(name, cat);
-	const struct dft_fncache *c = &t->fc[i];
+	const struct dft_fncache *c = fn_cache_at(t, i, name, cat);
 
 	if (DFT_LIKELY(c->name == name && c->cat == cat && c->slot >= 0)) {
 		const struct dft_fnstat *e = &t->fns[c->slot];
