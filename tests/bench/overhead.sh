@@ -148,10 +148,11 @@ function sorta(a, n,   i, j, t) {
 }
 # the rank j of the 95 % interval of a median of n: the largest j with
 # P(Binomial(n, 1/2) < j) <= 0.025 (0 when n is too small)
-function cirank(n,   j, p, c) {
+function cirank(n,   j, lp, c) {
+	# (the binomial terms in logarithms: 2^-n underflows past n ~ 1000)
 	c = 0; j = 0
-	p = exp(-n * log(2))
-	while (c + p <= 0.025) { c += p; j++; p = p * (n - j + 1) / j }
+	lp = -n * log(2)
+	while (j < n / 2 && c + exp(lp) <= 0.025) { c += exp(lp); j++; lp += log((n - j + 1) / j) }
 	return j
 }
 BEGIN {
