@@ -1017,8 +1017,8 @@ set_arg(struct dft_trace_ev *ev, const char *k, size_t kn, const struct val *v)
 			set_num(ev, v, &ev->ret, DFT_EV_RET);
 		else if (KEY("seq"))
 			set_num(ev, v, &ev->seq, DFT_EV_AGGIO);
-		else if (KEY("end"))
-			val_int(ev, v, &ev->end_ts);
+		else if (KEY("end"))	/* a seek's record has no seq */
+			set_num(ev, v, &ev->end_ts, DFT_EV_AGGIO);
 		else if (KEY("pos"))
 			val_int(ev, v, &ev->pos);
 		break;

@@ -69,8 +69,9 @@ enum {	/* dft_trace_ev.has */
 					 * reader counts such a line as bad) */
 	DFT_EV_COLLECTIVE = 1 << 21,	/* args.collective (MPI-IO, HDF5) */
 	DFT_EV_CB_NODES = 1 << 22,	/* args.cb_nodes (MPI_File_open) */
-	DFT_EV_AGGIO = 1 << 23,		/* args.seq: an aggregated I/O record
-					 * of the dft runtime (dft(7)) */
+	DFT_EV_AGGIO = 1 << 23,		/* args.seq or args.end: an
+					 * aggregated I/O record of the dft
+					 * runtime (dft(7)) */
 	DFT_EV_SIZE_MIN = 1 << 24,	/* args.size_min */
 	DFT_EV_PLINE = 1 << 25,		/* args.pline */
 	DFT_EV_PIDX = 1 << 26,		/* args.p_idx (the parent's id) */

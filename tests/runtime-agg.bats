@@ -198,7 +198,21 @@ int main(int argc, char **argv)
 
 	memset(buf, 'x', sizeof(buf));
 	for (int i = 0; i < n; i++) {
-		if (argc > 2 && strcmp(argv[2], "tie") == 0) {
+		if (argc > 2 && strcmp(argv[2], "seek") == 0) {
+			/* Python's tell() between writes: lseek(fd, 0,
+			 * SEEK_CUR), every 10th a step back; ftell between
+			 * fwrites, every 10th an fseek back */
+			if (lseek(fd, 0, SEEK_CUR) < 0)
+				abort();
+			one(fd, i);
+			if (i % 10 == 3 && lseek(fd, -50, SEEK_CUR) < 0)
+				abort();
+			if (ftell(fp) < 0)
+				abort();
+			fwrite(buf, 1, 50 + i % 7, fp);
+			if (i % 10 == 7 && fseek(fp, -20, SEEK_CUR) != 0)
+				abort();
+		} else if (argc > 2 && strcmp(argv[2], "tie") == 0) {
 			if (lseek(fd, 0, SEEK_CUR) < 0)
 				abort();
 			one(fd, i);
@@ -364,6 +378,74 @@ verdict_ok() {
 	  $s.verdict == $t.verdict' "$W/s.out"
 }
 
+# analyze_same A B: dft-analyze says the same of traces A (every call an
+# event) and B (hot calls aggregated), B's I/O time its events' and records'
+analyze_same() {
+	dft-analyze --all -c "$W/thr.conf" "$1" >"$W/a.out" || fail "dft-analyze $1: status $?"
+	dft-analyze --all -c "$W/thr.conf" "$2" >"$W/b.out" || fail "dft-analyze $2: status $?"
+	verdict_ok "$W/a.out"
+	verdict_ok "$W/b.out"
+	view "$W/a.out" >"$W/a.view"
+	view "$W/b.out" >"$W/b.view"
+	run diff "$W/a.view" "$W/b.view"
+	[ "$status" -eq 0 ] || fail "per-call and aggregated differ: $output"
+	body "$2" >"$W/b.ndjson"
+	t=$(jq -s 'map(select((.cat == "POSIX" or .cat == "STDIO") and (.ph == "X" or .ph == "C")) |
+	    if .ph == "C" then .args.dur_sum else .dur end) | add' "$W/b.ndjson")
+	jq -s -e --argjson t "$t" 'map(select(.type == "summary"))[0].io.time_s * 1e6 | . - $t | fabs < 0.5' "$W/b.out"
+}
+
+@test "folded seeks: hot lseek, ftell and fseek in aggregated records; dft-analyze finds the same (C, and Python's tell())" {
+	n=2000
+	a=$(run_traced 0 "$n" seek)
+	b=$(run_traced 1 "$n" seek)
+	run -0 python3 "$CHECK" "$a"
+	echo "$output" | jq -e --argjson n "$n" '.names.lseek == $n + $n / 10 and .names.ftell == $n and
+	  .names.fseek == $n / 10 and (.agg | length) == 0'
+	run -0 python3 "$CHECK" "$b"
+	# every call counted, most of each name in records
+	echo "$output" | jq -e --argjson n "$n" '
+	  (.names.lseek // 0) + .agg.lseek == $n + $n / 10 and .agg.lseek > $n / 2 and
+	  (.names.ftell // 0) + .agg.ftell == $n and .agg.ftell > $n / 2 and
+	  (.names.fseek // 0) + (.agg.fseek // 0) == $n / 10'
+	# the trace: a seek or tell is one event per call no more
+	ea=$(body "$a" | wc -l)
+	eb=$(body "$b" | wc -l)
+	[ "$eb" -lt $((ea / 4)) ] || fail "events: $ea per call, $eb aggregated"
+	# the per-call trace's metadata calls (jq) as dft-analyze counts them:
+	# seeks, tells, opens and the close of in.bin (the closes of the two
+	# files written count as their data's flush)
+	body "$a" >"$W/a.ndjson"
+	m=$(jq -s '[.[] | select(.ph == "X" and (.name | test("seek|tell|open")))] | length + 1' "$W/a.ndjson")
+	printf "metadata_time_share = 1\nwisio_metadata_time = 1\nverdict_partly = 0.02\nverdict_io_bound = 0.1\nstall_factor = 1048576\n" >"$W/thr.conf"
+	analyze_same "$a" "$b"
+	jq -s -e --argjson m "$m" 'map(select(.type == "summary"))[0].io.metadata.count == $m' "$W/a.out"
+	jq -s -e --argjson m "$m" 'map(select(.type == "summary"))[0].io.metadata.count == $m' "$W/b.out"
+	jq -e --argjson n "$n" '.functions | map(select(.name == "main"))[0].io_calls == 3 * $n + $n / 5 + 6' "$W/b.view"
+	# Python's tell() and write() on a file, as tinydb's JSON storage does
+	for m in 0 1; do
+		mkdir -p "$W/p$m"
+		DFTRACER_INIT=PRELOAD DFTRACER_THROTTLE_IO=$m DFTRACER_LOG_FILE="$W/p$m/t" \
+			LD_PRELOAD="$RT/lib/libdftracer_preload.so" python3 -c '
+import sys
+with open(sys.argv[1], "wb") as f:
+    for i in range(int(sys.argv[2])):
+        f.tell()
+        f.write(b"x" * (50 + i % 7))
+        f.flush()
+' "$W/data/p.json" "$n" || fail "python: status $?"
+	done
+	pa=$(ls "$W"/p0/t-*.pfw.gz)
+	pb=$(ls "$W"/p1/t-*.pfw.gz)
+	run -0 python3 "$CHECK" "$pa"
+	k=$(echo "$output" | jq '.names.lseek + .names.lseek64 // .names.lseek // .names.lseek64')
+	[ "$k" -ge "$n" ] || fail "python: $k lseeks for $n tell()s: $output"
+	run -0 python3 "$CHECK" "$pb"
+	echo "$output" | jq -e --argjson k "$k" '((.names.lseek // 0) + (.names.lseek64 // 0) +
+	  (.agg.lseek // 0) + (.agg.lseek64 // 0)) == $k and ((.agg.lseek // 0) + (.agg.lseek64 // 0)) > $k / 2'
+	analyze_same "$pa" "$pb"
+}
+
 @test "aggregated I/O: a 1:1 wrapper of fwrite stays folded; at most 1.5 records per I/O call" {
 	n=5000
 	a=$(run_traced 0 "$n" wrap)
@@ -407,8 +489,8 @@ fns() {
 	n=2000
 	a=$(run_traced 0 "$n" tie)
 	b=$(run_traced 1 "$n" tie)
-	# main opens three files, closes them and calls lseek n times; one()
-	# writes once per call. The per-call trace says the same by p_idx (the id of the event
+	# main opens three files, closes them and calls lseek n times (folded
+	# too: records whose parent is main); one() writes once per call. The per-call trace says the same by p_idx (the id of the event
 	# around each request), and the aggregated one by the records'
 	# parent: the expectations from jq
 	body "$a" >"$W/a.ndjson"
@@ -417,7 +499,8 @@ fns() {
 		jq -s -c '(map(select(.ph == "X" and .name == "main"))[0].id) as $main |
 		  (map(select(.ph == "X" and .name == "one") | {key: (.id | tostring), value: 1}) | from_entries) as $one |
 		  map(select(.cat == "POSIX" or .cat == "STDIO")) |
-		  [{name: "main", count: 1, io_calls: (map(select(.ph == "X" and .args.p_idx == $main)) | length)},
+		  [{name: "main", count: 1, io_calls: ((map(select(.ph == "X" and .args.p_idx == $main)) | length) +
+		      (map(select(.ph == "C" and .args.parent == "main") | .args.dft_cnt) | add // 0))},
 		   {name: "one", count: '"$n"', io_calls: ((map(select(.ph == "X" and $one[.args.p_idx | tostring])) | length) +
 		      (map(select(.ph == "C" and .args.parent == "one") | .args.dft_cnt) | add // 0))}]' \
 			"$W/$t.ndjson" >"$W/$t.expect"

@@ -33,6 +33,10 @@
  * fclose, a seek that is not aggregated), at the end of an interval, at
  * thread exit, exec and finalize: the analysis then meets them where it
  * would have met their calls, and its model continues from their state.
+ * Seeks and tells (lseek, fseek, ftell: Python's tell() is an lseek per
+ * call) fold the same way into records of their name, file and enclosing
+ * function (class DFT_IO_SEEK): no bytes, no access kind, the model's
+ * state after the last (dft_io_agg_seek).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -348,15 +352,19 @@ static void rec_write(struct dft_thread *t, struct dft_iorec *x)
 	EV_INT(t, "dur_min", (long long)dft_tick_us(x->dmin));
 	EV_INT(t, "dur_max", (long long)dft_tick_us(x->dmax));
 	EV_INT(t, "dur_sum", (long long)dft_tick_us(x->dsum));
-	EV_INT(t, "size_min", (long long)x->bmin);
-	EV_INT(t, "size_max", (long long)x->bmax);
-	EV_INT(t, "size_sum", (long long)x->bsum);
-	EV_INT(t, "seq", (x->cls >> 8) & DFT_IO_CONS ? 2 :
-			 (x->cls >> 8) & DFT_IO_SEQ ? 1 : 0);
-	EV_INT(t, "misaligned", !!((x->cls >> 8) & DFT_IO_MISAL));
-	EV_INT(t, "reread", !!((x->cls >> 8) & DFT_IO_REREAD));
-	EV_INT(t, "offset", x->off_lo);
-	EV_INT(t, "extent", x->ext);
+	/* a seek's record: no bytes and no access kind, only the model's
+	 * state after it (the reader knows it by end without seq) */
+	if (!((x->cls >> 8) & DFT_IO_SEEK)) {
+		EV_INT(t, "size_min", (long long)x->bmin);
+		EV_INT(t, "size_max", (long long)x->bmax);
+		EV_INT(t, "size_sum", (long long)x->bsum);
+		EV_INT(t, "seq", (x->cls >> 8) & DFT_IO_CONS ? 2 :
+				 (x->cls >> 8) & DFT_IO_SEQ ? 1 : 0);
+		EV_INT(t, "misaligned", !!((x->cls >> 8) & DFT_IO_MISAL));
+		EV_INT(t, "reread", !!((x->cls >> 8) & DFT_IO_REREAD));
+		EV_INT(t, "offset", x->off_lo);
+		EV_INT(t, "extent", x->ext);
+	}
 	EV_INT(t, "end", (long long)(x->anc_us +
 				     dft_tick_us(x->last_tick - x->anc_tick)));
 	EV_INT(t, "pos", x->pos);
@@ -591,6 +599,20 @@ void dft_io_agg_cold(struct dft_thread *t, int w, const char *name,
 		dft_io_agg_rec(t, name, cat, f, t0, t1, bytes, cls, start,
 			       NULL, 0);
 	}
+	dft_guard--;
+	errno = e;
+}
+
+void dft_io_agg_seek(struct dft_thread *t, const char *name, const char *cat,
+		     struct dft_file *f, uint64_t t0, uint64_t t1)
+{
+	int e = errno;
+
+	DFT_PENDING_CHECK();
+	dft_guard++;
+	if (t->buf && dft_on_any)	/* the enclosing function looked for */
+		dft_io_agg_rec(t, name, cat, f, t0, t1, 0, DFT_IO_SEEK << 8, 0,
+			       NULL, 0);
 	dft_guard--;
 	errno = e;
 }

@@ -50,6 +50,7 @@ enum {	/* the class bits of a data call */
 	DFT_IO_CONS = 2,	/* exactly there */
 	DFT_IO_MISAL = 4,	/* start not a multiple of 4 KiB */
 	DFT_IO_REREAD = 8,	/* half or more of its bytes read before */
+	DFT_IO_SEEK = 16,	/* a seek or tell: no bytes, no access kind */
 };
 
 int64_t dft_rd_add(struct dft_model *f, int64_t a, int64_t b);
@@ -163,6 +164,11 @@ void dft_io_agg_cold(struct dft_thread *t, int w, const char *name,
 		     const char *cat, struct dft_file *f, uint64_t t0,
 		     uint64_t t1, long long bytes, int positional,
 		     long long off);
+
+/* a folded seek or tell of thread t from tick t0 to t1 on f, the
+ * position model already moved (dft_model_seek); errno kept */
+void dft_io_agg_seek(struct dft_thread *t, const char *name, const char *cat,
+		     struct dft_file *f, uint64_t t0, uint64_t t1);
 
 /* a folded call of thread t (dft_io_folded) from tick t0 to t1 on f: w a
  * write, ret as returned, size the stdio element size (-1: none),

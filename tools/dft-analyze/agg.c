@@ -1704,6 +1704,10 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 	int aggio = agg_ev && (ev->has & DFT_EV_AGGIO) &&
 		    (ev->has & DFT_EV_SIZE_MIN) &&
 		    (ioc == IOC_READ || ioc == IOC_WRITE);
+	/* and its folded seeks and tells: metadata calls, with the model's
+	 * state after the last one */
+	int aggseek = agg_ev && (ev->has & DFT_EV_AGGIO) &&
+		      (f->kind & FN_SEEK) && ioc == IOC_META;
 
 	if ((ioc == IOC_READ || ioc == IOC_WRITE) && !agg_ev) {
 		hbin = size_bin(bytes);
@@ -1787,6 +1791,10 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		ps = pos_get(c, th, fidx);
 		if (f->kind & FN_OPEN) {
 			ps->pos = ps->end_r = ps->end_w = 0;
+		} else if (aggseek) {
+			ps->pos = ev->pos;
+			ps->end_r = ev->rd_end;
+			ps->end_w = ev->wr_end;
 		} else if ((f->kind & FN_SEEK) && !agg_ev) {
 			if ((ev->has & DFT_EV_RET) && ev->ret >= 0 &&
 			    !(ev->name.n == 5 &&
@@ -1975,7 +1983,7 @@ io_event(struct ctx *c, struct thr *th, const struct dft_trace_ev *ev,
 		thr_layer_seen(c, th, L_LOADER_FORK);
 	}
 
-	if (aggio) {
+	if (aggio || aggseek) {
 		aggio_rest(c, th, ev, fidx, mask, f, n, dur, bytes);
 		return;
 	}
