@@ -1395,7 +1395,10 @@ EOF2
 	# the thread's lines (its tid), and only them
 	tid=$(body "$f" | jq -r 'select(.name == "work") | .tid')
 	h=$(echo "$m" | awk '{ split($1, a, ":"); print a[2] }')
-	gzip -dc "$f" | head -c $((h + ${tp##*:})) | tail -c "${tp##*:}" > "$W/piece"
+	# from a file: head closing a pipe from gzip would end gzip by
+	# SIGPIPE (status 141 under pipefail) when it has more to write
+	gzip -dc "$f" >"$W/whole"
+	head -c $((h + ${tp##*:})) "$W/whole" | tail -c "${tp##*:}" > "$W/piece"
 	[ "$(grep -c "\"tid\":$tid," "$W/piece")" -eq "$(wc -l < "$W/piece")" ] || fail "other lines in the thread's piece"
 	[ "$(gzip -dc "$f" | grep -c "\"tid\":$tid,")" -eq "$(wc -l < "$W/piece")" ] || fail "the thread's lines elsewhere"
 	[ "$bytes" -gt 16384 ] ||
